@@ -1,0 +1,25 @@
+//! An abstract ZooKeeper that matches ZooKeeper 3.8 wherever a lock recipe can observe it, the
+//! client libraries' connection behaviour, and the explorable world in which recipes run.
+
+pub mod error;
+pub mod event;
+pub mod path;
+pub mod request;
+pub mod server;
+pub mod stat;
+pub mod tree;
+
+pub use error::ZkError;
+pub use event::{EventType, SessionState, WatchedEvent};
+pub use path::PathError;
+pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
+pub use server::{ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, WatchKind};
+pub use stat::Stat;
+pub use tree::{DataTree, Node};
+pub mod client;
+pub mod recipe;
+pub mod world;
+
+pub use client::{ClientBehaviour, ClientWatches};
+pub use recipe::{Belief, Ctx, Input, Recipe};
+pub use world::{FaultBudget, FaultKind, Step, World, WorldConfig};

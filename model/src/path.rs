@@ -1,0 +1,136 @@
+//! ZooKeeper path rules. The real client rejects a bad path before it is sent, so a bad path is
+//! an error value here too, never a panic and never a server round trip.
+
+use std::fmt;
+
+/// Why a path is not a ZooKeeper path (the wording follows the Java client's `PathUtils`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("path must not be empty")]
+    Empty,
+    #[error("path must start with / character: {0:?}")]
+    NotAbsolute(String),
+    #[error("path must not end with / character: {0:?}")]
+    TrailingSlash(String),
+    #[error("empty node name specified @{1} in {0:?}")]
+    EmptySegment(String, usize),
+    #[error("relative paths not allowed @{1} in {0:?}")]
+    Relative(String, usize),
+    #[error("invalid character @{1} in {0:?}")]
+    InvalidChar(String, usize),
+}
+
+/// Validates `path` as the Java client does. A sequential create validates the path with a digit
+/// appended, so `/lock/` is a valid sequential prefix but not a valid node.
+pub fn validate(path: &str, sequential: bool) -> Result<(), PathError> {
+    if sequential {
+        return validate(&format!("{path}1"), false).map_err(|e| strip_digit(e, path));
+    }
+    if path.is_empty() {
+        return Err(PathError::Empty);
+    }
+    if !path.starts_with('/') {
+        return Err(PathError::NotAbsolute(path.to_string()));
+    }
+    if path == "/" {
+        return Ok(());
+    }
+    if path.ends_with('/') {
+        return Err(PathError::TrailingSlash(path.to_string()));
+    }
+    let mut offset = 1;
+    for segment in path[1..].split('/') {
+        if segment.is_empty() {
+            return Err(PathError::EmptySegment(path.to_string(), offset));
+        }
+        if segment == "." || segment == ".." {
+            return Err(PathError::Relative(path.to_string(), offset));
+        }
+        if let Some((i, _)) = segment.char_indices().find(|(_, c)| invalid_char(*c)) {
+            return Err(PathError::InvalidChar(path.to_string(), offset + i));
+        }
+        offset += segment.len() + 1;
+    }
+    Ok(())
+}
+
+fn strip_digit(error: PathError, original: &str) -> PathError {
+    let fix = |_: String| original.to_string();
+    match error {
+        PathError::Empty => PathError::Empty,
+        PathError::NotAbsolute(p) => PathError::NotAbsolute(fix(p)),
+        PathError::TrailingSlash(p) => PathError::TrailingSlash(fix(p)),
+        PathError::EmptySegment(p, i) => PathError::EmptySegment(fix(p), i),
+        PathError::Relative(p, i) => PathError::Relative(fix(p), i),
+        PathError::InvalidChar(p, i) => PathError::InvalidChar(fix(p), i),
+    }
+}
+
+/// The characters ZooKeeper refuses in a node name (control characters and the ranges the Java
+/// client reserves).
+fn invalid_char(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{e000}'..='\u{f8ff}' | '\u{fff0}'..='\u{ffff}')
+}
+
+/// The parent of a valid, non-root path.
+pub fn parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+/// The last segment of a valid, non-root path.
+pub fn name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or("")
+}
+
+/// `parent` joined with a child `name`.
+pub fn join(parent: &str, name: &str) -> String {
+    if parent == "/" {
+        format!("/{name}")
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+/// The sequence number of a sequential node `name` created with `prefix`. Only the prefix tells
+/// where the counter starts: `x-1000000000` is `x-` with 1000000000 or `x` with -1000000000, which
+/// is why a recipe that guesses mis-orders names at the 32-bit wrap.
+pub fn sequence_of(name: &str, prefix: &str) -> Option<i32> {
+    let digits = name.strip_prefix(prefix)?;
+    let well_formed = match digits.strip_prefix('-') {
+        Some(rest) => (digits.len() == 10 || digits.len() == 11) && rest.bytes().all(|b| b.is_ascii_digit()),
+        None => digits.len() == 10 && digits.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if well_formed {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// The suffix ZooKeeper appends to a sequential create: `%010d` of the signed counter.
+pub fn sequence_suffix(counter: i32) -> String {
+    format!("{counter:010}")
+}
+
+/// A validated path, for APIs that want the check done once.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ZkPath(String);
+
+impl ZkPath {
+    pub fn new(path: &str) -> Result<Self, PathError> {
+        validate(path, false)?;
+        Ok(ZkPath(path.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ZkPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}

@@ -1,0 +1,63 @@
+//! The contract between a lock recipe and whatever runs it (the checker, the simulator, a real
+//! client). A recipe is sans-IO: it gets one input at a time and answers with the requests it
+//! sends next. It never reads a clock or a random number, so every run of it can be replayed.
+
+use crate::{Request, SessionId, SessionState, WatchedEvent, ZkResult};
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// One thing that happens to a client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// The application asks for the lock.
+    Acquire,
+    /// The application gives the lock back.
+    Release,
+    /// The reply to a request this recipe sent, with the request it answers.
+    Reply { request: Request, result: ZkResult },
+    /// A one-shot watch fired.
+    Watch(WatchedEvent),
+    /// The connection changed state (delivered to every watcher, so once to the recipe).
+    State(SessionState),
+}
+
+/// Who the recipe is running as. The session changes when an expired session is replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ctx {
+    pub client: u8,
+    pub session: SessionId,
+}
+
+/// What the recipe believes, which is what the application acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Belief {
+    /// Not holding and ready to acquire.
+    Idle,
+    /// Waiting for the lock.
+    Acquiring,
+    /// Holds the lock; `token` is the fencing token to present to the protected resource.
+    Holding { token: i64 },
+    /// Held the lock when the connection dropped: it may be lost, so the application pauses.
+    Suspended { token: i64 },
+    /// Giving the lock back (the delete may still be in flight).
+    Releasing,
+}
+
+impl Belief {
+    pub fn is_holding(self) -> bool {
+        matches!(self, Belief::Holding { .. })
+    }
+}
+
+pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
+    /// The recipe's registry name (with its variant, if any).
+    fn name(&self) -> String;
+    /// Handles one input, pushing the requests to send, in order, onto `out`.
+    fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>);
+    fn belief(&self) -> Belief;
+    /// The lock node this client believes it owns, if any (for the orphan check).
+    fn owned_node(&self) -> Option<&str>;
+}

@@ -1,0 +1,466 @@
+//! The ZooKeeper server: a pure function of requests. `apply(session, request)` returns the
+//! reply and the watch notifications it triggers; close and expiry are single atomic steps.
+
+use crate::path;
+use crate::tree::DataTree;
+use crate::{EventType, Request, Response, SessionId, Stat, WatchedEvent, ZkError, ZkResult};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// The order in which getChildren hands out names. ZooKeeper defines none (it is a Java HashSet's),
+/// so a model must be able to hand them out in any order to catch recipes that forget to sort.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChildrenOrder {
+    Sorted,
+    #[default]
+    Reversed,
+    /// A fixed pseudo-random permutation chosen by the seed.
+    Scrambled(u64),
+}
+
+impl ChildrenOrder {
+    pub fn arrange(self, mut names: Vec<String>) -> Vec<String> {
+        match self {
+            ChildrenOrder::Sorted => names.sort(),
+            ChildrenOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
+            ChildrenOrder::Scrambled(seed) => names.sort_by_key(|n| (fnv1a(seed, n), n.clone())),
+        }
+        names
+    }
+}
+
+fn fnv1a(seed: u64, text: &str) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64 ^ seed;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ServerConfig {
+    /// The server's tick; session timeouts are clamped to [2, 20] ticks.
+    pub tick_ms: u32,
+    pub children_order: ChildrenOrder,
+    /// How many past versions of the tree a lagging follower can serve (0: reads never lag).
+    pub lag_window: u8,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig { tick_ms: 100, children_order: ChildrenOrder::default(), lag_window: 0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SessionStatus {
+    Open,
+    Closed,
+    Expired,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub timeout_ms: u32,
+    pub status: SessionStatus,
+    /// The newest zxid this session has been shown; no read may show it anything older.
+    pub last_zxid: i64,
+    /// `Some(z)`: attached to a follower that has applied only up to zxid `z`.
+    pub view: Option<i64>,
+}
+
+/// A watch notification addressed to one session.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Notification {
+    pub session: SessionId,
+    pub event: WatchedEvent,
+}
+
+/// What one request did: its result, the zxid in the reply header, and the notifications.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub result: ZkResult,
+    pub zxid: i64,
+    pub notifications: Vec<Notification>,
+}
+
+type WatchTable = BTreeMap<String, BTreeSet<SessionId>>;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Server {
+    config: ServerConfig,
+    tree: DataTree,
+    zxid: i64,
+    next_session: u32,
+    sessions: BTreeMap<SessionId, SessionInfo>,
+    /// Watches set by getData and exists (the server keeps them in one table).
+    data_watches: WatchTable,
+    child_watches: WatchTable,
+    /// Past trees, newest last, for lagging reads.
+    history: VecDeque<(i64, DataTree)>,
+}
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Self {
+        Server {
+            config,
+            tree: DataTree::default(),
+            zxid: 0,
+            next_session: 1,
+            sessions: BTreeMap::new(),
+            data_watches: BTreeMap::new(),
+            child_watches: BTreeMap::new(),
+            history: VecDeque::new(),
+        }
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+    pub fn tree(&self) -> &DataTree {
+        &self.tree
+    }
+    pub fn zxid(&self) -> i64 {
+        self.zxid
+    }
+    pub fn session(&self, id: SessionId) -> Option<&SessionInfo> {
+        self.sessions.get(&id)
+    }
+    pub fn is_alive(&self, id: SessionId) -> bool {
+        self.session(id).is_some_and(|s| s.status == SessionStatus::Open)
+    }
+
+    /// Opens a session; the timeout is clamped to [2, 20] ticks as the server negotiates it.
+    pub fn open_session(&mut self, requested_timeout_ms: u32) -> (SessionId, u32) {
+        let tick = self.config.tick_ms;
+        let timeout_ms = requested_timeout_ms.clamp(2 * tick, 20 * tick);
+        let id = SessionId(self.next_session);
+        self.next_session += 1;
+        self.sessions
+            .insert(id, SessionInfo { timeout_ms, status: SessionStatus::Open, last_zxid: self.zxid, view: None });
+        (id, timeout_ms)
+    }
+
+    /// Starts the sequence counter of an existing node at `next` (to put a scenario near the
+    /// 32-bit wrap without two billion creates).
+    pub fn set_sequence_counter(&mut self, parent: &str, next: i32) -> Result<(), ZkError> {
+        self.tree.get_mut(parent).ok_or(ZkError::NoNode)?.next_seq = next;
+        Ok(())
+    }
+
+    /// Applies one request from `session`.
+    pub fn apply(&mut self, session: SessionId, request: &Request) -> Outcome {
+        let mut notifications = Vec::new();
+        let result = self.execute(session, request, &mut notifications);
+        let zxid = match self.sessions.get(&session).and_then(|s| s.view) {
+            Some(view) if !request.is_write() && result.is_ok() => view,
+            _ => self.zxid,
+        };
+        if let Some(info) = self.sessions.get_mut(&session) {
+            info.last_zxid = info.last_zxid.max(zxid);
+        }
+        Outcome { result, zxid, notifications }
+    }
+
+    fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {
+        let sequential = matches!(request, Request::Create { mode, .. } if mode.is_sequential());
+        path::validate(request.path(), sequential).map_err(|_| ZkError::BadArguments)?;
+        if !self.is_alive(session) {
+            return Err(ZkError::SessionExpired);
+        }
+        match request {
+            Request::Create { path, data, mode } => {
+                self.create(session, path, data, mode.is_sequential(), mode.is_ephemeral(), out)
+            }
+            Request::Delete { path, version } => self.delete(path, *version, out),
+            Request::SetData { path, data, version } => self.set_data(path, data, *version, out),
+            Request::Exists { path, watch } => Ok(self.read(session, path, *watch, Read::Exists, out)),
+            Request::GetData { path, watch } => self.read_existing(session, path, *watch, Read::Data, out),
+            Request::GetChildren { path, watch } => self.read_existing(session, path, *watch, Read::Children, out),
+        }
+    }
+
+    fn create(
+        &mut self,
+        session: SessionId,
+        path: &str,
+        data: &str,
+        sequential: bool,
+        ephemeral: bool,
+        out: &mut Vec<Notification>,
+    ) -> ZkResult {
+        let parent_path = path::parent(path);
+        let parent = self.tree.get(parent_path).ok_or(ZkError::NoNode)?;
+        let actual =
+            if sequential { format!("{path}{}", path::sequence_suffix(parent.next_seq)) } else { path.to_string() };
+        if actual == "/" || self.tree.get(&actual).is_some() {
+            return Err(ZkError::NodeExists);
+        }
+        if parent.owner.is_some() {
+            return Err(ZkError::NoChildrenForEphemerals);
+        }
+        let parent_path = parent_path.to_string();
+        let zxid = self.next_zxid();
+        self.tree.insert(actual.clone(), data.to_string(), zxid, ephemeral.then_some(session), 0);
+        trigger(&mut self.data_watches, &actual, EventType::NodeCreated, &BTreeSet::new(), out);
+        trigger(&mut self.child_watches, &parent_path, EventType::NodeChildrenChanged, &BTreeSet::new(), out);
+        let stat = self.tree.get(&actual).map(|n| n.stat()).expect("just inserted");
+        Ok(Response::Created { path: actual, stat })
+    }
+
+    fn delete(&mut self, path: &str, version: i32, out: &mut Vec<Notification>) -> ZkResult {
+        if path == "/" {
+            return Err(ZkError::BadArguments);
+        }
+        let node = self.tree.get(path).ok_or(ZkError::NoNode)?;
+        if version != -1 && version != node.version {
+            return Err(ZkError::BadVersion);
+        }
+        if node.num_children > 0 {
+            return Err(ZkError::NotEmpty);
+        }
+        let zxid = self.next_zxid();
+        self.remove_node(path, zxid, out);
+        Ok(Response::Deleted)
+    }
+
+    fn remove_node(&mut self, path: &str, zxid: i64, out: &mut Vec<Notification>) {
+        self.tree.remove(path, zxid);
+        let told = trigger(&mut self.data_watches, path, EventType::NodeDeleted, &BTreeSet::new(), out);
+        trigger(&mut self.child_watches, path, EventType::NodeDeleted, &told, out);
+        trigger(&mut self.child_watches, path::parent(path), EventType::NodeChildrenChanged, &BTreeSet::new(), out);
+    }
+
+    fn set_data(&mut self, path: &str, data: &str, version: i32, out: &mut Vec<Notification>) -> ZkResult {
+        let node = self.tree.get(path).ok_or(ZkError::NoNode)?;
+        if version != -1 && version != node.version {
+            return Err(ZkError::BadVersion);
+        }
+        let zxid = self.next_zxid();
+        let node = self.tree.get_mut(path).expect("checked above");
+        node.data = data.to_string();
+        node.version += 1;
+        node.mzxid = zxid;
+        let stat = node.stat();
+        trigger(&mut self.data_watches, path, EventType::NodeDataChanged, &BTreeSet::new(), out);
+        Ok(Response::DataSet(stat))
+    }
+
+    /// getData and getChildren on a missing node fail NoNode and arm nothing.
+    fn read_existing(
+        &mut self,
+        session: SessionId,
+        path: &str,
+        watch: bool,
+        kind: Read,
+        out: &mut Vec<Notification>,
+    ) -> ZkResult {
+        if self.view_tree(session).get(path).is_none() {
+            return Err(ZkError::NoNode);
+        }
+        Ok(self.read(session, path, watch, kind, out))
+    }
+
+    fn read(
+        &mut self,
+        session: SessionId,
+        path: &str,
+        watch: bool,
+        kind: Read,
+        out: &mut Vec<Notification>,
+    ) -> Response {
+        let tree = self.view_tree(session);
+        let node = tree.get(path);
+        let response = match kind {
+            Read::Exists => Response::Exists(node.map(|n| n.stat())),
+            Read::Data => {
+                let node = node.expect("checked by read_existing");
+                Response::Data { data: node.data.clone(), stat: node.stat() }
+            }
+            Read::Children => {
+                let stat = node.expect("checked by read_existing").stat();
+                Response::Children { children: self.config.children_order.arrange(tree.children(path)), stat }
+            }
+        };
+        if watch {
+            let armed = match (kind, node.is_some()) {
+                (Read::Children, _) => WatchKind::Child,
+                (_, true) => WatchKind::Data,
+                (_, false) => WatchKind::Exist,
+            };
+            match self.sessions.get(&session).and_then(|s| s.view) {
+                // A follower registers the watch on its own stale tree and fires it as soon as it
+                // applies the newer transactions: the same rule as a reconnect's SetWatches.
+                Some(view) => {
+                    for event in self.set_watches(session, view, &[(path.to_string(), armed)]) {
+                        out.push(Notification { session, event });
+                    }
+                }
+                None => {
+                    let table =
+                        if armed == WatchKind::Child { &mut self.child_watches } else { &mut self.data_watches };
+                    table.entry(path.to_string()).or_default().insert(session);
+                }
+            }
+        }
+        response
+    }
+
+    fn view_tree(&self, session: SessionId) -> &DataTree {
+        match self.sessions.get(&session).and_then(|s| s.view) {
+            Some(view) => self.history.iter().find(|(z, _)| *z == view).map(|(_, t)| t).unwrap_or(&self.tree),
+            None => &self.tree,
+        }
+    }
+
+    fn next_zxid(&mut self) -> i64 {
+        if self.config.lag_window > 0 {
+            self.history.push_back((self.zxid, self.tree.clone()));
+            while self.history.len() > usize::from(self.config.lag_window) {
+                self.history.pop_front();
+            }
+        }
+        self.zxid += 1;
+        self.zxid
+    }
+
+    /// Attaches `session` to a follower that lags as far behind as the lag window and the
+    /// session's own history allow: never older than what the session has already seen.
+    /// Returns the zxid its reads now see.
+    pub fn attach_lagging(&mut self, session: SessionId) -> Option<i64> {
+        let info = self.sessions.get(&session)?;
+        let view = self.history.iter().map(|(z, _)| *z).find(|z| *z >= info.last_zxid)?;
+        self.sessions.get_mut(&session)?.view = Some(view);
+        Some(view)
+    }
+
+    /// The follower has caught up with the leader: reads by `session` see the latest tree again.
+    pub fn catch_up(&mut self, session: SessionId) {
+        if let Some(info) = self.sessions.get_mut(&session) {
+            info.view = None;
+        }
+    }
+
+    /// Closes a session: one atomic step that deletes all its ephemerals and drops its watches.
+    pub fn close_session(&mut self, session: SessionId) -> Vec<Notification> {
+        self.end_session(session, SessionStatus::Closed)
+    }
+
+    /// Expires a session (the server's decision; the client learns of it later).
+    pub fn expire_session(&mut self, session: SessionId) -> Vec<Notification> {
+        self.end_session(session, SessionStatus::Expired)
+    }
+
+    fn end_session(&mut self, session: SessionId, status: SessionStatus) -> Vec<Notification> {
+        let mut out = Vec::new();
+        if !self.is_alive(session) {
+            return out;
+        }
+        self.drop_watches(session);
+        let zxid = self.next_zxid();
+        for path in self.tree.ephemerals_of(session) {
+            self.remove_node(&path, zxid, &mut out);
+        }
+        let info = self.sessions.get_mut(&session).expect("alive above");
+        info.status = status;
+        info.view = None;
+        out
+    }
+
+    /// Forgets every watch of `session`, as the server does when its connection goes away.
+    pub fn drop_watches(&mut self, session: SessionId) {
+        for table in [&mut self.data_watches, &mut self.child_watches] {
+            table.retain(|_, sessions| {
+                sessions.remove(&session);
+                !sessions.is_empty()
+            });
+        }
+    }
+
+    /// Java's SetWatches on reconnect: re-arms each watch unless what it waits for happened
+    /// after `relative_zxid`, in which case the catch-up event is returned instead.
+    pub fn set_watches(
+        &mut self,
+        session: SessionId,
+        relative_zxid: i64,
+        watches: &[(String, WatchKind)],
+    ) -> Vec<WatchedEvent> {
+        let mut events = Vec::new();
+        for (path, kind) in watches {
+            let node = self.tree.get(path);
+            let fired = match (kind, node) {
+                (WatchKind::Data, None) | (WatchKind::Child, None) => Some(EventType::NodeDeleted),
+                (WatchKind::Data, Some(n)) if n.mzxid > relative_zxid => Some(EventType::NodeDataChanged),
+                (WatchKind::Exist, Some(_)) => Some(EventType::NodeCreated),
+                (WatchKind::Child, Some(n)) if n.pzxid > relative_zxid => Some(EventType::NodeChildrenChanged),
+                _ => None,
+            };
+            match fired {
+                Some(kind) => events.push(WatchedEvent { kind, path: path.clone() }),
+                None => {
+                    let table =
+                        if *kind == WatchKind::Child { &mut self.child_watches } else { &mut self.data_watches };
+                    table.entry(path.clone()).or_default().insert(session);
+                }
+            }
+        }
+        events
+    }
+
+    /// Paths with a data or exist watch of `session`, and paths with its child watches.
+    pub fn watches_of(&self, session: SessionId) -> (Vec<String>, Vec<String>) {
+        let of = |t: &WatchTable| t.iter().filter(|(_, s)| s.contains(&session)).map(|(p, _)| p.clone()).collect();
+        (of(&self.data_watches), of(&self.child_watches))
+    }
+
+    /// Every session with a data/exist watch on `path` (for tests and the checker's races).
+    pub fn data_watchers(&self, path: &str) -> Vec<SessionId> {
+        self.data_watches.get(path).map(|s| s.iter().copied().collect()).unwrap_or_default()
+    }
+
+    /// Sessions in id order with their status.
+    pub fn sessions(&self) -> impl Iterator<Item = (&SessionId, &SessionInfo)> {
+        self.sessions.iter()
+    }
+
+    pub fn stat(&self, path: &str) -> Option<Stat> {
+        self.tree.get(path).map(|n| n.stat())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Exists,
+    Data,
+    Children,
+}
+
+/// What kind of watch a client holds, which decides how a reconnect re-arms it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum WatchKind {
+    /// getData, or exists on a node that existed.
+    Data,
+    /// exists on a missing node: waits for NodeCreated.
+    Exist,
+    Child,
+}
+
+/// Fires and removes the one-shot watches on `path`, one notification per session; sessions in
+/// `skip` were already told about this node by the same event.
+fn trigger(
+    table: &mut WatchTable,
+    path: &str,
+    kind: EventType,
+    skip: &BTreeSet<SessionId>,
+    out: &mut Vec<Notification>,
+) -> BTreeSet<SessionId> {
+    let sessions = table.remove(path).unwrap_or_default();
+    for session in &sessions {
+        if !skip.contains(session) {
+            out.push(Notification { session: *session, event: WatchedEvent { kind, path: path.to_string() } });
+        }
+    }
+    sessions
+}

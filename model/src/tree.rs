@@ -1,0 +1,107 @@
+//! The data tree: znodes, their stats and each parent's sequence counter. Pure bookkeeping, no
+//! sessions or watches: the server decides what an operation means, the tree records it.
+
+use crate::path;
+use crate::{SessionId, Stat};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One znode. Children are found by key range in the tree, which keeps clones cheap.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Node {
+    pub data: String,
+    pub czxid: i64,
+    pub mzxid: i64,
+    pub pzxid: i64,
+    pub version: i32,
+    pub cversion: i32,
+    pub owner: Option<SessionId>,
+    pub num_children: i32,
+    /// The next sequential suffix for a child. Advanced by every successful child create
+    /// (sequential or not), never by deletes or failed creates; wraps as a signed 32-bit int.
+    pub next_seq: i32,
+}
+
+impl Node {
+    fn new(data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) -> Self {
+        Node { data, czxid: zxid, mzxid: zxid, pzxid: zxid, version: 0, cversion: 0, owner, num_children: 0, next_seq }
+    }
+
+    pub fn stat(&self) -> Stat {
+        Stat {
+            czxid: self.czxid,
+            mzxid: self.mzxid,
+            pzxid: self.pzxid,
+            version: self.version,
+            cversion: self.cversion,
+            aversion: 0,
+            ephemeral_owner: self.owner,
+            data_length: self.data.len() as i32,
+            num_children: self.num_children,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DataTree {
+    nodes: BTreeMap<String, Node>,
+}
+
+impl Default for DataTree {
+    fn default() -> Self {
+        let mut nodes = BTreeMap::new();
+        nodes.insert("/".to_string(), Node::new(String::new(), 0, None, 0));
+        DataTree { nodes }
+    }
+}
+
+impl DataTree {
+    pub fn get(&self, path: &str) -> Option<&Node> {
+        self.nodes.get(path)
+    }
+
+    pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
+        self.nodes.get_mut(path)
+    }
+
+    /// Child names in key order (the server scrambles them before replying).
+    pub fn children(&self, parent: &str) -> Vec<String> {
+        let prefix = if parent == "/" { "/".to_string() } else { format!("{parent}/") };
+        self.nodes
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, _)| &k[prefix.len()..])
+            .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Every node path with its node, in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Node)> {
+        self.nodes.iter()
+    }
+
+    /// Inserts a node under an existing parent, updating the parent's counters.
+    pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
+        let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
+        parent.num_children += 1;
+        parent.cversion += 1;
+        parent.pzxid = zxid;
+        parent.next_seq = parent.next_seq.wrapping_add(1);
+        self.nodes.insert(path, Node::new(data, zxid, owner, next_seq));
+    }
+
+    /// Removes a childless node, updating the parent's counters (not its sequence counter).
+    pub fn remove(&mut self, path: &str, zxid: i64) {
+        self.nodes.remove(path);
+        let parent = self.nodes.get_mut(path::parent(path)).expect("parent of an existing node exists");
+        parent.num_children -= 1;
+        parent.cversion += 1;
+        parent.pzxid = zxid;
+    }
+
+    /// Ephemeral nodes owned by `session`, in path order.
+    pub fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
+        self.nodes.iter().filter(|(_, n)| n.owner == Some(session)).map(|(p, _)| p.clone()).collect()
+    }
+}

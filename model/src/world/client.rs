@@ -1,0 +1,76 @@
+//! One client of the world: its recipe, its session and connection, and the two FIFO channels
+//! between it and the server.
+
+use crate::recipe::{Belief, Input, Recipe};
+use crate::{ClientWatches, Request, SessionId};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The client's connection to the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Link {
+    Up,
+    /// Dropped; the library is reconnecting.
+    Down,
+    /// Cut off for longer than the session timeout: no reconnect until the server has expired
+    /// the session.
+    Partitioned,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Client<R> {
+    pub recipe: R,
+    pub session: SessionId,
+    pub link: Link,
+    pub paused: bool,
+    pub crashed: bool,
+    /// Requests sent or queued, not yet applied by the server (client to server channel).
+    pub outbound: VecDeque<Request>,
+    /// Replies, watch events and state events not yet handled by the recipe (server to client:
+    /// one channel, as on a real TCP connection).
+    pub inbound: VecDeque<Input>,
+    pub watches: ClientWatches,
+    /// The newest zxid the library has seen in a reply header (for SetWatches).
+    pub last_zxid: i64,
+    pub rounds_left: u8,
+    /// The recipe has handled the Disconnected event of the current outage.
+    pub noticed_disconnect: bool,
+    /// The current holder has written to the resource.
+    pub wrote: bool,
+    /// The grant number (lock order) of the current hold; 0 when not holding.
+    pub grant: u32,
+}
+
+impl<R: Recipe> Client<R> {
+    pub fn new(recipe: R, session: SessionId, rounds: u8) -> Self {
+        Client {
+            recipe,
+            session,
+            link: Link::Up,
+            paused: false,
+            crashed: false,
+            outbound: VecDeque::new(),
+            inbound: VecDeque::new(),
+            watches: ClientWatches::default(),
+            last_zxid: 0,
+            rounds_left: rounds,
+            noticed_disconnect: false,
+            wrote: false,
+            grant: 0,
+        }
+    }
+
+    pub fn belief(&self) -> Belief {
+        self.recipe.belief()
+    }
+
+    /// Can take steps of its own (not crashed, not paused).
+    pub fn runs(&self) -> bool {
+        !self.crashed && !self.paused
+    }
+
+    /// Waits for the lock (a crashed client waits for nothing).
+    pub fn is_waiting(&self) -> bool {
+        !self.crashed && self.belief() == Belief::Acquiring
+    }
+}

@@ -1,0 +1,113 @@
+//! How a world is set up: the server, the lock path, the client library behaviour, how many
+//! rounds each client plays and which faults may happen how often.
+
+use crate::{ClientBehaviour, ServerConfig};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The fault vocabulary. Each is bounded per run by its own budget and can be switched off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// The connection drops with a request sent but not yet applied.
+    LossBeforeApply,
+    /// The server applies a request, then the connection drops before the reply arrives.
+    LossAfterApply,
+    /// The connection drops; the client reconnects within the session timeout.
+    Disconnect,
+    /// The client is cut off past its session timeout: the server expires the session, and the
+    /// client learns of it when it reconnects.
+    Expire,
+    /// The client process dies; its session lingers until the server expires it.
+    Crash,
+    /// The client process stops (a GC pause) and later resumes, acting on what it believed.
+    Pause,
+}
+
+impl FaultKind {
+    pub const ALL: [FaultKind; 6] = [
+        FaultKind::LossBeforeApply,
+        FaultKind::LossAfterApply,
+        FaultKind::Disconnect,
+        FaultKind::Expire,
+        FaultKind::Crash,
+        FaultKind::Pause,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::LossBeforeApply => "loss-before-apply",
+            FaultKind::LossAfterApply => "loss-after-apply",
+            FaultKind::Disconnect => "disconnect",
+            FaultKind::Expire => "expire",
+            FaultKind::Crash => "crash",
+            FaultKind::Pause => "pause",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        FaultKind::ALL.iter().position(|k| *k == self).expect("listed")
+    }
+
+    pub fn parse(name: &str) -> Option<FaultKind> {
+        FaultKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How many times each fault may happen in one run (0: never).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FaultBudget(pub [u8; 6]);
+
+impl FaultBudget {
+    pub fn none() -> Self {
+        FaultBudget([0; 6])
+    }
+    /// Each of `kinds` once.
+    pub fn once(kinds: &[FaultKind]) -> Self {
+        let mut budget = FaultBudget::none();
+        for kind in kinds {
+            budget.0[kind.index()] = 1;
+        }
+        budget
+    }
+    pub fn get(&self, kind: FaultKind) -> u8 {
+        self.0[kind.index()]
+    }
+    pub fn enabled(&self) -> Vec<FaultKind> {
+        FaultKind::ALL.into_iter().filter(|k| self.get(*k) > 0).collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WorldConfig {
+    pub server: ServerConfig,
+    /// The lock's parent node, created before the clients start.
+    pub lock_path: String,
+    /// The value of the lock parent's sequence counter at the start.
+    pub first_sequence: i32,
+    pub client_behaviour: ClientBehaviour,
+    pub session_timeout_ms: u32,
+    /// How many times each client acquires and releases.
+    pub rounds: u8,
+    pub faults: FaultBudget,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        WorldConfig {
+            server: ServerConfig::default(),
+            lock_path: "/lock".to_string(),
+            first_sequence: 0,
+            client_behaviour: ClientBehaviour::Java,
+            session_timeout_ms: 4000,
+            rounds: 1,
+            faults: FaultBudget::none(),
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! The explorable world: one server, N clients running recipes, the channels between them, the
+//! fault budget and the protected resource. `steps()` lists what can happen next and `apply()`
+//! makes one of those things happen; the checker enumerates steps, the simulator picks them by
+//! time, and both replay the same way.
+
+mod client;
+mod config;
+mod observe;
+mod resource;
+mod step;
+
+pub use client::{Client, Link};
+pub use config::{FaultBudget, FaultKind, WorldConfig};
+pub use observe::Coverage;
+pub use resource::Resource;
+pub use step::Step;
+
+use crate::recipe::{Belief, Ctx, Input, Recipe};
+use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionState, ZkError};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub struct World<R> {
+    config: Arc<WorldConfig>,
+    pub server: Server,
+    pub clients: Vec<Client<R>>,
+    /// How many of each fault have happened.
+    pub faults_used: [u8; 6],
+    pub resource: Resource,
+    /// Grants handed out so far (a grant is a client coming to believe it holds).
+    pub grants: u32,
+    pub coverage: Coverage,
+}
+
+// The config is shared and never changes within a run, so it is not part of the state.
+impl<R: Hash> Hash for World<R> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.server.hash(state);
+        self.clients.hash(state);
+        self.faults_used.hash(state);
+        self.resource.hash(state);
+        self.grants.hash(state);
+        self.coverage.hash(state);
+    }
+}
+
+impl<R: PartialEq> PartialEq for World<R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.server == other.server
+            && self.clients == other.clients
+            && self.faults_used == other.faults_used
+            && self.resource == other.resource
+            && self.grants == other.grants
+            && self.coverage == other.coverage
+    }
+}
+impl<R: Eq> Eq for World<R> {}
+
+/// A step that is not enabled in the current state (a replayed trace that does not fit).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("step `{0}` is not enabled here")]
+pub struct NotEnabled(pub Step);
+
+impl<R: Recipe> World<R> {
+    /// A world whose lock parent exists and whose clients each have an open session.
+    pub fn new(config: WorldConfig, recipes: Vec<R>) -> Self {
+        let mut server = Server::new(config.server);
+        let (admin, _) = server.open_session(config.session_timeout_ms);
+        let create = Request::create(&config.lock_path, CreateMode::Persistent);
+        let made = server.apply(admin, &create).result;
+        assert!(made.is_ok(), "lock path {:?} must be a creatable top-level path: {made:?}", config.lock_path);
+        server.set_sequence_counter(&config.lock_path, config.first_sequence).expect("just created");
+        server.close_session(admin);
+        let clients = recipes
+            .into_iter()
+            .map(|recipe| {
+                let (session, _) = server.open_session(config.session_timeout_ms);
+                let mut client = Client::new(recipe, session, config.rounds);
+                client.last_zxid = server.zxid();
+                client
+            })
+            .collect();
+        World {
+            config: Arc::new(config),
+            server,
+            clients,
+            faults_used: [0; 6],
+            resource: Resource::default(),
+            grants: 0,
+            coverage: Coverage::default(),
+        }
+    }
+
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// Every enabled step, in a fixed order (the checker stores paths as indices into it).
+    pub fn steps(&self) -> Vec<Step> {
+        let mut steps = Vec::new();
+        self.steps_into(&mut steps);
+        steps
+    }
+
+    pub fn steps_into(&self, steps: &mut Vec<Step>) {
+        for (i, _) in self.clients.iter().enumerate() {
+            let i = i as u8;
+            for step in [
+                Step::Acquire(i),
+                Step::Write(i),
+                Step::Release(i),
+                Step::Deliver(i),
+                Step::Receive(i),
+                Step::Reconnect(i),
+                Step::Expire(i),
+                Step::Resume(i),
+            ] {
+                if self.enabled(step) {
+                    steps.push(step);
+                }
+            }
+        }
+        for kind in FaultKind::ALL {
+            for i in 0..self.clients.len() as u8 {
+                if self.enabled(Step::Fault(kind, i)) {
+                    steps.push(Step::Fault(kind, i));
+                }
+            }
+        }
+    }
+
+    /// Whether `step` can happen now.
+    pub fn enabled(&self, step: Step) -> bool {
+        let Some(c) = self.clients.get(usize::from(step.client())) else {
+            return false;
+        };
+        let alive = self.server.is_alive(c.session);
+        match step {
+            Step::Acquire(_) => c.runs() && c.link == Link::Up && c.rounds_left > 0 && c.belief() == Belief::Idle,
+            Step::Write(_) => c.runs() && c.belief().is_holding() && !c.wrote,
+            Step::Release(_) => c.runs() && c.belief().is_holding() && c.wrote,
+            Step::Deliver(_) => !c.crashed && c.link == Link::Up && !c.outbound.is_empty(),
+            Step::Receive(_) => c.runs() && !c.inbound.is_empty(),
+            Step::Reconnect(_) => c.runs() && c.link == Link::Down,
+            Step::Expire(_) => {
+                alive && (c.crashed || (c.link == Link::Partitioned && (c.noticed_disconnect || c.paused)))
+            }
+            Step::Resume(_) => c.paused && !c.crashed,
+            Step::Fault(kind, _) => {
+                self.faults_used[kind.index()] < self.config.faults.get(kind)
+                    && !c.crashed
+                    && match kind {
+                        FaultKind::LossBeforeApply | FaultKind::LossAfterApply => {
+                            c.link == Link::Up && !c.outbound.is_empty()
+                        }
+                        FaultKind::Disconnect => c.link == Link::Up,
+                        FaultKind::Expire => alive && c.link != Link::Partitioned,
+                        FaultKind::Crash => true,
+                        FaultKind::Pause => !c.paused,
+                    }
+            }
+        }
+    }
+
+    /// Performs `step`, or says it is not enabled.
+    pub fn apply(&mut self, step: Step) -> Result<(), NotEnabled> {
+        self.apply_logged(step, &mut None)
+    }
+
+    /// Performs `step`, describing what happened in `log` when asked (for timelines).
+    pub fn apply_logged(&mut self, step: Step, log: &mut Option<Vec<String>>) -> Result<(), NotEnabled> {
+        if !self.enabled(step) {
+            return Err(NotEnabled(step));
+        }
+        let i = usize::from(step.client());
+        match step {
+            Step::Acquire(_) => {
+                self.clients[i].rounds_left -= 1;
+                self.run_recipe(i, Input::Acquire, log);
+            }
+            Step::Write(_) => {
+                let c = &mut self.clients[i];
+                c.wrote = true;
+                let Belief::Holding { token } = c.belief() else { unreachable!("enabled only when holding") };
+                let accepted = self.resource.write(token, c.grant);
+                note(log, || format!("resource {} token {token}", if accepted { "accepts" } else { "REFUSES stale" }));
+            }
+            Step::Release(_) => self.run_recipe(i, Input::Release, log),
+            Step::Deliver(_) => {
+                self.deliver(i, true, log);
+            }
+            Step::Receive(_) => {
+                let input = self.clients[i].inbound.pop_front().expect("enabled only when non-empty");
+                self.run_recipe(i, input, log);
+            }
+            Step::Reconnect(_) => self.reconnect(i, log),
+            Step::Expire(_) => {
+                let session = self.clients[i].session;
+                let notifications = self.server.expire_session(session);
+                note(log, || format!("server expires {session}"));
+                self.route(notifications, log);
+                self.coverage.expired = true;
+                let c = &mut self.clients[i];
+                if !c.crashed {
+                    c.link = Link::Down;
+                }
+            }
+            Step::Resume(_) => {
+                self.clients[i].paused = false;
+                note(log, || "process resumes".to_string());
+            }
+            Step::Fault(kind, _) => {
+                self.faults_used[kind.index()] += 1;
+                self.fault(kind, i, log);
+            }
+        }
+        Ok(())
+    }
+
+    fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<String>>) {
+        match kind {
+            FaultKind::LossBeforeApply => {
+                note(log, || format!("request lost before apply: {}", describe_request(&self.clients[i].outbound[0])));
+                self.drop_link(i, Link::Down, None);
+            }
+            FaultKind::LossAfterApply => {
+                let applied = self.deliver(i, false, log);
+                self.drop_link(i, Link::Down, applied);
+                note(log, || "reply lost".to_string());
+            }
+            FaultKind::Disconnect => {
+                self.drop_link(i, Link::Down, None);
+                note(log, || "connection drops".to_string());
+            }
+            FaultKind::Expire => {
+                if self.clients[i].link == Link::Up {
+                    self.drop_link(i, Link::Partitioned, None);
+                } else {
+                    self.clients[i].link = Link::Partitioned;
+                }
+                note(log, || "partitioned past the session timeout".to_string());
+            }
+            FaultKind::Crash => {
+                let c = &mut self.clients[i];
+                c.crashed = true;
+                c.outbound.clear();
+                c.inbound.clear();
+                c.watches.clear();
+                self.server.drop_watches(c.session);
+                note(log, || "process crashes".to_string());
+            }
+            FaultKind::Pause => {
+                self.clients[i].paused = true;
+                note(log, || "process pauses".to_string());
+            }
+        }
+    }
+
+    /// The server applies the client's next request. With `reply` false the reply is lost on
+    /// the wire and the applied request is returned so the client can fail it.
+    fn deliver(&mut self, i: usize, reply: bool, log: &mut Option<Vec<String>>) -> Option<Request> {
+        let request = self.clients[i].outbound.pop_front().expect("enabled only when non-empty");
+        let session = self.clients[i].session;
+        let outcome = self.server.apply(session, &request);
+        note(log, || format!("server: {} -> {}", describe_request(&request), describe_result(&outcome.result)));
+        self.observe_reply(&request, &outcome.result);
+        self.route(outcome.notifications, log);
+        if !reply {
+            return Some(request);
+        }
+        let c = &mut self.clients[i];
+        c.last_zxid = c.last_zxid.max(outcome.zxid);
+        c.watches.on_reply(&request, &outcome.result);
+        c.inbound.push_back(Input::Reply { request, result: outcome.result });
+        None
+    }
+
+    /// Queues watch notifications on the connected clients they are for.
+    fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<String>>) {
+        for n in notifications {
+            if let Some(c) =
+                self.clients.iter_mut().find(|c| c.session == n.session && c.link == Link::Up && !c.crashed)
+            {
+                note(log, || format!("event {:?} {} -> {}", n.event.kind, n.event.path, n.session));
+                c.watches.on_event(&n.event);
+                c.inbound.push_back(Input::Watch(n.event));
+            }
+        }
+    }
+
+    /// The connection drops: everything outstanding fails with ConnectionLoss, the server
+    /// forgets the connection's watches, and the recipe is told Disconnected.
+    fn drop_link(&mut self, i: usize, link: Link, applied: Option<Request>) {
+        let behaviour = self.config.client_behaviour;
+        let c = &mut self.clients[i];
+        c.link = link;
+        c.noticed_disconnect = false;
+        self.server.drop_watches(c.session);
+        for request in applied.into_iter().chain(c.outbound.drain(..)) {
+            c.inbound.push_back(Input::Reply { request, result: Err(ZkError::ConnectionLoss) });
+        }
+        if behaviour == ClientBehaviour::Kazoo {
+            c.watches.clear();
+        }
+        c.inbound.push_back(Input::State(SessionState::Disconnected));
+    }
+
+    fn reconnect(&mut self, i: usize, log: &mut Option<Vec<String>>) {
+        let behaviour = self.config.client_behaviour;
+        let c = &mut self.clients[i];
+        if self.server.is_alive(c.session) {
+            c.link = Link::Up;
+            c.inbound.push_back(Input::State(SessionState::SyncConnected));
+            note(log, || format!("reconnects, {} still alive", c.session));
+            if behaviour == ClientBehaviour::Java {
+                let watches = c.watches.to_vec();
+                for event in self.server.set_watches(c.session, c.last_zxid, &watches) {
+                    note(log, || format!("catch-up event {:?} {}", event.kind, event.path));
+                    c.watches.on_event(&event);
+                    c.inbound.push_back(Input::Watch(event));
+                }
+            }
+        } else {
+            note(log, || format!("reconnects: {} has EXPIRED", c.session));
+            for request in c.outbound.drain(..) {
+                c.inbound.push_back(Input::Reply { request, result: Err(ZkError::SessionExpired) });
+            }
+            c.watches.clear();
+            c.inbound.push_back(Input::State(SessionState::Expired));
+            // The handle is dead; the application makes a new one once it has seen Expired.
+            c.link = Link::Partitioned;
+        }
+    }
+
+    /// Hands one input to client `i`'s recipe and queues what it sends.
+    fn run_recipe(&mut self, i: usize, input: Input, log: &mut Option<Vec<String>>) {
+        let c = &mut self.clients[i];
+        let before = c.belief();
+        let ctx = Ctx { client: i as u8, session: c.session };
+        let expired = input == Input::State(SessionState::Expired);
+        if input == Input::State(SessionState::Disconnected) {
+            c.noticed_disconnect = true;
+        }
+        note(log, || format!("handles {}", describe_input(&input)));
+        let mut out = Vec::new();
+        c.recipe.handle(&ctx, input, &mut out);
+        let after = c.belief();
+        for request in &out {
+            note(log, || format!("sends {}", describe_request(request)));
+        }
+        c.outbound.extend(out);
+        if before != after {
+            note(log, || format!("now {after:?}"));
+        }
+        if after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. }) {
+            self.grants += 1;
+            c.grant = self.grants;
+            c.wrote = false;
+            if self.grants > 1 {
+                self.coverage.handoff = true;
+            }
+        }
+        if !matches!(after, Belief::Holding { .. } | Belief::Suspended { .. }) {
+            c.grant = 0;
+        }
+        if expired {
+            let (session, _) = self.server.open_session(self.config.session_timeout_ms);
+            let c = &mut self.clients[i];
+            note(log, || format!("opens a new session {session}"));
+            c.session = session;
+            c.link = Link::Up;
+            c.last_zxid = self.server.zxid();
+        }
+    }
+}
+
+fn note(log: &mut Option<Vec<String>>, line: impl FnOnce() -> String) {
+    if let Some(log) = log {
+        log.push(line());
+    }
+}
+
+pub fn describe_request(request: &Request) -> String {
+    match request {
+        Request::Create { path, mode, .. } => format!("create {path} ({})", mode_name(*mode)),
+        Request::Delete { path, .. } => format!("delete {path}"),
+        Request::Exists { path, watch } => {
+            format!("exists {path}{}", if *watch { " +watch" } else { "" })
+        }
+        Request::GetData { path, watch } => {
+            format!("getData {path}{}", if *watch { " +watch" } else { "" })
+        }
+        Request::SetData { path, .. } => format!("setData {path}"),
+        Request::GetChildren { path, watch } => {
+            format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
+        }
+    }
+}
+
+fn mode_name(mode: CreateMode) -> &'static str {
+    match mode {
+        CreateMode::Persistent => "persistent",
+        CreateMode::Ephemeral => "ephemeral",
+        CreateMode::PersistentSequential => "persistent sequential",
+        CreateMode::EphemeralSequential => "ephemeral sequential",
+    }
+}
+
+pub fn describe_result(result: &crate::ZkResult) -> String {
+    match result {
+        Err(e) => e.to_string(),
+        Ok(Response::Created { path, .. }) => path.clone(),
+        Ok(Response::Deleted) => "ok".to_string(),
+        Ok(Response::Exists(None)) => "null".to_string(),
+        Ok(Response::Exists(Some(_))) => "exists".to_string(),
+        Ok(Response::Data { .. }) | Ok(Response::DataSet(_)) => "ok".to_string(),
+        Ok(Response::Children { children, .. }) => {
+            let mut sorted = children.clone();
+            sorted.sort();
+            format!("[{}]", sorted.join(", "))
+        }
+    }
+}
+
+pub fn describe_input(input: &Input) -> String {
+    match input {
+        Input::Acquire => "acquire".to_string(),
+        Input::Release => "release".to_string(),
+        Input::Reply { request, result } => {
+            format!("reply {} = {}", describe_request(request), describe_result(result))
+        }
+        Input::Watch(event) => format!("event {:?} {}", event.kind, event.path),
+        Input::State(state) => format!("state {state:?}"),
+    }
+}

@@ -1,0 +1,127 @@
+//! What can be observed of a world: the facts the checker's properties are made of. They live
+//! here, next to the state they read, so the checker and the simulator judge runs alike.
+
+use super::{Link, Step, World};
+use crate::path;
+use crate::recipe::{Belief, Recipe};
+use crate::{Request, Response, ZkError, ZkResult};
+use serde::{Deserialize, Serialize};
+
+/// Races and events that a run has reached, for non-vacuity: a proof under faults means
+/// nothing unless the faults and races it claims to cover happened somewhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Coverage {
+    /// A lock node vanished between a client listing it and setting its watch on it.
+    pub predecessor_gone: bool,
+    /// A client acquired after another had held the lock.
+    pub handoff: bool,
+    /// The server expired a session.
+    pub expired: bool,
+}
+
+impl<R: Recipe> World<R> {
+    pub(super) fn observe_reply(&mut self, request: &Request, result: &ZkResult) {
+        let under_lock = path::parent(request.path()) == self.config.lock_path;
+        let gone = match (request, result) {
+            (Request::Exists { watch: true, .. }, Ok(Response::Exists(None))) => true,
+            (Request::GetData { watch: true, .. }, Err(ZkError::NoNode)) => true,
+            _ => false,
+        };
+        if under_lock && gone {
+            self.coverage.predecessor_gone = true;
+        }
+    }
+
+    /// Clients that believe they hold the lock.
+    pub fn believers(&self) -> Vec<u8> {
+        (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].belief().is_holding()).collect()
+    }
+
+    /// At most one client believes it holds the lock.
+    pub fn belief_exclusion(&self) -> bool {
+        self.believers().len() <= 1
+    }
+
+    /// The resource never accepted a write from an older grant after a newer grant's.
+    pub fn fenced_exclusion(&self) -> bool {
+        !self.resource.interleaved
+    }
+
+    /// Holders that ZooKeeper agrees with: the client believes it holds, its session is alive,
+    /// and the node it owns still exists and belongs to that session.
+    pub fn zk_holders(&self) -> Vec<u8> {
+        self.believers()
+            .into_iter()
+            .filter(|i| {
+                let c = &self.clients[usize::from(*i)];
+                self.server.is_alive(c.session)
+                    && c.recipe
+                        .owned_node()
+                        .and_then(|p| self.server.tree().get(p))
+                        .is_some_and(|n| n.owner == Some(c.session))
+            })
+            .collect()
+    }
+
+    /// At most one holder that ZooKeeper agrees with.
+    pub fn zk_exclusion(&self) -> bool {
+        self.zk_holders().len() <= 1
+    }
+
+    /// Nothing can happen any more unless a fault is injected.
+    pub fn quiescent(&self) -> bool {
+        self.steps().iter().all(|s| s.is_fault())
+    }
+
+    /// Ephemeral lock nodes that no live client believes it owns.
+    pub fn orphans(&self) -> Vec<String> {
+        let lock = &self.config.lock_path;
+        self.server
+            .tree()
+            .iter()
+            .filter(|(p, n)| n.owner.is_some() && (*p == lock || path::parent(p) == lock))
+            .filter(|(p, n)| {
+                !self
+                    .clients
+                    .iter()
+                    .any(|c| !c.crashed && Some(c.session) == n.owner && c.recipe.owned_node() == Some(p.as_str()))
+            })
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
+    /// At quiescence every lock node has a live owner that knows it owns it.
+    pub fn no_orphans(&self) -> bool {
+        !self.quiescent() || self.orphans().is_empty()
+    }
+
+    /// Clients waiting for the lock.
+    pub fn waiting(&self) -> Vec<u8> {
+        (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].is_waiting()).collect()
+    }
+
+    /// A waiting client with nothing left that could let it through (faults aside).
+    pub fn deadlocked(&self) -> bool {
+        !self.waiting().is_empty() && self.quiescent()
+    }
+
+    /// The fault kinds that have happened in this run.
+    pub fn fault_happened(&self, kind: super::FaultKind) -> bool {
+        self.faults_used[kind.index()] > 0
+    }
+
+    /// Clients whose connection is up, for display.
+    pub fn connected(&self) -> Vec<u8> {
+        (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].link == Link::Up).collect()
+    }
+
+    /// Whether `step` is a step of the client `i` itself (for per-client fairness).
+    pub fn step_of(step: Step, i: u8) -> bool {
+        step.client() == i
+    }
+
+    /// What each client believes, for display.
+    pub fn beliefs(&self) -> Vec<Belief> {
+        self.clients.iter().map(|c| c.belief()).collect()
+    }
+}

@@ -1,0 +1,34 @@
+//! The protected resource: a store that accepts a write only with a fencing token at least as
+//! large as any it accepted before. It also records, from the world's ground truth, whether it
+//! ever accepted a write from an older grant after one from a newer grant: that is what fencing
+//! exists to prevent, and it happens when a recipe's tokens do not follow lock order.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Resource {
+    /// The largest token accepted so far.
+    pub max_token: Option<i64>,
+    /// The newest grant (in lock order) whose write was accepted.
+    pub newest_grant: u32,
+    /// A write from an older grant was accepted after a newer grant's.
+    pub interleaved: bool,
+    /// Some write was refused for a stale token (fencing did its job at least once).
+    pub refused_stale: bool,
+}
+
+impl Resource {
+    /// A write by the holder of `grant` presenting `token`; returns whether it was accepted.
+    pub fn write(&mut self, token: i64, grant: u32) -> bool {
+        if self.max_token.is_some_and(|max| token < max) {
+            self.refused_stale = true;
+            return false;
+        }
+        self.max_token = Some(token);
+        if grant < self.newest_grant {
+            self.interleaved = true;
+        }
+        self.newest_grant = self.newest_grant.max(grant);
+        true
+    }
+}

@@ -1,0 +1,64 @@
+//! The steps a world can take. A trace is a config plus a list of these.
+
+use super::FaultKind;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One atomic step. The number is the client it concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    /// The application asks for the lock.
+    Acquire(u8),
+    /// The holder writes to the protected resource with its fencing token.
+    Write(u8),
+    /// The holder gives the lock back.
+    Release(u8),
+    /// The server applies the client's next request and sends the reply.
+    Deliver(u8),
+    /// The client handles the next message from the server (reply, watch event, state change).
+    Receive(u8),
+    /// The client library reconnects, learning whether its session survived.
+    Reconnect(u8),
+    /// The server expires a session it has not heard from (after a partition, pause or crash).
+    Expire(u8),
+    /// A paused process resumes.
+    Resume(u8),
+    /// An injected fault.
+    Fault(FaultKind, u8),
+}
+
+impl Step {
+    pub fn client(self) -> u8 {
+        match self {
+            Step::Acquire(c)
+            | Step::Write(c)
+            | Step::Release(c)
+            | Step::Deliver(c)
+            | Step::Receive(c)
+            | Step::Reconnect(c)
+            | Step::Expire(c)
+            | Step::Resume(c)
+            | Step::Fault(_, c) => c,
+        }
+    }
+    pub fn is_fault(self) -> bool {
+        matches!(self, Step::Fault(..))
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Acquire(c) => write!(f, "acquire c{c}"),
+            Step::Write(c) => write!(f, "write c{c}"),
+            Step::Release(c) => write!(f, "release c{c}"),
+            Step::Deliver(c) => write!(f, "deliver c{c}"),
+            Step::Receive(c) => write!(f, "receive c{c}"),
+            Step::Reconnect(c) => write!(f, "reconnect c{c}"),
+            Step::Expire(c) => write!(f, "expire c{c}"),
+            Step::Resume(c) => write!(f, "resume c{c}"),
+            Step::Fault(kind, c) => write!(f, "FAULT {kind} c{c}"),
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! ZooKeeper lock recipes written once as sans-IO state machines: the correct ones and the
+//! classic broken ones, each tied to the real failure it reproduces.
+
+pub mod naive;
+pub mod registry;
+pub mod sequential;
+
+pub use registry::{build, entry, AnyRecipe, Entry, Flaw, CATALOGUE};

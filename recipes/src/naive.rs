@@ -1,0 +1,134 @@
+//! The single-node lock: whoever creates `<lock>/holder` (ephemeral) holds the lock; everyone
+//! else calls exists() with a watch on it and tries again when it goes away. It is what most
+//! people write first and it is safe, but every release wakes every waiter, all of whom race to
+//! create the node and all but one fail and watch again: the herd effect the recipes page warns
+//! of (step 2), and no fairness at all.
+//!
+//! ConnectionLoss on the create is resolved by reading the node: if it exists and its ephemeral
+//! owner is our session, the create happened and we hold the lock.
+
+use zklab_model::path;
+use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError, ZkResult};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    Idle,
+    Creating,
+    /// A create failed with ConnectionLoss: reading the node to see whose it is.
+    Recovering,
+    /// exists(holder, watch) is in flight.
+    Checking,
+    Waiting,
+    Holding {
+        token: i64,
+    },
+    Suspended {
+        token: i64,
+    },
+    Releasing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NaiveLock {
+    node: String,
+    phase: Phase,
+}
+
+impl NaiveLock {
+    pub fn new(lock_path: &str) -> Self {
+        NaiveLock { node: path::join(lock_path, "holder"), phase: Phase::Idle }
+    }
+
+    fn create(&mut self, out: &mut Vec<Request>) {
+        self.phase = Phase::Creating;
+        out.push(Request::create(&self.node, CreateMode::Ephemeral));
+    }
+
+    fn check(&mut self, out: &mut Vec<Request>) {
+        self.phase = Phase::Checking;
+        out.push(Request::exists(&self.node, true));
+    }
+
+    fn on_reply(&mut self, ctx: &Ctx, request: Request, result: ZkResult, out: &mut Vec<Request>) {
+        match (&self.phase, request, result) {
+            (_, _, Err(ZkError::SessionExpired)) => self.phase = Phase::Idle,
+            // The node's czxid orders holders: a fencing token that only grows.
+            (Phase::Creating, Request::Create { .. }, Ok(Response::Created { stat, .. })) => {
+                self.phase = Phase::Holding { token: stat.czxid }
+            }
+            (Phase::Creating, Request::Create { .. }, Err(ZkError::NodeExists)) => self.check(out),
+            (Phase::Creating, Request::Create { .. }, Err(ZkError::ConnectionLoss)) => {
+                self.phase = Phase::Recovering;
+                out.push(Request::get_data(&self.node, false));
+            }
+            (Phase::Recovering, Request::GetData { .. }, Ok(Response::Data { stat, .. })) => {
+                if stat.ephemeral_owner == Some(ctx.session) {
+                    self.phase = Phase::Holding { token: stat.czxid };
+                } else {
+                    self.check(out);
+                }
+            }
+            (Phase::Recovering, Request::GetData { .. }, Err(ZkError::NoNode)) => self.create(out),
+            (Phase::Recovering, Request::GetData { .. }, Err(_)) => out.push(Request::get_data(&self.node, false)),
+            (Phase::Checking, Request::Exists { .. }, Ok(Response::Exists(Some(_)))) => self.phase = Phase::Waiting,
+            (Phase::Checking, Request::Exists { .. }, Ok(Response::Exists(None))) => self.create(out),
+            (Phase::Checking, Request::Exists { .. }, Err(_)) => self.check(out),
+            (Phase::Releasing, Request::Delete { .. }, Ok(_) | Err(ZkError::NoNode)) => self.phase = Phase::Idle,
+            (Phase::Releasing, Request::Delete { .. }, Err(ZkError::ConnectionLoss)) => {
+                out.push(Request::delete(&self.node))
+            }
+            _ => {}
+        }
+    }
+}
+
+impl zklab_model::Recipe for NaiveLock {
+    fn name(&self) -> String {
+        "naive".to_string()
+    }
+
+    fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match input {
+            Input::Acquire if self.phase == Phase::Idle => self.create(out),
+            Input::Release if matches!(self.phase, Phase::Holding { .. }) => {
+                self.phase = Phase::Releasing;
+                out.push(Request::delete(&self.node));
+            }
+            Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
+            Input::Watch(event)
+                if self.phase == Phase::Waiting && event.path == self.node && event.kind == EventType::NodeDeleted =>
+            {
+                self.create(out)
+            }
+            Input::State(SessionState::Disconnected) => {
+                if let Phase::Holding { token } = self.phase {
+                    self.phase = Phase::Suspended { token };
+                }
+            }
+            Input::State(SessionState::SyncConnected) => match self.phase {
+                Phase::Suspended { token } => self.phase = Phase::Holding { token },
+                Phase::Waiting => self.check(out),
+                _ => {}
+            },
+            Input::State(SessionState::Expired) => self.phase = Phase::Idle,
+            _ => {}
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        match self.phase {
+            Phase::Idle => Belief::Idle,
+            Phase::Holding { token } => Belief::Holding { token },
+            Phase::Suspended { token } => Belief::Suspended { token },
+            Phase::Releasing => Belief::Releasing,
+            _ => Belief::Acquiring,
+        }
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        match self.phase {
+            Phase::Holding { .. } | Phase::Suspended { .. } | Phase::Releasing => Some(&self.node),
+            _ => None,
+        }
+    }
+}

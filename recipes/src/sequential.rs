@@ -1,0 +1,238 @@
+//! The ephemeral-sequential lock from the ZooKeeper recipes page ("Locks"), and the classic ways
+//! to get it wrong, as knobs on one state machine so each broken variant differs from the
+//! correct one in exactly the decision that breaks it.
+//!
+//! The recipe: create `<lock>/<guid>-lock-` (ephemeral, sequential); list the children; if ours
+//! has the lowest sequence number we hold the lock; otherwise call exists() with a watch on the
+//! next lower node; if it returns null go back to listing, else wait for its deletion and list
+//! again. Release by deleting our node. The guid (here the client and session) is what lets a
+//! client find its node after a ConnectionLoss left it unsure whether the create happened.
+
+use zklab_model::path;
+use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError};
+
+/// Which node a waiter watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaitOn {
+    /// Only the next lower node: one wakeup per release.
+    Predecessor,
+    /// The parent's children: every waiter wakes on every create and delete (the herd).
+    Parent,
+}
+
+/// What the client does when its create fails with ConnectionLoss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnCreateLoss {
+    /// List the children and adopt the node carrying our guid, if the create happened.
+    FindOwnNode,
+    /// Create again: if the first create happened, its node is orphaned and (being lowest)
+    /// blocks everyone until the session ends.
+    CreateAgain,
+}
+
+/// What a waiter does when exists() on its predecessor returns null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnMissingPredecessor {
+    /// List again: the predecessor is gone, we may be lowest now.
+    ListAgain,
+    /// Wait for a notification anyway; a watch on a deleted sequential node never fires.
+    Wait,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    pub wait_on: WaitOn,
+    pub on_create_loss: OnCreateLoss,
+    pub on_missing_predecessor: OnMissingPredecessor,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    Idle,
+    /// The create is in flight.
+    Creating,
+    /// A create failed with ConnectionLoss: listing to find out whether it happened.
+    Recovering,
+    /// Listing to learn our position.
+    Listing,
+    /// exists(predecessor, watch) is in flight.
+    Checking(String),
+    /// Waiting for the watched node (or the parent's children) to change.
+    Waiting(String),
+    Holding,
+    /// Held the lock when the connection dropped.
+    Suspended,
+    Releasing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SequentialLock {
+    name: &'static str,
+    variant: Variant,
+    lock_path: String,
+    phase: Phase,
+    /// Our lock node, once we know it.
+    node: Option<String>,
+}
+
+/// The marker between the guid and the sequence number in every node name.
+const MARKER: &str = "-lock-";
+
+impl SequentialLock {
+    pub fn new(name: &'static str, lock_path: &str, variant: Variant) -> Self {
+        SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None }
+    }
+
+    /// The guid part of our node names: unique per client and session.
+    fn guid(ctx: &Ctx) -> String {
+        format!("c{}-{}", ctx.client, ctx.session)
+    }
+
+    fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        self.phase = Phase::Creating;
+        let prefix = path::join(&self.lock_path, &format!("{}{MARKER}", Self::guid(ctx)));
+        out.push(Request::create(&prefix, CreateMode::EphemeralSequential));
+    }
+
+    fn list(&mut self, phase: Phase, out: &mut Vec<Request>) {
+        self.phase = phase;
+        out.push(Request::get_children(&self.lock_path, self.variant.wait_on == WaitOn::Parent));
+    }
+
+    /// Our position among the contenders, sorted by sequence number (never by name: the guid
+    /// comes first in the name).
+    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+        if self.phase == Phase::Recovering {
+            let mine = format!("{}{MARKER}", Self::guid(ctx));
+            match children.iter().find(|c| c.starts_with(&mine)) {
+                Some(found) => self.node = Some(path::join(&self.lock_path, found)),
+                None => return self.create(ctx, out),
+            }
+        }
+        let Some(node) = self.node.clone() else {
+            return self.create(ctx, out);
+        };
+        let mut queue: Vec<(i32, String)> = children.into_iter().filter_map(|c| Some((sequence(&c)?, c))).collect();
+        queue.sort();
+        let my_name = path::name(&node);
+        let Some(position) = queue.iter().position(|(_, c)| c == my_name) else {
+            // Our node is gone (our session ended under us): start over.
+            self.node = None;
+            return self.create(ctx, out);
+        };
+        if position == 0 {
+            self.phase = Phase::Holding;
+            return;
+        }
+        match self.variant.wait_on {
+            WaitOn::Predecessor => {
+                let predecessor = path::join(&self.lock_path, &queue[position - 1].1);
+                out.push(Request::exists(&predecessor, true));
+                self.phase = Phase::Checking(predecessor);
+            }
+            WaitOn::Parent => self.phase = Phase::Waiting(self.lock_path.clone()),
+        }
+    }
+
+    fn on_reply(&mut self, ctx: &Ctx, request: Request, result: zklab_model::ZkResult, out: &mut Vec<Request>) {
+        match (&self.phase, request, result) {
+            (_, _, Err(ZkError::SessionExpired)) => self.reset(),
+            (Phase::Creating, Request::Create { .. }, Ok(Response::Created { path, .. })) => {
+                self.node = Some(path);
+                self.list(Phase::Listing, out);
+            }
+            (Phase::Creating, Request::Create { .. }, Err(ZkError::ConnectionLoss)) => {
+                match self.variant.on_create_loss {
+                    OnCreateLoss::FindOwnNode => self.list(Phase::Recovering, out),
+                    OnCreateLoss::CreateAgain => self.create(ctx, out),
+                }
+            }
+            (
+                Phase::Listing | Phase::Recovering,
+                Request::GetChildren { .. },
+                Ok(Response::Children { children, .. }),
+            ) => self.on_children(ctx, children, out),
+            (Phase::Listing | Phase::Recovering, Request::GetChildren { .. }, Err(ZkError::ConnectionLoss)) => {
+                let phase = self.phase.clone();
+                self.list(phase, out)
+            }
+            (Phase::Checking(predecessor), Request::Exists { .. }, Ok(Response::Exists(found))) => {
+                let predecessor = predecessor.clone();
+                match (found, self.variant.on_missing_predecessor) {
+                    (Some(_), _) | (None, OnMissingPredecessor::Wait) => self.phase = Phase::Waiting(predecessor),
+                    (None, OnMissingPredecessor::ListAgain) => self.list(Phase::Listing, out),
+                }
+            }
+            (Phase::Checking(_), Request::Exists { .. }, Err(_)) => self.list(Phase::Listing, out),
+            (Phase::Releasing, Request::Delete { .. }, Ok(_) | Err(ZkError::NoNode)) => self.reset(),
+            // Guaranteed delete: keep trying until the node is gone or the session is.
+            (Phase::Releasing, Request::Delete { path, .. }, Err(ZkError::ConnectionLoss)) => {
+                out.push(Request::delete(&path))
+            }
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.phase = Phase::Idle;
+        self.node = None;
+    }
+}
+
+/// The sequence number of a lock node name, or `None` for names that are not ours.
+pub fn sequence(name: &str) -> Option<i32> {
+    let at = name.rfind(MARKER)?;
+    path::sequence_of(&name[at..], MARKER)
+}
+
+impl zklab_model::Recipe for SequentialLock {
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+
+    fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match input {
+            Input::Acquire if self.phase == Phase::Idle => self.create(ctx, out),
+            Input::Release if self.phase == Phase::Holding => {
+                self.phase = Phase::Releasing;
+                out.push(Request::delete(self.node.as_deref().expect("holding implies a node")));
+            }
+            Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
+            Input::Watch(event) => {
+                if let Phase::Waiting(watched) = &self.phase {
+                    let relevant = match self.variant.wait_on {
+                        WaitOn::Predecessor => event.kind == EventType::NodeDeleted && &event.path == watched,
+                        WaitOn::Parent => event.kind == EventType::NodeChildrenChanged && &event.path == watched,
+                    };
+                    if relevant {
+                        self.list(Phase::Listing, out);
+                    }
+                }
+            }
+            Input::State(SessionState::Disconnected) if self.phase == Phase::Holding => self.phase = Phase::Suspended,
+            Input::State(SessionState::SyncConnected) => match self.phase {
+                Phase::Suspended => self.phase = Phase::Holding,
+                // A client library that dropped its watches will never wake us: look again.
+                Phase::Waiting(_) => self.list(Phase::Listing, out),
+                _ => {}
+            },
+            Input::State(SessionState::Expired) => self.reset(),
+            _ => {}
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        let token = || self.node.as_deref().and_then(|n| sequence(path::name(n))).map_or(0, i64::from);
+        match self.phase {
+            Phase::Idle => Belief::Idle,
+            Phase::Holding => Belief::Holding { token: token() },
+            Phase::Suspended => Belief::Suspended { token: token() },
+            Phase::Releasing => Belief::Releasing,
+            _ => Belief::Acquiring,
+        }
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
+}
