@@ -1,1 +1,227 @@
-fn main() {}
+//! The zklab command line. Exit codes: 0 all properties hold, 1 a property is violated (or the
+//! proof is vacuous), 2 bad input, 3 a budget ran out before the answer.
+
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use zklab::check::{self, Options, Report, Status};
+use zklab::scenario::{parse_faults, BadInput, Scenario};
+use zklab::trace::Trace;
+use zklab::{suite, timeline};
+use zklab_model::{ClientBehaviour, WorldConfig};
+
+#[derive(Parser)]
+#[command(name = "zklab", version, about = "Proves or breaks ZooKeeper lock recipes. With no command, runs the built-in suite.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Explore every interleaving and fault of a scenario and judge every property.
+    Check(CheckArgs),
+    /// List the recipes, their flaws and the fault names.
+    Recipes,
+    /// Re-apply a trace's steps and re-check its verdict.
+    Replay {
+        trace: PathBuf,
+        /// Print the timeline too.
+        #[arg(long)]
+        show: bool,
+    },
+    /// Run the built-in suite: the standard lock proven, every broken variant caught.
+    Suite(SuiteArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Recipe name, or a comma list of one name per client.
+    #[arg(long)]
+    recipe: String,
+    #[arg(long, default_value_t = 2)]
+    clients: usize,
+    /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause), `all` or `none`.
+    #[arg(long, default_value = "none")]
+    faults: String,
+    /// How many times each client acquires and releases.
+    #[arg(long, default_value_t = 1)]
+    rounds: u8,
+    /// Client library behaviour on reconnect.
+    #[arg(long, value_enum, default_value = "java")]
+    client: ClientArg,
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Stop after this many unique states (the answer is then unknown, exit 3).
+    #[arg(long, default_value_t = 50_000_000)]
+    max_states: usize,
+    /// Stop after this many seconds (the answer is then unknown, exit 3).
+    #[arg(long)]
+    timeout: Option<u64>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Where counterexample traces are written.
+    #[arg(long, default_value = "zklab-traces")]
+    trace_dir: PathBuf,
+    /// Print no progress.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct SuiteArgs {
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    #[arg(long, default_value = "zklab-traces")]
+    trace_dir: PathBuf,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ClientArg {
+    Java,
+    Kazoo,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let first = e.to_string().lines().next().unwrap_or("bad arguments").to_string();
+            eprintln!("{first} (see zklab --help)");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            print!("{e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let code = match cli.command {
+        None => suite::run(&suite::Settings::default()),
+        Some(Command::Suite(args)) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
+        Some(Command::Recipes) => list_recipes(),
+        Some(Command::Replay { trace, show }) => replay(&trace, show),
+        Some(Command::Check(args)) => match check_command(&args) {
+            Ok(code) => code,
+            Err(BadInput(message)) => {
+                eprintln!("error: {message}");
+                2
+            }
+        },
+    };
+    ExitCode::from(code as u8)
+}
+
+fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
+    if args.threads == 0 || args.threads > 256 {
+        return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
+    }
+    if args.max_states == 0 {
+        return Err(BadInput("--max-states must be at least 1".to_string()));
+    }
+    let config = WorldConfig {
+        rounds: args.rounds,
+        faults: parse_faults(&args.faults)?,
+        client_behaviour: match args.client {
+            ClientArg::Java => ClientBehaviour::Java,
+            ClientArg::Kazoo => ClientBehaviour::Kazoo,
+        },
+        ..WorldConfig::default()
+    };
+    let scenario = Scenario::new(&args.recipe, args.clients, config)?;
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        timeout: args.timeout.map(Duration::from_secs),
+        progress: !args.quiet,
+    };
+    let mut report = check::run(&scenario, &options);
+    report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialize"));
+    } else {
+        print_report(&report);
+    }
+    Ok(report.exit_code())
+}
+
+fn print_report(report: &Report) {
+    let faults = if report.faults.is_empty() { "none".to_string() } else { report.faults.join(",") };
+    println!(
+        "{} x{} (faults: {faults}; client: {:?}; rounds: {}): {} unique states, {} total, depth {}, {} ms{}",
+        report.recipe,
+        report.clients,
+        report.client_behaviour,
+        report.rounds,
+        report.unique_states,
+        report.total_states,
+        report.max_depth,
+        report.elapsed_ms,
+        if report.bounded { " (BOUNDED: a budget ran out)" } else { "" }
+    );
+    for p in &report.properties {
+        let status = match p.status {
+            Status::Holds => "holds",
+            Status::Violated => "VIOLATED",
+            Status::Vacuous => "VACUOUS (never reached)",
+            Status::Unknown => "unknown (budget ran out)",
+        };
+        println!("  {:<28} {status}", p.name);
+    }
+    for p in &report.properties {
+        if let (Some(trace), Some(file)) = (&p.trace, &p.trace_file) {
+            println!("\n{} counterexample, {} steps ({file}):", p.name, trace.steps.len());
+            match timeline::render(trace) {
+                Ok(text) => print!("{text}"),
+                Err(e) => println!("  (cannot render: {e})"),
+            }
+        }
+    }
+}
+
+fn list_recipes() -> i32 {
+    println!("recipes:");
+    for e in zklab_recipes::CATALOGUE {
+        match &e.flaw {
+            None => println!("  {:<14} {}", e.name, e.summary),
+            Some(f) => println!("  {:<14} {} [flaw: {}; breaks {}]", e.name, e.summary, f.bug, f.breaks.join(", ")),
+        }
+    }
+    println!("faults:");
+    for k in zklab_model::FaultKind::ALL {
+        println!("  {}", k.name());
+    }
+    println!("  all");
+    println!("client behaviours: java (re-arms watches on reconnect), kazoo (drops them)");
+    0
+}
+
+fn replay(path: &Path, show: bool) -> i32 {
+    let trace = match Trace::load(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if show {
+        match timeline::render(&trace) {
+            Ok(text) => print!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    match trace.replay() {
+        Ok(()) => {
+            println!("{}: {} steps reproduce `{}` ({})", path.display(), trace.steps.len(), trace.verdict.property, trace.summary);
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            1
+        }
+    }
+}

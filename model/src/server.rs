@@ -154,12 +154,22 @@ impl Server {
     pub fn apply(&mut self, session: SessionId, request: &Request) -> Outcome {
         let mut notifications = Vec::new();
         let result = self.execute(session, request, &mut notifications);
+        // A lagging follower answers every read, a failed one too, from where it has got to. A
+        // write goes through the leader and is answered once the follower has applied it, so the
+        // follower has caught up and the session reads its own writes.
         let zxid = match self.sessions.get(&session).and_then(|s| s.view) {
-            Some(view) if !request.is_write() && result.is_ok() => view,
+            Some(view) if !request.is_write() => view,
             _ => self.zxid,
         };
-        if let Some(info) = self.sessions.get_mut(&session) {
-            info.last_zxid = info.last_zxid.max(zxid);
+        if request.is_write() {
+            self.catch_up(session);
+        }
+        // Only lagging reads need what each session has seen; tracking it otherwise would tell
+        // apart states that no recipe can tell apart.
+        if self.config.lag_window > 0 {
+            if let Some(info) = self.sessions.get_mut(&session) {
+                info.last_zxid = info.last_zxid.max(zxid);
+            }
         }
         Outcome { result, zxid, notifications }
     }
@@ -388,6 +398,10 @@ impl Server {
         watches: &[(String, WatchKind)],
     ) -> Vec<WatchedEvent> {
         let mut events = Vec::new();
+        if !self.is_alive(session) {
+            // An ended session cannot reconnect: it re-arms nothing and hears nothing.
+            return events;
+        }
         for (path, kind) in watches {
             let node = self.tree.get(path);
             let fired = match (kind, node) {

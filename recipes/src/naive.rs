@@ -5,7 +5,9 @@
 //! of (step 2), and no fairness at all.
 //!
 //! ConnectionLoss on the create is resolved by reading the node: if it exists and its ephemeral
-//! owner is our session, the create happened and we hold the lock.
+//! owner is our session, the create happened and we hold the lock. ConnectionLoss on the release
+//! is resolved the same way: because every holder uses the same name, retrying the delete blindly
+//! can delete the next holder's node (the checker finds that two-holder trace in 15 steps).
 
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError, ZkResult};
@@ -74,9 +76,17 @@ impl NaiveLock {
             (Phase::Checking, Request::Exists { .. }, Ok(Response::Exists(None))) => self.create(out),
             (Phase::Checking, Request::Exists { .. }, Err(_)) => self.check(out),
             (Phase::Releasing, Request::Delete { .. }, Ok(_) | Err(ZkError::NoNode)) => self.phase = Phase::Idle,
-            (Phase::Releasing, Request::Delete { .. }, Err(ZkError::ConnectionLoss)) => {
+            // The delete may have happened, and the next holder reuses the name: a blind retry
+            // could delete its node. Read the node and delete it only if it is still ours.
+            (Phase::Releasing, Request::Delete { .. } | Request::GetData { .. }, Err(ZkError::ConnectionLoss)) => {
+                out.push(Request::get_data(&self.node, false))
+            }
+            (Phase::Releasing, Request::GetData { .. }, Ok(Response::Data { stat, .. }))
+                if stat.ephemeral_owner == Some(ctx.session) =>
+            {
                 out.push(Request::delete(&self.node))
             }
+            (Phase::Releasing, Request::GetData { .. }, Ok(_) | Err(ZkError::NoNode)) => self.phase = Phase::Idle,
             _ => {}
         }
     }

@@ -106,3 +106,12 @@ impl Recipe for AnyRecipe {
         }
     }
 }
+
+/// Whether the recipe waits on one node it has listed or checked, so that the node can vanish
+/// between the listing and the watch (the delete-before-watch race applies to it).
+pub fn watches_single_node(recipe: &AnyRecipe) -> bool {
+    match recipe {
+        AnyRecipe::Sequential(r) => r.watches_predecessor(),
+        AnyRecipe::Naive(_) => true,
+    }
+}

@@ -83,6 +83,10 @@ impl SequentialLock {
         SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None }
     }
 
+    pub fn watches_predecessor(&self) -> bool {
+        self.variant.wait_on == WaitOn::Predecessor
+    }
+
     /// The guid part of our node names: unique per client and session.
     fn guid(ctx: &Ctx) -> String {
         format!("c{}-{}", ctx.client, ctx.session)

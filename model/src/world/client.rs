@@ -2,6 +2,7 @@
 //! between it and the server.
 
 use crate::recipe::{Belief, Input, Recipe};
+use super::FaultKind;
 use crate::{ClientWatches, Request, SessionId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -24,7 +25,7 @@ pub struct Client<R> {
     pub link: Link,
     pub paused: bool,
     pub crashed: bool,
-    /// Requests sent or queued, not yet applied by the server (client to server channel).
+    /// Requests queued while the connection is down (sent, and applied, on reconnect).
     pub outbound: VecDeque<Request>,
     /// Replies, watch events and state events not yet handled by the recipe (server to client:
     /// one channel, as on a real TCP connection).
@@ -39,6 +40,8 @@ pub struct Client<R> {
     pub wrote: bool,
     /// The grant number (lock order) of the current hold; 0 when not holding.
     pub grant: u32,
+    /// A connection-loss fault waiting for the client's next request.
+    pub armed: Option<FaultKind>,
 }
 
 impl<R: Recipe> Client<R> {
@@ -57,6 +60,7 @@ impl<R: Recipe> Client<R> {
             noticed_disconnect: false,
             wrote: false,
             grant: 0,
+            armed: None,
         }
     }
 

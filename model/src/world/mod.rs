@@ -104,13 +104,11 @@ impl<R: Recipe> World<R> {
     }
 
     pub fn steps_into(&self, steps: &mut Vec<Step>) {
-        for (i, _) in self.clients.iter().enumerate() {
-            let i = i as u8;
+        for i in 0..self.clients.len() as u8 {
             for step in [
                 Step::Acquire(i),
                 Step::Write(i),
                 Step::Release(i),
-                Step::Deliver(i),
                 Step::Receive(i),
                 Step::Reconnect(i),
                 Step::Expire(i),
@@ -140,7 +138,6 @@ impl<R: Recipe> World<R> {
             Step::Acquire(_) => c.runs() && c.link == Link::Up && c.rounds_left > 0 && c.belief() == Belief::Idle,
             Step::Write(_) => c.runs() && c.belief().is_holding() && !c.wrote,
             Step::Release(_) => c.runs() && c.belief().is_holding() && c.wrote,
-            Step::Deliver(_) => !c.crashed && c.link == Link::Up && !c.outbound.is_empty(),
             Step::Receive(_) => c.runs() && !c.inbound.is_empty(),
             Step::Reconnect(_) => c.runs() && c.link == Link::Down,
             Step::Expire(_) => {
@@ -152,7 +149,7 @@ impl<R: Recipe> World<R> {
                     && !c.crashed
                     && match kind {
                         FaultKind::LossBeforeApply | FaultKind::LossAfterApply => {
-                            c.link == Link::Up && !c.outbound.is_empty()
+                            c.runs() && c.link == Link::Up && c.armed.is_none()
                         }
                         FaultKind::Disconnect => c.link == Link::Up,
                         FaultKind::Expire => alive && c.link != Link::Partitioned,
@@ -187,9 +184,6 @@ impl<R: Recipe> World<R> {
                 note(log, || format!("resource {} token {token}", if accepted { "accepts" } else { "REFUSES stale" }));
             }
             Step::Release(_) => self.run_recipe(i, Input::Release, log),
-            Step::Deliver(_) => {
-                self.deliver(i, true, log);
-            }
             Step::Receive(_) => {
                 let input = self.clients[i].inbound.pop_front().expect("enabled only when non-empty");
                 self.run_recipe(i, input, log);
@@ -220,14 +214,9 @@ impl<R: Recipe> World<R> {
 
     fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<String>>) {
         match kind {
-            FaultKind::LossBeforeApply => {
-                note(log, || format!("request lost before apply: {}", describe_request(&self.clients[i].outbound[0])));
-                self.drop_link(i, Link::Down, None);
-            }
-            FaultKind::LossAfterApply => {
-                let applied = self.deliver(i, false, log);
-                self.drop_link(i, Link::Down, applied);
-                note(log, || "reply lost".to_string());
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => {
+                self.clients[i].armed = Some(kind);
+                note(log, || "the connection will drop at the next request".to_string());
             }
             FaultKind::Disconnect => {
                 self.drop_link(i, Link::Down, None);
@@ -257,23 +246,37 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    /// The server applies the client's next request. With `reply` false the reply is lost on
-    /// the wire and the applied request is returned so the client can fail it.
-    fn deliver(&mut self, i: usize, reply: bool, log: &mut Option<Vec<String>>) -> Option<Request> {
-        let request = self.clients[i].outbound.pop_front().expect("enabled only when non-empty");
-        let session = self.clients[i].session;
-        let outcome = self.server.apply(session, &request);
-        note(log, || format!("server: {} -> {}", describe_request(&request), describe_result(&outcome.result)));
-        self.observe_reply(&request, &outcome.result);
-        self.route(outcome.notifications, log);
-        if !reply {
-            return Some(request);
+    /// Sends client `i`'s queued requests while its connection is up. The server applies a
+    /// request the moment it is sent and only the reply travels: since the client may handle
+    /// its replies and events arbitrarily late, every order in which the server can apply the
+    /// clients' requests is still reached, with one interleaving point less per request. An
+    /// armed connection-loss fault strikes the first request.
+    fn send(&mut self, i: usize, log: &mut Option<Vec<String>>) {
+        while self.clients[i].link == Link::Up {
+            let Some(request) = self.clients[i].outbound.pop_front() else { return };
+            let armed = self.clients[i].armed.take();
+            if armed == Some(FaultKind::LossBeforeApply) {
+                note(log, || format!("!! connection drops before {} is applied", describe_request(&request)));
+                self.coverage.lost_before_apply = true;
+                self.drop_link(i, Link::Down, Some(request));
+                return;
+            }
+            let session = self.clients[i].session;
+            let outcome = self.server.apply(session, &request);
+            note(log, || format!("server: {} -> {}", describe_request(&request), describe_result(&outcome.result)));
+            self.observe_reply(&request, &outcome.result);
+            self.route(outcome.notifications, log);
+            if armed == Some(FaultKind::LossAfterApply) {
+                note(log, || "!! connection drops, the reply is lost".to_string());
+                self.coverage.lost_after_apply = true;
+                self.drop_link(i, Link::Down, Some(request));
+                return;
+            }
+            let c = &mut self.clients[i];
+            c.last_zxid = c.last_zxid.max(outcome.zxid);
+            c.watches.on_reply(&request, &outcome.result);
+            c.inbound.push_back(Input::Reply { request, result: outcome.result });
         }
-        let c = &mut self.clients[i];
-        c.last_zxid = c.last_zxid.max(outcome.zxid);
-        c.watches.on_reply(&request, &outcome.result);
-        c.inbound.push_back(Input::Reply { request, result: outcome.result });
-        None
     }
 
     /// Queues watch notifications on the connected clients they are for.
@@ -291,13 +294,14 @@ impl<R: Recipe> World<R> {
 
     /// The connection drops: everything outstanding fails with ConnectionLoss, the server
     /// forgets the connection's watches, and the recipe is told Disconnected.
-    fn drop_link(&mut self, i: usize, link: Link, applied: Option<Request>) {
+    fn drop_link(&mut self, i: usize, link: Link, in_flight: Option<Request>) {
         let behaviour = self.config.client_behaviour;
         let c = &mut self.clients[i];
         c.link = link;
         c.noticed_disconnect = false;
+        c.armed = None;
         self.server.drop_watches(c.session);
-        for request in applied.into_iter().chain(c.outbound.drain(..)) {
+        for request in in_flight.into_iter().chain(c.outbound.drain(..)) {
             c.inbound.push_back(Input::Reply { request, result: Err(ZkError::ConnectionLoss) });
         }
         if behaviour == ClientBehaviour::Kazoo {
@@ -321,6 +325,7 @@ impl<R: Recipe> World<R> {
                     c.inbound.push_back(Input::Watch(event));
                 }
             }
+            self.send(i, log);
         } else {
             note(log, || format!("reconnects: {} has EXPIRED", c.session));
             for request in c.outbound.drain(..) {
@@ -333,14 +338,23 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    /// Hands one input to client `i`'s recipe and queues what it sends.
+    /// Hands one input to client `i`'s recipe and sends what it asks for.
     fn run_recipe(&mut self, i: usize, input: Input, log: &mut Option<Vec<String>>) {
         let c = &mut self.clients[i];
         let before = c.belief();
         let ctx = Ctx { client: i as u8, session: c.session };
         let expired = input == Input::State(SessionState::Expired);
         if input == Input::State(SessionState::Disconnected) {
-            c.noticed_disconnect = true;
+            // Only the outage's own Disconnected counts, not one left from an earlier outage.
+            c.noticed_disconnect = !c.inbound.contains(&Input::State(SessionState::Disconnected));
+        }
+        if expired {
+            // Whatever is still queued on the dead handle dies with it (its replies could only
+            // be SessionExpired); what the recipe sends while handling Expired goes out on the
+            // new handle.
+            c.outbound.clear();
+            c.inbound.clear();
+            c.watches.clear();
         }
         note(log, || format!("handles {}", describe_input(&input)));
         let mut out = Vec::new();
@@ -372,6 +386,7 @@ impl<R: Recipe> World<R> {
             c.link = Link::Up;
             c.last_zxid = self.server.zxid();
         }
+        self.send(i, log);
     }
 }
 

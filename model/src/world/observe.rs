@@ -17,6 +17,10 @@ pub struct Coverage {
     pub handoff: bool,
     /// The server expired a session.
     pub expired: bool,
+    /// A connection dropped with a request not yet applied.
+    pub lost_before_apply: bool,
+    /// A connection dropped after the server applied a request, losing its reply.
+    pub lost_after_apply: bool,
 }
 
 impl<R: Recipe> World<R> {
@@ -107,7 +111,12 @@ impl<R: Recipe> World<R> {
 
     /// The fault kinds that have happened in this run.
     pub fn fault_happened(&self, kind: super::FaultKind) -> bool {
-        self.faults_used[kind.index()] > 0
+        match kind {
+            super::FaultKind::LossBeforeApply => self.coverage.lost_before_apply,
+            super::FaultKind::LossAfterApply => self.coverage.lost_after_apply,
+            super::FaultKind::Expire => self.coverage.expired,
+            _ => self.faults_used[kind.index()] > 0,
+        }
     }
 
     /// Clients whose connection is up, for display.

@@ -14,8 +14,6 @@ pub enum Step {
     Write(u8),
     /// The holder gives the lock back.
     Release(u8),
-    /// The server applies the client's next request and sends the reply.
-    Deliver(u8),
     /// The client handles the next message from the server (reply, watch event, state change).
     Receive(u8),
     /// The client library reconnects, learning whether its session survived.
@@ -34,7 +32,6 @@ impl Step {
             Step::Acquire(c)
             | Step::Write(c)
             | Step::Release(c)
-            | Step::Deliver(c)
             | Step::Receive(c)
             | Step::Reconnect(c)
             | Step::Expire(c)
@@ -53,7 +50,6 @@ impl fmt::Display for Step {
             Step::Acquire(c) => write!(f, "acquire c{c}"),
             Step::Write(c) => write!(f, "write c{c}"),
             Step::Release(c) => write!(f, "release c{c}"),
-            Step::Deliver(c) => write!(f, "deliver c{c}"),
             Step::Receive(c) => write!(f, "receive c{c}"),
             Step::Reconnect(c) => write!(f, "reconnect c{c}"),
             Step::Expire(c) => write!(f, "expire c{c}"),

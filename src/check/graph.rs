@@ -1,0 +1,345 @@
+//! Our own breadth-first pass over the world's state graph. stateright proves the safety
+//! properties fast on many threads, but in 0.31 its counterexamples are not the shortest and its
+//! `eventually` misses cycles. This pass keeps parent pointers (so the first violating state it
+//! meets has a shortest path) and the edges (so liveness can be judged on the whole graph).
+
+use super::properties::Def;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::Instant;
+use zklab_model::{Step, World};
+use zklab_recipes::AnyRecipe;
+
+const ROOT: u32 = u32::MAX;
+
+/// Where to stop early.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub max_states: usize,
+    pub deadline: Option<Instant>,
+}
+
+/// The explored graph. States are numbered in breadth-first order.
+pub struct Graph {
+    init: World<AnyRecipe>,
+    parent: Vec<(u32, Step)>,
+    /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<u32>,
+    edges: Vec<(u32, Step)>,
+    /// Bit `c` set: client `c` is waiting for the lock in that state.
+    waiting: Vec<u8>,
+    /// Every state was expanded (no budget ran out).
+    pub complete: bool,
+    /// Transitions generated, repeats included.
+    pub total: usize,
+    /// The first state (in breadth-first order) violating each safety property.
+    pub first_violation: BTreeMap<&'static str, u32>,
+}
+
+/// A counterexample: steps from the initial state, and for a cycle where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    pub steps: Vec<Step>,
+    pub cycle_start: Option<usize>,
+}
+
+/// Progress of a pass, for the reporter.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub unique: usize,
+    pub total: usize,
+    pub depth: usize,
+}
+
+fn fingerprint(world: &World<AnyRecipe>) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    world.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Explores everything reachable from `init` breadth-first, checking `safety` in every state.
+pub fn explore(init: World<AnyRecipe>, safety: &[Def], budget: Budget, progress: &mut dyn FnMut(Progress)) -> Graph {
+    let mut index: HashMap<u64, u32> = HashMap::new();
+    let mut graph = Graph {
+        init: init.clone(),
+        parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
+        offsets: vec![0],
+        edges: Vec::new(),
+        waiting: Vec::new(),
+        complete: true,
+        total: 0,
+        first_violation: BTreeMap::new(),
+    };
+    index.insert(fingerprint(&init), 0);
+    graph.check_safety(0, &init, safety);
+    let mut queue = VecDeque::from([(0u32, 0usize, init)]);
+    let mut steps = Vec::new();
+    let mut last_report = Instant::now();
+    while let Some((id, depth, world)) = queue.pop_front() {
+        if index.len() >= budget.max_states || budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            graph.complete = false;
+            break;
+        }
+        debug_assert_eq!(graph.waiting.len(), id as usize);
+        graph.waiting.push(world.waiting().iter().fold(0u8, |m, c| m | (1 << c)));
+        steps.clear();
+        world.steps_into(&mut steps);
+        for &step in &steps {
+            let mut next = world.clone();
+            next.apply(step).expect("listed steps are enabled");
+            graph.total += 1;
+            let fp = fingerprint(&next);
+            let target = match index.get(&fp) {
+                Some(&t) => t,
+                None => {
+                    let t = index.len() as u32;
+                    index.insert(fp, t);
+                    graph.parent.push((id, step));
+                    graph.check_safety(t, &next, safety);
+                    queue.push_back((t, depth + 1, next));
+                    t
+                }
+            };
+            graph.edges.push((target, step));
+        }
+        graph.offsets.push(graph.edges.len() as u32);
+        if last_report.elapsed().as_secs() >= 1 {
+            last_report = Instant::now();
+            progress(Progress { unique: index.len(), total: graph.total, depth });
+        }
+    }
+    graph
+}
+
+impl Graph {
+    fn check_safety(&mut self, id: u32, world: &World<AnyRecipe>, safety: &[Def]) {
+        for def in safety {
+            if !self.first_violation.contains_key(def.name) && !(def.holds)(world) {
+                self.first_violation.insert(def.name, id);
+            }
+        }
+    }
+
+    pub fn unique(&self) -> usize {
+        self.parent.len()
+    }
+
+    fn expanded(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn out(&self, state: u32) -> &[(u32, Step)] {
+        let i = state as usize;
+        &self.edges[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// The steps of a shortest path from the initial state to `state`.
+    pub fn path_to(&self, mut state: u32) -> Vec<Step> {
+        let mut steps = Vec::new();
+        while self.parent[state as usize].0 != ROOT {
+            let (parent, step) = self.parent[state as usize];
+            steps.push(step);
+            state = parent;
+        }
+        steps.reverse();
+        steps
+    }
+
+    /// The world after `steps` from the initial state.
+    pub fn replay(&self, steps: &[Step]) -> World<AnyRecipe> {
+        let mut world = self.init.clone();
+        for step in steps {
+            world.apply(*step).expect("a path of the graph");
+        }
+        world
+    }
+
+    /// A liveness counterexample, if any: the nearest state where a client waits and nothing
+    /// but a fault can happen, or else a fair cycle in which some client waits throughout.
+    /// Only meaningful on a complete graph.
+    pub fn liveness_violation(&self) -> Option<Counterexample> {
+        let deadlock = (0..self.expanded() as u32)
+            .find(|&s| self.waiting[s as usize] != 0 && self.out(s).iter().all(|(_, step)| step.is_fault()));
+        if let Some(state) = deadlock {
+            return Some(Counterexample { steps: self.path_to(state), cycle_start: None });
+        }
+        self.starving_cycle()
+    }
+
+    fn starving_cycle(&self) -> Option<Counterexample> {
+        let components = self.components();
+        let mut best: Option<(u32, Vec<u32>)> = None;
+        for members in components {
+            if let Some(entry) = self.fair_starving(&members) {
+                if best.as_ref().is_none_or(|(b, _)| entry < *b) {
+                    best = Some((entry, members));
+                }
+            }
+        }
+        let (entry, members) = best?;
+        let mut steps = self.path_to(entry);
+        let cycle_start = steps.len();
+        steps.extend(self.fair_cycle(entry, &members));
+        Some(Counterexample { steps, cycle_start: Some(cycle_start) })
+    }
+
+    /// Steps enabled (other than faults) in every member, and steps taken inside the component.
+    fn fairness(&self, members: &[u32], member: &[bool]) -> (Vec<Step>, Vec<Step>) {
+        let mut always: Option<Vec<Step>> = None;
+        let mut taken = Vec::new();
+        for &s in members {
+            let mut enabled: Vec<Step> = self.out(s).iter().map(|(_, step)| *step).filter(|st| !st.is_fault()).collect();
+            enabled.sort();
+            always = Some(match always {
+                None => enabled,
+                Some(prev) => prev.into_iter().filter(|st| enabled.binary_search(st).is_ok()).collect(),
+            });
+            for (t, step) in self.out(s) {
+                if !step.is_fault() && member[*t as usize] {
+                    taken.push(*step);
+                }
+            }
+        }
+        taken.sort();
+        taken.dedup();
+        (always.unwrap_or_default(), taken)
+    }
+
+    /// For a component in which some client waits in every state and which admits a weakly fair
+    /// cycle (every step enabled throughout is taken somewhere inside), its nearest state.
+    fn fair_starving(&self, members: &[u32]) -> Option<u32> {
+        let mut member = vec![false; self.expanded()];
+        for &s in members {
+            member[s as usize] = true;
+        }
+        let has_edge = members.iter().any(|&s| self.out(s).iter().any(|(t, st)| !st.is_fault() && member[*t as usize]));
+        let waits_throughout = members.iter().fold(u8::MAX, |m, &s| m & self.waiting[s as usize]);
+        if !has_edge || waits_throughout == 0 {
+            return None;
+        }
+        let (always, taken) = self.fairness(members, &member);
+        let fair = always.iter().all(|st| taken.binary_search(st).is_ok());
+        fair.then(|| *members.iter().min().expect("non-empty"))
+    }
+
+    /// A cycle from `entry` back to itself inside the component that takes every step the
+    /// fairness condition requires.
+    fn fair_cycle(&self, entry: u32, members: &[u32]) -> Vec<Step> {
+        let mut member = vec![false; self.expanded()];
+        for &s in members {
+            member[s as usize] = true;
+        }
+        let (always, _) = self.fairness(members, &member);
+        let mut steps = Vec::new();
+        let mut at = entry;
+        for required in &always {
+            let (path, end) = self.path_inside(at, &member, |s, step| step == *required && member[s as usize]);
+            steps.extend(path);
+            at = end;
+        }
+        loop {
+            let (path, end) = self.path_inside(at, &member, |s, _| s == entry);
+            steps.extend(path);
+            at = end;
+            if !steps.is_empty() && at == entry {
+                return steps;
+            }
+        }
+    }
+
+    /// Shortest path inside the component from `from` ending with an edge `(target, step)` that
+    /// satisfies `goal` (at least one step).
+    fn path_inside(&self, from: u32, member: &[bool], goal: impl Fn(u32, Step) -> bool) -> (Vec<Step>, u32) {
+        let mut prev: HashMap<u32, (u32, Step)> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
+        let mut seen = vec![false; self.expanded()];
+        seen[from as usize] = true;
+        while let Some(s) = queue.pop_front() {
+            for &(t, step) in self.out(s) {
+                if step.is_fault() || !member[t as usize] {
+                    continue;
+                }
+                if goal(t, step) {
+                    let mut path = vec![step];
+                    let mut at = s;
+                    while at != from {
+                        let (p, st) = prev[&at];
+                        path.push(st);
+                        at = p;
+                    }
+                    path.reverse();
+                    return (path, t);
+                }
+                if !seen[t as usize] {
+                    seen[t as usize] = true;
+                    prev.insert(t, (s, step));
+                    queue.push_back(t);
+                }
+            }
+        }
+        unreachable!("a strongly connected component reaches all its edges")
+    }
+
+    /// Strongly connected components of the fault-free edges (iterative Tarjan).
+    fn components(&self) -> Vec<Vec<u32>> {
+        let n = self.expanded();
+        const UNSEEN: u32 = u32::MAX;
+        let mut order = vec![UNSEEN; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack = Vec::new();
+        let mut components = Vec::new();
+        let mut next = 0u32;
+        for root in 0..n as u32 {
+            if order[root as usize] != UNSEEN {
+                continue;
+            }
+            let mut calls: Vec<(u32, usize)> = vec![(root, 0)];
+            order[root as usize] = next;
+            low[root as usize] = next;
+            next += 1;
+            stack.push(root);
+            on_stack[root as usize] = true;
+            while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
+                let out = self.out(v);
+                if *edge < out.len() {
+                    let (w, step) = out[*edge];
+                    *edge += 1;
+                    if step.is_fault() || w as usize >= n {
+                        continue;
+                    }
+                    if order[w as usize] == UNSEEN {
+                        order[w as usize] = next;
+                        low[w as usize] = next;
+                        next += 1;
+                        stack.push(w);
+                        on_stack[w as usize] = true;
+                        calls.push((w, 0));
+                    } else if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(order[w as usize]);
+                    }
+                } else {
+                    calls.pop();
+                    if let Some(&(parent, _)) = calls.last() {
+                        low[parent as usize] = low[parent as usize].min(low[v as usize]);
+                    }
+                    if low[v as usize] == order[v as usize] {
+                        let mut members = Vec::new();
+                        loop {
+                            let w = stack.pop().expect("v is on the stack");
+                            on_stack[w as usize] = false;
+                            members.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        if members.len() > 1 || self.out(v).iter().any(|(t, s)| *t == v && !s.is_fault()) {
+                            components.push(members);
+                        }
+                    }
+                }
+            }
+        }
+        components
+    }
+}

@@ -1,0 +1,206 @@
+//! `zklab check`: prove or refute a scenario. stateright explores it on all threads for the
+//! safety properties and the reachability of each fault and race; the breadth-first graph pass
+//! (one thread) supplies the shortest counterexamples and judges liveness on the whole graph.
+
+pub mod graph;
+pub mod model;
+pub mod properties;
+
+use crate::scenario::Scenario;
+use crate::trace::{summarize, Trace, Verdict, FORMAT};
+use graph::{Budget, Counterexample, Progress};
+use model::WorldModel;
+use properties::Kind;
+use serde::Serialize;
+use stateright::{Checker, Model};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub threads: usize,
+    pub max_states: usize,
+    pub timeout: Option<Duration>,
+    /// Print progress to stderr (at most once a second).
+    pub progress: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { threads: 2, max_states: 50_000_000, timeout: None, progress: false }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Holds,
+    Violated,
+    /// A `reached:*` property never happened in a complete exploration: the proof is vacuous.
+    Vacuous,
+    /// A budget ran out before the answer.
+    Unknown,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PropertyReport {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_file: Option<String>,
+    #[serde(skip)]
+    pub trace: Option<Trace>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub recipe: String,
+    pub clients: usize,
+    pub faults: Vec<String>,
+    pub client_behaviour: zklab_model::ClientBehaviour,
+    pub rounds: u8,
+    pub unique_states: usize,
+    pub total_states: usize,
+    pub max_depth: usize,
+    pub elapsed_ms: u128,
+    /// A budget (states or time) ran out.
+    pub bounded: bool,
+    pub properties: Vec<PropertyReport>,
+}
+
+impl Report {
+    pub fn status(&self, name: &str) -> Option<Status> {
+        self.properties.iter().find(|p| p.name == name).map(|p| p.status)
+    }
+
+    /// Writes each counterexample to `dir` as `<recipe>-n<N>-<property>.json` and records the
+    /// file in the report.
+    pub fn write_traces(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        let stem = format!("{}-n{}", self.recipe.replace(',', "+"), self.clients);
+        for p in &mut self.properties {
+            if let Some(trace) = &p.trace {
+                std::fs::create_dir_all(dir)?;
+                let file = dir.join(format!("{stem}-{}.json", p.name));
+                std::fs::write(&file, trace.to_json())?;
+                p.trace_file = Some(file.display().to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// 0: everything holds; 1: a property is violated or the run is vacuous; 3: a budget ran out.
+    pub fn exit_code(&self) -> i32 {
+        let any = |s: Status| self.properties.iter().any(|p| p.status == s);
+        if any(Status::Violated) || any(Status::Vacuous) {
+            1
+        } else if any(Status::Unknown) {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+fn report_progress(pass: &str, p: Progress, started: Instant) {
+    let secs = started.elapsed().as_secs_f64().max(0.001);
+    eprintln!(
+        "[{pass}] {} states, {} unique, {:.0} states/s, depth {}",
+        p.total,
+        p.unique,
+        p.total as f64 / secs,
+        p.depth
+    );
+}
+
+/// Checks `scenario` against every property that applies to it.
+pub fn run(scenario: &Scenario, options: &Options) -> Report {
+    let started = Instant::now();
+    let deadline = options.timeout.map(|t| started + t);
+    let init = scenario.world();
+    let defs = properties::applicable(&init);
+
+    // 1. stateright, on all threads: safety and reachability.
+    let model = WorldModel { init: init.clone(), defs: defs.clone() };
+    let mut builder = model.checker().threads(options.threads.max(1)).target_state_count(options.max_states);
+    if let Some(timeout) = options.timeout {
+        builder = builder.timeout(timeout);
+    }
+    let checker = builder.spawn_dfs();
+    let mut last = Instant::now();
+    while !checker.is_done() {
+        std::thread::sleep(Duration::from_millis(20));
+        if options.progress && last.elapsed() >= Duration::from_secs(1) {
+            last = Instant::now();
+            let p = Progress { unique: checker.unique_state_count(), total: checker.state_count(), depth: checker.max_depth() };
+            report_progress("stateright", p, started);
+        }
+    }
+    let checker = checker.join();
+    let discoveries = checker.discoveries();
+    let sr_unique = checker.unique_state_count();
+    let sr_bounded = sr_unique >= options.max_states || deadline.is_some_and(|d| Instant::now() >= d);
+    let all_discovered = discoveries.len() == checker.model().properties().len();
+    let sr_complete = !sr_bounded || all_discovered;
+
+    // 2. The graph pass: shortest counterexamples and liveness.
+    let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
+    let budget = Budget { max_states: options.max_states, deadline };
+    let graph = graph::explore(init, &safety, budget, &mut |p| {
+        if options.progress {
+            report_progress("graph", p, started);
+        }
+    });
+
+    let trace = |name: &str, cx: Counterexample| -> Trace {
+        let mut world = scenario.world();
+        for step in &cx.steps {
+            world.apply(*step).expect("counterexample steps replay");
+        }
+        Trace {
+            format: FORMAT,
+            scenario: scenario.clone(),
+            summary: summarize(name, &world, cx.cycle_start.is_some()),
+            verdict: Verdict { property: name.to_string(), cycle_start: cx.cycle_start },
+            steps: cx.steps,
+        }
+    };
+
+    let properties = defs
+        .iter()
+        .map(|def| {
+            let (status, cx) = match def.kind {
+                Kind::Safety => match (graph.first_violation.get(def.name), discoveries.get(def.name)) {
+                    (Some(&state), _) => (Status::Violated, Some(Counterexample { steps: graph.path_to(state), cycle_start: None })),
+                    (None, Some(path)) => (Status::Violated, Some(Counterexample { steps: path.clone().into_actions(), cycle_start: None })),
+                    (None, None) if graph.complete || sr_complete => (Status::Holds, None),
+                    (None, None) => (Status::Unknown, None),
+                },
+                Kind::Reached => match discoveries.contains_key(def.name) {
+                    true => (Status::Holds, None),
+                    false if sr_complete => (Status::Vacuous, None),
+                    false => (Status::Unknown, None),
+                },
+                Kind::Liveness if !graph.complete => (Status::Unknown, None),
+                Kind::Liveness => match graph.liveness_violation() {
+                    Some(cx) => (Status::Violated, Some(cx)),
+                    None => (Status::Holds, None),
+                },
+            };
+            PropertyReport { name: def.name, kind: def.kind, status, trace_file: None, trace: cx.map(|cx| trace(def.name, cx)) }
+        })
+        .collect();
+
+    Report {
+        recipe: scenario.recipe_label(),
+        clients: scenario.recipes.len(),
+        faults: scenario.faults().iter().map(|k| k.name().to_string()).collect(),
+        client_behaviour: scenario.config.client_behaviour,
+        rounds: scenario.config.rounds,
+        unique_states: graph.unique().max(sr_unique),
+        total_states: graph.total.max(checker.state_count()),
+        max_depth: checker.max_depth(),
+        elapsed_ms: started.elapsed().as_millis(),
+        bounded: sr_bounded || !graph.complete,
+        properties,
+    }
+}

@@ -1,0 +1,35 @@
+//! The world as a stateright model: actions are the world's enabled steps, in the world's own
+//! fixed order, and the next state is the world after the step.
+
+use super::properties::{self, Def};
+use stateright::{Model, Property};
+use zklab_model::{Step, World};
+use zklab_recipes::AnyRecipe;
+
+pub struct WorldModel {
+    pub init: World<AnyRecipe>,
+    pub defs: Vec<Def>,
+}
+
+impl Model for WorldModel {
+    type State = World<AnyRecipe>;
+    type Action = Step;
+
+    fn init_states(&self) -> Vec<Self::State> {
+        vec![self.init.clone()]
+    }
+
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        state.steps_into(actions);
+    }
+
+    fn next_state(&self, state: &Self::State, step: Self::Action) -> Option<Self::State> {
+        let mut next = state.clone();
+        next.apply(step).ok()?;
+        Some(next)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        properties::for_stateright(&self.defs)
+    }
+}

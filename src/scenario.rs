@@ -1,0 +1,95 @@
+//! A scenario is everything needed to rebuild a world: which recipe each client runs and the
+//! world's config. It is the portable part of a trace.
+
+use serde::{Deserialize, Serialize};
+use zklab_model::path;
+use zklab_model::{FaultBudget, FaultKind, World, WorldConfig};
+use zklab_recipes::AnyRecipe;
+
+/// Client counts beyond this are refused: exhaustive search is hopeless long before.
+pub const MAX_CLIENTS: usize = 8;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The recipe name of each client, in client order.
+    pub recipes: Vec<String>,
+    pub config: WorldConfig,
+}
+
+/// Input that cannot make a scenario, said in one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+impl Scenario {
+    /// `clients` clients running `recipe` (one name for all, or a comma list of one per client).
+    pub fn new(recipe: &str, clients: usize, config: WorldConfig) -> Result<Self, BadInput> {
+        if clients == 0 || clients > MAX_CLIENTS {
+            return Err(BadInput(format!("--clients must be between 1 and {MAX_CLIENTS}, got {clients}")));
+        }
+        let names: Vec<String> = recipe.split(',').map(|s| s.trim().to_string()).collect();
+        let recipes = match names.len() {
+            1 => vec![names[0].clone(); clients],
+            n if n == clients => names,
+            n => return Err(BadInput(format!("--recipe lists {n} recipes for {clients} clients (give one, or one per client)"))),
+        };
+        let scenario = Scenario { recipes, config };
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Checks what a hand-written or loaded scenario could get wrong.
+    pub fn validate(&self) -> Result<(), BadInput> {
+        if self.recipes.is_empty() || self.recipes.len() > MAX_CLIENTS {
+            return Err(BadInput(format!("a scenario needs 1 to {MAX_CLIENTS} clients, got {}", self.recipes.len())));
+        }
+        let lock = &self.config.lock_path;
+        path::validate(lock, false).map_err(|e| BadInput(format!("lock path: {e}")))?;
+        if lock == "/" || path::parent(lock) != "/" {
+            return Err(BadInput(format!("lock path must be a top-level node such as /lock, got {lock:?}")));
+        }
+        for name in &self.recipes {
+            zklab_recipes::build(name, lock).map_err(BadInput)?;
+        }
+        if self.config.rounds == 0 {
+            return Err(BadInput("--rounds must be at least 1".to_string()));
+        }
+        Ok(())
+    }
+
+    pub fn world(&self) -> World<AnyRecipe> {
+        let recipes = self
+            .recipes
+            .iter()
+            .map(|name| zklab_recipes::build(name, &self.config.lock_path).expect("validated"))
+            .collect();
+        World::new(self.config.clone(), recipes)
+    }
+
+    /// The recipe names joined, for reports (`standard`, or `standard,naive`).
+    pub fn recipe_label(&self) -> String {
+        let mut names = self.recipes.clone();
+        names.dedup();
+        names.join(",")
+    }
+
+    pub fn faults(&self) -> Vec<FaultKind> {
+        self.config.faults.enabled()
+    }
+}
+
+/// Parses a fault list: names separated by commas, `all`, or `none`.
+pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
+    let mut kinds = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match name {
+            "all" => kinds.extend(FaultKind::ALL),
+            "none" => {}
+            _ => kinds.push(FaultKind::parse(name).ok_or_else(|| {
+                let known: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+                BadInput(format!("unknown fault `{name}` (known: {}, all, none)", known.join(", ")))
+            })?),
+        }
+    }
+    Ok(FaultBudget::once(&kinds))
+}

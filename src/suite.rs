@@ -1,0 +1,80 @@
+//! The built-in suite, what `zklab` runs with no arguments: the standard lock proven under
+//! connection loss, disconnects and expiry; the holder-outlives-session lesson (belief broken,
+//! fencing intact); and every broken variant caught by the property it breaks.
+
+use crate::check::{self, Options, Status};
+use crate::scenario::{parse_faults, Scenario};
+use std::path::PathBuf;
+use zklab_model::WorldConfig;
+
+pub struct Settings {
+    pub threads: usize,
+    pub trace_dir: PathBuf,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { threads: 2, trace_dir: PathBuf::from("zklab-traces") }
+    }
+}
+
+/// One entry: a scenario and the properties expected to be violated (all others must hold).
+pub struct Case {
+    pub recipe: &'static str,
+    pub clients: usize,
+    pub faults: &'static str,
+    pub violated: &'static [&'static str],
+    pub lesson: &'static str,
+}
+
+pub const CASES: &[Case] = &[
+    Case { recipe: "standard", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect,expire", violated: &[], lesson: "the recipe survives lost requests, lost replies, disconnects and expiry" },
+    Case { recipe: "standard", clients: 3, faults: "loss-before-apply,loss-after-apply,expire", violated: &[], lesson: "the same with three contenders" },
+    Case { recipe: "standard", clients: 2, faults: "expire,pause", violated: &["belief_exclusion"], lesson: "holder-outlives-session: a paused holder believes past its expiry; the fencing token still protects the resource" },
+    Case { recipe: "naive", clients: 3, faults: "loss-after-apply", violated: &[], lesson: "the single-node lock is safe (its cost is the herd)" },
+    Case { recipe: "parent-watch", clients: 3, faults: "loss-after-apply", violated: &[], lesson: "the children-watch lock is safe (its cost is the herd)" },
+    Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
+    Case { recipe: "wait-on-null", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
+];
+
+impl Case {
+    pub fn scenario(&self) -> Scenario {
+        let config = WorldConfig { faults: parse_faults(self.faults).expect("suite faults are valid"), ..WorldConfig::default() };
+        Scenario::new(self.recipe, self.clients, config).expect("suite scenarios are valid")
+    }
+}
+
+/// Runs every case; returns 0 when each verdict is as expected, else 1.
+pub fn run(settings: &Settings) -> i32 {
+    let options = Options { threads: settings.threads, ..Options::default() };
+    let mut failures = 0;
+    println!("{:<14} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
+    for case in CASES {
+        let mut report = check::run(&case.scenario(), &options);
+        if let Err(e) = report.write_traces(&settings.trace_dir) {
+            eprintln!("error: cannot write traces: {e}");
+            return 2;
+        }
+        let unexpected: Vec<String> = report
+            .properties
+            .iter()
+            .filter(|p| (p.status == Status::Violated) != case.violated.contains(&p.name) || p.status == Status::Vacuous || p.status == Status::Unknown)
+            .map(|p| format!("{} {:?}", p.name, p.status))
+            .collect();
+        let verdict = if case.violated.is_empty() { "proven".to_string() } else { format!("caught: {}", case.violated.join(", ")) };
+        let verdict = if unexpected.is_empty() { verdict } else { format!("UNEXPECTED: {}", unexpected.join(", ")) };
+        failures += usize::from(!unexpected.is_empty());
+        println!("{:<14} {:>2}  {:<50} {:>9} {:>8}  {verdict}", case.recipe, case.clients, case.faults, report.unique_states, report.elapsed_ms);
+        println!("{:<18}  {}", "", case.lesson);
+        for p in report.properties.iter().filter(|p| p.trace_file.is_some()) {
+            println!("{:<18}  {} trace: {}", "", p.name, p.trace_file.as_deref().unwrap_or_default());
+        }
+    }
+    if failures == 0 {
+        println!("\nall {} cases as expected", CASES.len());
+        0
+    } else {
+        println!("\n{failures} of {} cases NOT as expected", CASES.len());
+        1
+    }
+}

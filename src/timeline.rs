@@ -1,0 +1,55 @@
+//! A trace as a readable timeline: one row per step, one column per client, each step's effects
+//! written under the client that took it, faults marked so the eye finds them.
+
+use crate::trace::{Trace, TraceError};
+use zklab_model::Step;
+
+const WIDTH: usize = 46;
+
+/// Renders `trace` by replaying it with the world's own descriptions of each step.
+pub fn render(trace: &Trace) -> Result<String, TraceError> {
+    let mut world = trace.scenario.world();
+    let clients = world.clients.len();
+    let mut out = String::new();
+    let header: Vec<String> =
+        trace.scenario.recipes.iter().enumerate().map(|(i, r)| format!("c{i} ({r}, {})", world.clients[i].session)).collect();
+    out.push_str(&row("step", &header));
+    out.push_str(&format!("{}\n", "-".repeat(6 + clients * (WIDTH + 3))));
+    for (i, step) in trace.steps.iter().enumerate() {
+        if trace.verdict.cycle_start == Some(i) {
+            out.push_str(&format!("{:>5} ~~~~ the cycle starts here and returns to this state ~~~~\n", ""));
+        }
+        let mut log = Some(Vec::new());
+        world.apply_logged(*step, &mut log).map_err(|_| TraceError::NotEnabled(i, *step))?;
+        let title = match step {
+            Step::Fault(kind, _) => format!("!! FAULT {kind}"),
+            other => other.to_string().split(' ').next().unwrap_or_default().to_string(),
+        };
+        let mut lines = vec![title];
+        lines.extend(log.unwrap_or_default().into_iter().map(|l| format!("  {l}")));
+        let column = usize::from(step.client());
+        for (n, line) in lines.iter().enumerate() {
+            let mut cells = vec![String::new(); clients];
+            cells[column] = line.clone();
+            let label = if n == 0 { format!("{:>4}", i + 1) } else { String::new() };
+            out.push_str(&row(&label, &cells));
+        }
+    }
+    out.push_str(&format!("\n=> {} violated: {}\n", trace.verdict.property, trace.summary));
+    Ok(out)
+}
+
+fn row(label: &str, cells: &[String]) -> String {
+    let mut line = format!("{label:<5}");
+    for cell in cells {
+        let mut text: String = cell.chars().take(WIDTH).collect();
+        if cell.chars().count() > WIDTH {
+            text.pop();
+            text.push('~');
+        }
+        line.push_str(&format!(" | {text:<WIDTH$}"));
+    }
+    line.truncate(line.trim_end().len());
+    line.push('\n');
+    line
+}

@@ -1,0 +1,135 @@
+//! Traces: a scenario, the steps taken, and the verdict they lead to. Replaying re-applies the
+//! steps to a fresh world and must reproduce the verdict, so a trace is a proof that can be
+//! re-checked anywhere.
+
+use crate::check::properties::SAFETY;
+use crate::scenario::{BadInput, Scenario};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use zklab_model::{Step, World};
+use zklab_recipes::AnyRecipe;
+
+pub const FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trace {
+    pub format: u32,
+    pub scenario: Scenario,
+    pub steps: Vec<Step>,
+    pub verdict: Verdict,
+    pub summary: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    /// The property the steps violate.
+    pub property: String,
+    /// For a liveness cycle: the step index where the cycle starts (the state after the last
+    /// step equals the state before this one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_start: Option<usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("cannot read {0}: {1}")]
+    Io(String, std::io::Error),
+    #[error("{0} is not a zklab trace: {1}")]
+    Malformed(String, serde_json::Error),
+    #[error("unsupported trace format {0} (this zklab reads format {FORMAT})")]
+    Format(u32),
+    #[error("bad scenario in trace: {0}")]
+    Scenario(BadInput),
+    #[error("step {0} ({1}) is not enabled in the replayed world")]
+    NotEnabled(usize, Step),
+    #[error("unknown property `{0}` in the verdict")]
+    UnknownProperty(String),
+    #[error("replay does not reproduce the verdict: {0}")]
+    Diverged(String),
+}
+
+impl Trace {
+    pub fn load(path: &Path) -> Result<Trace, TraceError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| TraceError::Io(name.clone(), e))?;
+        let trace: Trace = serde_json::from_str(&text).map_err(|e| TraceError::Malformed(name, e))?;
+        if trace.format != FORMAT {
+            return Err(TraceError::Format(trace.format));
+        }
+        trace.scenario.validate().map_err(TraceError::Scenario)?;
+        Ok(trace)
+    }
+
+    /// The canonical text of the trace (stable field order, one step per line).
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("traces serialize");
+        text.push('\n');
+        text
+    }
+
+    /// The worlds along the trace: the initial one, then one after each step.
+    pub fn worlds(&self) -> Result<Vec<World<AnyRecipe>>, TraceError> {
+        let mut world = self.scenario.world();
+        let mut worlds = vec![world.clone()];
+        for (i, step) in self.steps.iter().enumerate() {
+            world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
+            worlds.push(world.clone());
+        }
+        Ok(worlds)
+    }
+
+    /// Re-applies the steps and checks that they lead to the verdict: a safety property holds
+    /// until the last step and fails after it; a deadlock ends with a client waiting and nothing
+    /// but faults possible; a cycle returns to the state where it started with a client waiting
+    /// throughout.
+    pub fn replay(&self) -> Result<(), TraceError> {
+        let worlds = self.worlds()?;
+        let last = worlds.last().expect("at least the initial world");
+        let property = self.verdict.property.as_str();
+        if let Some(def) = SAFETY.iter().find(|d| d.name == property) {
+            if let Some(i) = worlds[..worlds.len() - 1].iter().position(|w| !(def.holds)(w)) {
+                return Err(TraceError::Diverged(format!("{property} already fails after step {i}")));
+            }
+            if (def.holds)(last) {
+                return Err(TraceError::Diverged(format!("{property} holds at the end")));
+            }
+            return Ok(());
+        }
+        if property != "eventual_acquire" {
+            return Err(TraceError::UnknownProperty(property.to_string()));
+        }
+        match self.verdict.cycle_start {
+            None if last.deadlocked() => Ok(()),
+            None => Err(TraceError::Diverged("the last state is not a deadlock".to_string())),
+            Some(start) => {
+                let cycle = worlds.get(start..).filter(|c| c.len() > 1).ok_or_else(|| {
+                    TraceError::Diverged(format!("cycle start {start} is not inside the trace"))
+                })?;
+                if cycle[0] != *last {
+                    return Err(TraceError::Diverged("the cycle does not return to its start".to_string()));
+                }
+                let starving = (0..last.clients.len() as u8).any(|c| cycle.iter().all(|w| w.waiting().contains(&c)));
+                if !starving {
+                    return Err(TraceError::Diverged("no client waits throughout the cycle".to_string()));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One line saying what went wrong at the end of a counterexample.
+pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> String {
+    let names = |ids: Vec<u8>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
+    match property {
+        "belief_exclusion" => format!("{} both believe they hold the lock", names(world.believers())),
+        "fenced_exclusion" => "the resource accepted a write from an older holder after a newer one".to_string(),
+        "zk_exclusion" => format!("{} hold the lock with live nodes", names(world.zk_holders())),
+        "no_orphans" => format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", ")),
+        "eventual_acquire" if cycle => format!("{} waits forever in a cycle of steps", names(world.waiting())),
+        "eventual_acquire" => format!("{} waits and nothing but a fault can happen", names(world.waiting())),
+        other => other.to_string(),
+    }
+}
