@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 use zklab_model::path::{self, PathError};
-use zklab_model::world::Link;
+use zklab_model::world::{Link, Sending};
 use zklab_model::{
     Belief, ChildrenOrder, ClientBehaviour, CreateMode, Ctx, EventType, FaultBudget, FaultKind, Input, Notification,
     Recipe, Request, Response, Server, ServerConfig, SessionId, SessionState, SessionStatus, Stat, Step, WatchKind,
@@ -1324,11 +1324,11 @@ fn world_connection_loss_before_apply_never_applies_the_request() {
     let create = Request::create("/lock/x-", EphemeralSequential);
     let check = Request::exists("/lock", false);
     let mut w = world(ClientBehaviour::Java, &[FaultKind::LossBeforeApply], vec![vec![create.clone(), check.clone()]]);
-    // The fault is armed first and strikes the next request the client sends.
-    step(&mut w, Step::Fault(FaultKind::LossBeforeApply, 0));
-    assert!(!w.enabled(Step::Fault(FaultKind::LossBeforeApply, 0)), "the budget is spent");
+    // The fault is a lossy version of a step that sends: here the acquire's first request.
+    assert!(!w.enabled(Step::Lossy(FaultKind::LossBeforeApply, Sending::Receive, 0)), "nothing to receive");
     let zxid = w.server.zxid();
-    step(&mut w, Step::Acquire(0));
+    step(&mut w, Step::Lossy(FaultKind::LossBeforeApply, Sending::Acquire, 0));
+    assert!(!w.enabled(Step::Lossy(FaultKind::LossBeforeApply, Sending::Reconnect, 0)), "the budget is spent");
     assert_eq!(w.server.zxid(), zxid, "the server never saw the request");
     assert!(w.server.tree().children("/lock").is_empty());
     assert_eq!(w.clients[0].link, Link::Down);
@@ -1351,9 +1351,8 @@ fn world_connection_loss_after_apply_applies_the_request_and_loses_the_reply() {
     let create = Request::create("/lock/x-", EphemeralSequential);
     let check = Request::exists("/lock", false);
     let mut w = world(ClientBehaviour::Java, &[FaultKind::LossAfterApply], vec![vec![create.clone(), check.clone()]]);
-    step(&mut w, Step::Fault(FaultKind::LossAfterApply, 0));
     let zxid = w.server.zxid();
-    step(&mut w, Step::Acquire(0));
+    step(&mut w, Step::Lossy(FaultKind::LossAfterApply, Sending::Acquire, 0));
     let session = w.clients[0].session;
     assert_eq!(w.server.zxid(), zxid + 1, "the create, and only the create, was applied");
     assert_eq!(w.server.tree().ephemerals_of(session), strings(&["/lock/x-0000000000"]));

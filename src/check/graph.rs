@@ -4,8 +4,9 @@
 //! meets has a shortest path) and the edges (so liveness can be judged on the whole graph).
 
 use super::properties::Def;
+use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::time::Instant;
 use zklab_model::{Step, World};
 use zklab_recipes::AnyRecipe;
@@ -52,14 +53,14 @@ pub struct Progress {
 }
 
 fn fingerprint(world: &World<AnyRecipe>) -> u64 {
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = FxHasher::default();
     world.hash(&mut hasher);
     hasher.finish()
 }
 
 /// Explores everything reachable from `init` breadth-first, checking `safety` in every state.
 pub fn explore(init: World<AnyRecipe>, safety: &[Def], budget: Budget, progress: &mut dyn FnMut(Progress)) -> Graph {
-    let mut index: HashMap<u64, u32> = HashMap::new();
+    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut graph = Graph {
         init: init.clone(),
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],

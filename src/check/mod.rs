@@ -119,9 +119,23 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
     let init = scenario.world();
     let defs = properties::applicable(&init);
 
-    // 1. stateright, on all threads: safety and reachability.
-    let model = WorldModel { init: init.clone(), defs: defs.clone() };
-    let mut builder = model.checker().threads(options.threads.max(1)).target_state_count(options.max_states);
+    // stateright (safety and reachability) and the graph pass (shortest counterexamples and
+    // liveness) explore the same space; they run side by side, the graph pass on its own thread.
+    let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
+    let budget = Budget { max_states: options.max_states, deadline };
+    let graph_init = init.clone();
+    let progress = options.progress;
+    let graph_thread = std::thread::spawn(move || {
+        graph::explore(graph_init, &safety, budget, &mut |p| {
+            if progress {
+                report_progress("graph", p, started);
+            }
+        })
+    });
+
+    let model = WorldModel { init, defs: defs.clone() };
+    let stateright_threads = options.threads.saturating_sub(1).max(1);
+    let mut builder = model.checker().threads(stateright_threads).target_state_count(options.max_states);
     if let Some(timeout) = options.timeout {
         builder = builder.timeout(timeout);
     }
@@ -141,15 +155,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
     let sr_bounded = sr_unique >= options.max_states || deadline.is_some_and(|d| Instant::now() >= d);
     let all_discovered = discoveries.len() == checker.model().properties().len();
     let sr_complete = !sr_bounded || all_discovered;
-
-    // 2. The graph pass: shortest counterexamples and liveness.
-    let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
-    let budget = Budget { max_states: options.max_states, deadline };
-    let graph = graph::explore(init, &safety, budget, &mut |p| {
-        if options.progress {
-            report_progress("graph", p, started);
-        }
-    });
+    let graph = graph_thread.join().expect("the graph pass does not panic");
 
     let trace = |name: &str, cx: Counterexample| -> Trace {
         let mut world = scenario.world();

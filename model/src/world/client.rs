@@ -31,8 +31,11 @@ pub struct Client<R> {
     /// one channel, as on a real TCP connection).
     pub inbound: VecDeque<Input>,
     pub watches: ClientWatches,
-    /// The newest zxid the library has seen in a reply header (for SetWatches).
-    pub last_zxid: i64,
+    /// The server's zxid when the connection dropped, which SetWatches compares against on
+    /// reconnect. The Java client sends the last zxid it saw; every watched change before the
+    /// drop has already fired while connected, so both give the same catch-up events, and this
+    /// one does not tell apart states by which reply a client saw last.
+    pub drop_zxid: i64,
     pub rounds_left: u8,
     /// The recipe has handled the Disconnected event of the current outage.
     pub noticed_disconnect: bool,
@@ -55,7 +58,7 @@ impl<R: Recipe> Client<R> {
             outbound: VecDeque::new(),
             inbound: VecDeque::new(),
             watches: ClientWatches::default(),
-            last_zxid: 0,
+            drop_zxid: 0,
             rounds_left: rounds,
             noticed_disconnect: false,
             wrote: false,

@@ -13,7 +13,7 @@ pub use client::{Client, Link};
 pub use config::{FaultBudget, FaultKind, WorldConfig};
 pub use observe::Coverage;
 pub use resource::Resource;
-pub use step::Step;
+pub use step::{Sending, Step};
 
 use crate::recipe::{Belief, Ctx, Input, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionState, ZkError};
@@ -76,9 +76,7 @@ impl<R: Recipe> World<R> {
             .into_iter()
             .map(|recipe| {
                 let (session, _) = server.open_session(config.session_timeout_ms);
-                let mut client = Client::new(recipe, session, config.rounds);
-                client.last_zxid = server.zxid();
-                client
+                Client::new(recipe, session, config.rounds)
             })
             .collect();
         World {
@@ -121,7 +119,13 @@ impl<R: Recipe> World<R> {
         }
         for kind in FaultKind::ALL {
             for i in 0..self.clients.len() as u8 {
-                if self.enabled(Step::Fault(kind, i)) {
+                if matches!(kind, FaultKind::LossBeforeApply | FaultKind::LossAfterApply) {
+                    for sending in Sending::ALL {
+                        if self.enabled(Step::Lossy(kind, sending, i)) {
+                            steps.push(Step::Lossy(kind, sending, i));
+                        }
+                    }
+                } else if self.enabled(Step::Fault(kind, i)) {
                     steps.push(Step::Fault(kind, i));
                 }
             }
@@ -144,13 +148,17 @@ impl<R: Recipe> World<R> {
                 alive && (c.crashed || (c.link == Link::Partitioned && (c.noticed_disconnect || c.paused)))
             }
             Step::Resume(_) => c.paused && !c.crashed,
+            Step::Lossy(kind, sending, i) => {
+                matches!(kind, FaultKind::LossBeforeApply | FaultKind::LossAfterApply)
+                    && self.faults_used[kind.index()] < self.config.faults.get(kind)
+                    && self.enabled(sending.step(i))
+                    && self.would_send(usize::from(i), sending)
+            }
             Step::Fault(kind, _) => {
                 self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && !c.crashed
                     && match kind {
-                        FaultKind::LossBeforeApply | FaultKind::LossAfterApply => {
-                            c.runs() && c.link == Link::Up && c.armed.is_none()
-                        }
+                        FaultKind::LossBeforeApply | FaultKind::LossAfterApply => false,
                         FaultKind::Disconnect => c.link == Link::Up,
                         FaultKind::Expire => alive && c.link != Link::Partitioned,
                         FaultKind::Crash => true,
@@ -208,16 +216,41 @@ impl<R: Recipe> World<R> {
                 self.faults_used[kind.index()] += 1;
                 self.fault(kind, i, log);
             }
+            Step::Lossy(kind, sending, client) => {
+                self.faults_used[kind.index()] += 1;
+                self.clients[i].armed = Some(kind);
+                self.apply_logged(sending.step(client), log)?;
+                debug_assert!(self.clients[i].armed.is_none(), "the lossy step sent a request");
+            }
         }
         Ok(())
     }
 
+    /// Whether client `i`'s `sending` step would send a request on a live connection now.
+    fn would_send(&self, i: usize, sending: Sending) -> bool {
+        let c = &self.clients[i];
+        let input = match sending {
+            Sending::Reconnect => return self.server.is_alive(c.session) && !c.outbound.is_empty(),
+            _ if c.link != Link::Up => return false,
+            Sending::Acquire => Input::Acquire,
+            Sending::Release => Input::Release,
+            Sending::Receive => match c.inbound.front() {
+                Some(input) => input.clone(),
+                None => return false,
+            },
+        };
+        if input == Input::State(SessionState::Expired) {
+            return false;
+        }
+        let mut recipe = c.recipe.clone();
+        let mut out = Vec::new();
+        recipe.handle(&Ctx { client: i as u8, session: c.session }, input, &mut out);
+        !out.is_empty()
+    }
+
     fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<String>>) {
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => {
-                self.clients[i].armed = Some(kind);
-                note(log, || "the connection will drop at the next request".to_string());
-            }
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => unreachable!("taken as Step::Lossy"),
             FaultKind::Disconnect => {
                 self.drop_link(i, Link::Down, None);
                 note(log, || "connection drops".to_string());
@@ -273,7 +306,6 @@ impl<R: Recipe> World<R> {
                 return;
             }
             let c = &mut self.clients[i];
-            c.last_zxid = c.last_zxid.max(outcome.zxid);
             c.watches.on_reply(&request, &outcome.result);
             c.inbound.push_back(Input::Reply { request, result: outcome.result });
         }
@@ -299,6 +331,7 @@ impl<R: Recipe> World<R> {
         let c = &mut self.clients[i];
         c.link = link;
         c.noticed_disconnect = false;
+        c.drop_zxid = self.server.zxid();
         c.armed = None;
         self.server.drop_watches(c.session);
         for request in in_flight.into_iter().chain(c.outbound.drain(..)) {
@@ -316,10 +349,11 @@ impl<R: Recipe> World<R> {
         if self.server.is_alive(c.session) {
             c.link = Link::Up;
             c.inbound.push_back(Input::State(SessionState::SyncConnected));
+            let drop_zxid = std::mem::take(&mut c.drop_zxid);
             note(log, || format!("reconnects, {} still alive", c.session));
             if behaviour == ClientBehaviour::Java {
                 let watches = c.watches.to_vec();
-                for event in self.server.set_watches(c.session, c.last_zxid, &watches) {
+                for event in self.server.set_watches(c.session, drop_zxid, &watches) {
                     note(log, || format!("catch-up event {:?} {}", event.kind, event.path));
                     c.watches.on_event(&event);
                     c.inbound.push_back(Input::Watch(event));
@@ -384,7 +418,7 @@ impl<R: Recipe> World<R> {
             note(log, || format!("opens a new session {session}"));
             c.session = session;
             c.link = Link::Up;
-            c.last_zxid = self.server.zxid();
+            c.drop_zxid = 0;
         }
         self.send(i, log);
     }

@@ -24,6 +24,34 @@ pub enum Step {
     Resume(u8),
     /// An injected fault.
     Fault(FaultKind, u8),
+    /// The client takes a step that sends a request, and the connection drops before the
+    /// server applies it or after (losing the reply): the only moments a connection-loss fault
+    /// changes anything.
+    Lossy(FaultKind, Sending, u8),
+}
+
+/// The steps that can send a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sending {
+    Acquire,
+    Release,
+    Receive,
+    Reconnect,
+}
+
+impl Sending {
+    pub const ALL: [Sending; 4] = [Sending::Acquire, Sending::Release, Sending::Receive, Sending::Reconnect];
+
+    /// The plain step this one is a lossy version of.
+    pub fn step(self, client: u8) -> Step {
+        match self {
+            Sending::Acquire => Step::Acquire(client),
+            Sending::Release => Step::Release(client),
+            Sending::Receive => Step::Receive(client),
+            Sending::Reconnect => Step::Reconnect(client),
+        }
+    }
 }
 
 impl Step {
@@ -36,11 +64,12 @@ impl Step {
             | Step::Reconnect(c)
             | Step::Expire(c)
             | Step::Resume(c)
-            | Step::Fault(_, c) => c,
+            | Step::Fault(_, c)
+            | Step::Lossy(_, _, c) => c,
         }
     }
     pub fn is_fault(self) -> bool {
-        matches!(self, Step::Fault(..))
+        matches!(self, Step::Fault(..) | Step::Lossy(..))
     }
 }
 
@@ -55,6 +84,7 @@ impl fmt::Display for Step {
             Step::Expire(c) => write!(f, "expire c{c}"),
             Step::Resume(c) => write!(f, "resume c{c}"),
             Step::Fault(kind, c) => write!(f, "FAULT {kind} c{c}"),
+            Step::Lossy(kind, sending, c) => write!(f, "FAULT {kind} on {} c{c}", sending.step(*c).to_string().split(' ').next().unwrap_or("")),
         }
     }
 }
