@@ -1,6 +1,25 @@
 //! zklab proves or breaks ZooKeeper lock recipes: the same recipe code is explored exhaustively
 //! under every interleaving and fault, and every counterexample is a replayable trace.
 
+/// Prints a line to stdout; a closed pipe (`zklab ... | head`) ends the output quietly instead
+/// of panicking.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Like `say!` without the newline.
+#[macro_export]
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 pub mod check;
 pub mod scenario;
 pub mod timeline;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, BadInput, Scenario};
 use zklab::trace::Trace;
-use zklab::{suite, timeline};
+use zklab::{say, say_raw, suite, timeline};
 use zklab_model::{ClientBehaviour, WorldConfig};
 
 #[derive(Parser)]
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            print!("{e}");
+            say_raw!("{e}");
             return ExitCode::SUCCESS;
         }
     };
@@ -139,7 +139,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
     if args.json {
-        println!("{}", serde_json::to_string(&report).expect("reports serialize"));
+        say!("{}", serde_json::to_string(&report).expect("reports serialize"));
     } else {
         print_report(&report);
     }
@@ -148,7 +148,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
 
 fn print_report(report: &Report) {
     let faults = if report.faults.is_empty() { "none".to_string() } else { report.faults.join(",") };
-    println!(
+    say!(
         "{} x{} (faults: {faults}; client: {:?}; rounds: {}): {} unique states, {} total, depth {}, {} ms{}",
         report.recipe,
         report.clients,
@@ -167,33 +167,33 @@ fn print_report(report: &Report) {
             Status::Vacuous => "VACUOUS (never reached)",
             Status::Unknown => "unknown (budget ran out)",
         };
-        println!("  {:<28} {status}", p.name);
+        say!("  {:<28} {status}", p.name);
     }
     for p in &report.properties {
         if let (Some(trace), Some(file)) = (&p.trace, &p.trace_file) {
-            println!("\n{} counterexample, {} steps ({file}):", p.name, trace.steps.len());
+            say!("\n{} counterexample, {} steps ({file}):", p.name, trace.steps.len());
             match timeline::render(trace) {
-                Ok(text) => print!("{text}"),
-                Err(e) => println!("  (cannot render: {e})"),
+                Ok(text) => say_raw!("{text}"),
+                Err(e) => say!("  (cannot render: {e})"),
             }
         }
     }
 }
 
 fn list_recipes() -> i32 {
-    println!("recipes:");
+    say!("recipes:");
     for e in zklab_recipes::CATALOGUE {
         match &e.flaw {
-            None => println!("  {:<14} {}", e.name, e.summary),
-            Some(f) => println!("  {:<14} {} [flaw: {}; breaks {}]", e.name, e.summary, f.bug, f.breaks.join(", ")),
+            None => say!("  {:<14} {}", e.name, e.summary),
+            Some(f) => say!("  {:<14} {} [flaw: {}; breaks {}]", e.name, e.summary, f.bug, f.breaks.join(", ")),
         }
     }
-    println!("faults:");
+    say!("faults:");
     for k in zklab_model::FaultKind::ALL {
-        println!("  {}", k.name());
+        say!("  {}", k.name());
     }
-    println!("  all");
-    println!("client behaviours: java (re-arms watches on reconnect), kazoo (drops them)");
+    say!("  all");
+    say!("client behaviours: java (re-arms watches on reconnect), kazoo (drops them)");
     0
 }
 
@@ -207,7 +207,7 @@ fn replay(path: &Path, show: bool) -> i32 {
     };
     if show {
         match timeline::render(&trace) {
-            Ok(text) => print!("{text}"),
+            Ok(text) => say_raw!("{text}"),
             Err(e) => {
                 eprintln!("error: {e}");
                 return 2;
@@ -216,7 +216,7 @@ fn replay(path: &Path, show: bool) -> i32 {
     }
     match trace.replay() {
         Ok(()) => {
-            println!("{}: {} steps reproduce `{}` ({})", path.display(), trace.steps.len(), trace.verdict.property, trace.summary);
+            say!("{}: {} steps reproduce `{}` ({})", path.display(), trace.steps.len(), trace.verdict.property, trace.summary);
             0
         }
         Err(e) => {

@@ -2,7 +2,7 @@
 //! steps to a fresh world and must reproduce the verdict, so a trace is a proof that can be
 //! re-checked anywhere.
 
-use crate::check::properties::SAFETY;
+use crate::check::properties::{safety, LIVENESS_NAME};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -88,7 +88,7 @@ impl Trace {
         let worlds = self.worlds()?;
         let last = worlds.last().expect("at least the initial world");
         let property = self.verdict.property.as_str();
-        if let Some(def) = SAFETY.iter().find(|d| d.name == property) {
+        if let Some(def) = safety::<AnyRecipe>().into_iter().find(|d| d.name == property) {
             if let Some(i) = worlds[..worlds.len() - 1].iter().position(|w| !(def.holds)(w)) {
                 return Err(TraceError::Diverged(format!("{property} already fails after step {i}")));
             }
@@ -97,7 +97,7 @@ impl Trace {
             }
             return Ok(());
         }
-        if property != "eventual_acquire" {
+        if property != LIVENESS_NAME {
             return Err(TraceError::UnknownProperty(property.to_string()));
         }
         match self.verdict.cycle_start {

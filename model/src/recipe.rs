@@ -60,4 +60,10 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     fn belief(&self) -> Belief;
     /// The lock node this client believes it owns, if any (for the orphan check).
     fn owned_node(&self) -> Option<&str>;
+    /// Whether the recipe waits on one node it has listed or checked, so that the node can
+    /// vanish between the listing and the watch: the delete-before-watch race must then be
+    /// reached for a proof to count.
+    fn waits_on_one_node(&self) -> bool {
+        false
+    }
 }

@@ -5,4 +5,4 @@ pub mod naive;
 pub mod registry;
 pub mod sequential;
 
-pub use registry::{build, entry, watches_single_node, AnyRecipe, Entry, Flaw, CATALOGUE};
+pub use registry::{build, entry, AnyRecipe, Entry, Flaw, CATALOGUE};

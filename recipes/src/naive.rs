@@ -141,4 +141,8 @@ impl zklab_model::Recipe for NaiveLock {
             _ => None,
         }
     }
+
+    fn waits_on_one_node(&self) -> bool {
+        true
+    }
 }

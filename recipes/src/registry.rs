@@ -105,13 +105,11 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Naive(r) => r.owned_node(),
         }
     }
-}
-
-/// Whether the recipe waits on one node it has listed or checked, so that the node can vanish
-/// between the listing and the watch (the delete-before-watch race applies to it).
-pub fn watches_single_node(recipe: &AnyRecipe) -> bool {
-    match recipe {
-        AnyRecipe::Sequential(r) => r.watches_predecessor(),
-        AnyRecipe::Naive(_) => true,
+    fn waits_on_one_node(&self) -> bool {
+        match self {
+            AnyRecipe::Sequential(r) => r.waits_on_one_node(),
+            AnyRecipe::Naive(r) => r.waits_on_one_node(),
+        }
     }
 }
+

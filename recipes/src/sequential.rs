@@ -83,10 +83,6 @@ impl SequentialLock {
         SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None }
     }
 
-    pub fn watches_predecessor(&self) -> bool {
-        self.variant.wait_on == WaitOn::Predecessor
-    }
-
     /// The guid part of our node names: unique per client and session.
     fn guid(ctx: &Ctx) -> String {
         format!("c{}-{}", ctx.client, ctx.session)
@@ -238,5 +234,9 @@ impl zklab_model::Recipe for SequentialLock {
 
     fn owned_node(&self) -> Option<&str> {
         self.node.as_deref()
+    }
+
+    fn waits_on_one_node(&self) -> bool {
+        self.variant.wait_on == WaitOn::Predecessor
     }
 }

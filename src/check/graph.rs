@@ -8,8 +8,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
-use zklab_model::{Step, World};
-use zklab_recipes::AnyRecipe;
+use zklab_model::{Recipe, Step, World};
 
 const ROOT: u32 = u32::MAX;
 
@@ -21,8 +20,8 @@ pub struct Budget {
 }
 
 /// The explored graph. States are numbered in breadth-first order.
-pub struct Graph {
-    init: World<AnyRecipe>,
+pub struct Graph<R> {
+    init: World<R>,
     parent: Vec<(u32, Step)>,
     /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`.
     offsets: Vec<u32>,
@@ -52,14 +51,19 @@ pub struct Progress {
     pub depth: usize,
 }
 
-fn fingerprint(world: &World<AnyRecipe>) -> u64 {
+fn fingerprint<R: Recipe>(world: &World<R>) -> u64 {
     let mut hasher = FxHasher::default();
     world.hash(&mut hasher);
     hasher.finish()
 }
 
 /// Explores everything reachable from `init` breadth-first, checking `safety` in every state.
-pub fn explore(init: World<AnyRecipe>, safety: &[Def], budget: Budget, progress: &mut dyn FnMut(Progress)) -> Graph {
+pub fn explore<R: Recipe>(
+    init: World<R>,
+    safety: &[Def<R>],
+    budget: Budget,
+    progress: &mut dyn FnMut(Progress),
+) -> Graph<R> {
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut graph = Graph {
         init: init.clone(),
@@ -112,8 +116,8 @@ pub fn explore(init: World<AnyRecipe>, safety: &[Def], budget: Budget, progress:
     graph
 }
 
-impl Graph {
-    fn check_safety(&mut self, id: u32, world: &World<AnyRecipe>, safety: &[Def]) {
+impl<R: Recipe> Graph<R> {
+    fn check_safety(&mut self, id: u32, world: &World<R>, safety: &[Def<R>]) {
         for def in safety {
             if !self.first_violation.contains_key(def.name) && !(def.holds)(world) {
                 self.first_violation.insert(def.name, id);
@@ -147,7 +151,7 @@ impl Graph {
     }
 
     /// The world after `steps` from the initial state.
-    pub fn replay(&self, steps: &[Step]) -> World<AnyRecipe> {
+    pub fn replay(&self, steps: &[Step]) -> World<R> {
         let mut world = self.init.clone();
         for step in steps {
             world.apply(*step).expect("a path of the graph");

@@ -7,12 +7,13 @@ pub mod model;
 pub mod properties;
 
 use crate::scenario::Scenario;
-use crate::trace::{summarize, Trace, Verdict, FORMAT};
+use crate::trace::{summarize, Trace, Verdict as TraceVerdict, FORMAT};
 use graph::{Budget, Counterexample, Progress};
 use model::WorldModel;
 use properties::Kind;
 use serde::Serialize;
 use stateright::{Checker, Model};
+use zklab_model::{Recipe, World};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
@@ -65,6 +66,9 @@ pub struct Report {
     pub elapsed_ms: u128,
     /// A budget (states or time) ran out.
     pub bounded: bool,
+    /// Peak resident memory of the process, in KiB (Linux only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
     pub properties: Vec<PropertyReport>,
 }
 
@@ -112,72 +116,90 @@ fn report_progress(pass: &str, p: Progress, started: Instant) {
     );
 }
 
-/// Checks `scenario` against every property that applies to it.
-pub fn run(scenario: &Scenario, options: &Options) -> Report {
+/// The verdict on one property, with a counterexample when violated.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub status: Status,
+    pub counterexample: Option<Counterexample>,
+}
+
+/// What exploring a world found, for any recipe type.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub unique_states: usize,
+    pub total_states: usize,
+    pub max_depth: usize,
+    pub elapsed_ms: u128,
+    pub bounded: bool,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl Outcome {
+    pub fn status(&self, name: &str) -> Option<Status> {
+        self.verdicts.iter().find(|v| v.name == name).map(|v| v.status)
+    }
+}
+
+/// Explores every interleaving and fault from `init` and judges every property that applies.
+pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
-    let init = scenario.world();
     let defs = properties::applicable(&init);
 
     // stateright (safety and reachability) and the graph pass (shortest counterexamples and
     // liveness) explore the same space; they run side by side, the graph pass on its own thread.
     let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
     let budget = Budget { max_states: options.max_states, deadline };
-    let graph_init = init.clone();
     let progress = options.progress;
-    let graph_thread = std::thread::spawn(move || {
-        graph::explore(graph_init, &safety, budget, &mut |p| {
-            if progress {
-                report_progress("graph", p, started);
-            }
-        })
-    });
-
-    let model = WorldModel { init, defs: defs.clone() };
-    let stateright_threads = options.threads.saturating_sub(1).max(1);
-    let mut builder = model.checker().threads(stateright_threads).target_state_count(options.max_states);
-    if let Some(timeout) = options.timeout {
-        builder = builder.timeout(timeout);
-    }
-    let checker = builder.spawn_dfs();
-    let mut last = Instant::now();
-    while !checker.is_done() {
-        std::thread::sleep(Duration::from_millis(20));
-        if options.progress && last.elapsed() >= Duration::from_secs(1) {
-            last = Instant::now();
-            let p = Progress { unique: checker.unique_state_count(), total: checker.state_count(), depth: checker.max_depth() };
-            report_progress("stateright", p, started);
+    let (graph, checker) = std::thread::scope(|scope| {
+        let graph_init = init.clone();
+        let graph_thread = scope.spawn(move || {
+            graph::explore(graph_init, &safety, budget, &mut |p| {
+                if progress {
+                    report_progress("graph", p, started);
+                }
+            })
+        });
+        let model = WorldModel { init, defs: defs.clone() };
+        let stateright_threads = options.threads.saturating_sub(1).max(1);
+        let mut builder = model.checker().threads(stateright_threads).target_state_count(options.max_states);
+        if let Some(timeout) = options.timeout {
+            builder = builder.timeout(timeout);
         }
-    }
-    let checker = checker.join();
+        let checker = builder.spawn_dfs();
+        let mut last = Instant::now();
+        while !checker.is_done() {
+            std::thread::sleep(Duration::from_millis(20));
+            if progress && last.elapsed() >= Duration::from_secs(1) {
+                last = Instant::now();
+                let p =
+                    Progress { unique: checker.unique_state_count(), total: checker.state_count(), depth: checker.max_depth() };
+                report_progress("stateright", p, started);
+            }
+        }
+        let checker = checker.join();
+        (graph_thread.join().expect("the graph pass does not panic"), checker)
+    });
     let discoveries = checker.discoveries();
     let sr_unique = checker.unique_state_count();
     let sr_bounded = sr_unique >= options.max_states || deadline.is_some_and(|d| Instant::now() >= d);
     let all_discovered = discoveries.len() == checker.model().properties().len();
     let sr_complete = !sr_bounded || all_discovered;
-    let graph = graph_thread.join().expect("the graph pass does not panic");
 
-    let trace = |name: &str, cx: Counterexample| -> Trace {
-        let mut world = scenario.world();
-        for step in &cx.steps {
-            world.apply(*step).expect("counterexample steps replay");
-        }
-        Trace {
-            format: FORMAT,
-            scenario: scenario.clone(),
-            summary: summarize(name, &world, cx.cycle_start.is_some()),
-            verdict: Verdict { property: name.to_string(), cycle_start: cx.cycle_start },
-            steps: cx.steps,
-        }
-    };
-
-    let properties = defs
+    let verdicts = defs
         .iter()
         .map(|def| {
-            let (status, cx) = match def.kind {
+            let (status, counterexample) = match def.kind {
                 Kind::Safety => match (graph.first_violation.get(def.name), discoveries.get(def.name)) {
-                    (Some(&state), _) => (Status::Violated, Some(Counterexample { steps: graph.path_to(state), cycle_start: None })),
-                    (None, Some(path)) => (Status::Violated, Some(Counterexample { steps: path.clone().into_actions(), cycle_start: None })),
+                    (Some(&state), _) => {
+                        (Status::Violated, Some(Counterexample { steps: graph.path_to(state), cycle_start: None }))
+                    }
+                    (None, Some(path)) => (
+                        Status::Violated,
+                        Some(Counterexample { steps: path.clone().into_actions(), cycle_start: None }),
+                    ),
                     (None, None) if graph.complete || sr_complete => (Status::Holds, None),
                     (None, None) => (Status::Unknown, None),
                 },
@@ -192,21 +214,65 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
                     None => (Status::Holds, None),
                 },
             };
-            PropertyReport { name: def.name, kind: def.kind, status, trace_file: None, trace: cx.map(|cx| trace(def.name, cx)) }
+            Verdict { name: def.name, kind: def.kind, status, counterexample }
         })
         .collect();
 
+    Outcome {
+        unique_states: graph.unique().max(sr_unique),
+        total_states: graph.total.max(checker.state_count()),
+        max_depth: checker.max_depth(),
+        elapsed_ms: started.elapsed().as_millis(),
+        bounded: sr_bounded || !graph.complete,
+        verdicts,
+    }
+}
+
+/// Checks `scenario` against every property that applies to it; counterexamples become traces.
+pub fn run(scenario: &Scenario, options: &Options) -> Report {
+    let outcome = explore(scenario.world(), options);
+    let trace = |name: &str, cx: &Counterexample| -> Trace {
+        let mut world = scenario.world();
+        for step in &cx.steps {
+            world.apply(*step).expect("counterexample steps replay");
+        }
+        Trace {
+            format: FORMAT,
+            scenario: scenario.clone(),
+            summary: summarize(name, &world, cx.cycle_start.is_some()),
+            verdict: TraceVerdict { property: name.to_string(), cycle_start: cx.cycle_start },
+            steps: cx.steps.clone(),
+        }
+    };
     Report {
         recipe: scenario.recipe_label(),
         clients: scenario.recipes.len(),
         faults: scenario.faults().iter().map(|k| k.name().to_string()).collect(),
         client_behaviour: scenario.config.client_behaviour,
         rounds: scenario.config.rounds,
-        unique_states: graph.unique().max(sr_unique),
-        total_states: graph.total.max(checker.state_count()),
-        max_depth: checker.max_depth(),
-        elapsed_ms: started.elapsed().as_millis(),
-        bounded: sr_bounded || !graph.complete,
-        properties,
+        unique_states: outcome.unique_states,
+        total_states: outcome.total_states,
+        max_depth: outcome.max_depth,
+        elapsed_ms: outcome.elapsed_ms,
+        bounded: outcome.bounded,
+        peak_rss_kib: peak_rss_kib(),
+        properties: outcome
+            .verdicts
+            .iter()
+            .map(|v| PropertyReport {
+                name: v.name,
+                kind: v.kind,
+                status: v.status,
+                trace_file: None,
+                trace: v.counterexample.as_ref().map(|cx| trace(v.name, cx)),
+            })
+            .collect(),
     }
+}
+
+/// The process's peak resident memory so far, where the OS tells it (Linux).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -3,16 +3,15 @@
 
 use super::properties::{self, Def};
 use stateright::{Model, Property};
-use zklab_model::{Step, World};
-use zklab_recipes::AnyRecipe;
+use zklab_model::{Recipe, Step, World};
 
-pub struct WorldModel {
-    pub init: World<AnyRecipe>,
-    pub defs: Vec<Def>,
+pub struct WorldModel<R> {
+    pub init: World<R>,
+    pub defs: Vec<Def<R>>,
 }
 
-impl Model for WorldModel {
-    type State = World<AnyRecipe>;
+impl<R: Recipe> Model for WorldModel<R> {
+    type State = World<R>;
     type Action = Step;
 
     fn init_states(&self) -> Vec<Self::State> {

@@ -4,8 +4,7 @@
 
 use super::model::WorldModel;
 use stateright::Property;
-use zklab_model::{FaultKind, World};
-use zklab_recipes::AnyRecipe;
+use zklab_model::{FaultKind, Recipe, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -18,80 +17,113 @@ pub enum Kind {
     Liveness,
 }
 
-pub type Predicate = fn(&World<AnyRecipe>) -> bool;
-
 /// A property: its name, kind, and for safety and reachability the state predicate.
-#[derive(Clone, Copy)]
-pub struct Def {
+pub struct Def<R> {
     pub name: &'static str,
     pub kind: Kind,
-    pub holds: Predicate,
+    pub holds: fn(&World<R>) -> bool,
 }
 
-pub const SAFETY: [Def; 4] = [
-    Def { name: "belief_exclusion", kind: Kind::Safety, holds: |w| w.belief_exclusion() },
-    Def { name: "fenced_exclusion", kind: Kind::Safety, holds: |w| w.fenced_exclusion() },
-    Def { name: "zk_exclusion", kind: Kind::Safety, holds: |w| w.zk_exclusion() },
-    Def { name: "no_orphans", kind: Kind::Safety, holds: |w| w.no_orphans() },
-];
+impl<R> Clone for Def<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R> Copy for Def<R> {}
 
-pub const LIVENESS: Def = Def { name: "eventual_acquire", kind: Kind::Liveness, holds: |_| true };
+impl<R: Recipe> Def<R> {
+    const fn new(name: &'static str, kind: Kind, holds: fn(&World<R>) -> bool) -> Self {
+        Def { name, kind, holds }
+    }
+}
 
-const REACHED_FAULT: [Def; 6] = [
-    Def { name: "reached:loss-before-apply", kind: Kind::Reached, holds: |w| w.fault_happened(FaultKind::LossBeforeApply) },
-    Def { name: "reached:loss-after-apply", kind: Kind::Reached, holds: |w| w.fault_happened(FaultKind::LossAfterApply) },
-    Def { name: "reached:disconnect", kind: Kind::Reached, holds: |w| w.fault_happened(FaultKind::Disconnect) },
-    Def { name: "reached:expire", kind: Kind::Reached, holds: |w| w.fault_happened(FaultKind::Expire) && w.coverage.expired },
-    Def { name: "reached:crash", kind: Kind::Reached, holds: |w| w.fault_happened(FaultKind::Crash) },
-    Def { name: "reached:pause", kind: Kind::Reached, holds: |w| w.fault_happened(FaultKind::Pause) },
-];
+pub const SAFETY_NAMES: [&str; 4] = ["belief_exclusion", "fenced_exclusion", "zk_exclusion", "no_orphans"];
+pub const LIVENESS_NAME: &str = "eventual_acquire";
 
-pub const HANDOFF: Def = Def { name: "reached:handoff", kind: Kind::Reached, holds: |w| w.coverage.handoff };
+/// The safety properties, in report order.
+pub fn safety<R: Recipe>() -> [Def<R>; 4] {
+    [
+        Def::new("belief_exclusion", Kind::Safety, |w| w.belief_exclusion()),
+        Def::new("fenced_exclusion", Kind::Safety, |w| w.fenced_exclusion()),
+        Def::new("zk_exclusion", Kind::Safety, |w| w.zk_exclusion()),
+        Def::new("no_orphans", Kind::Safety, |w| w.no_orphans()),
+    ]
+}
 
-pub const PREDECESSOR_GONE: Def =
-    Def { name: "reached:predecessor-gone", kind: Kind::Reached, holds: |w| w.coverage.predecessor_gone };
+fn reached_fault<R: Recipe>(kind: FaultKind) -> Def<R> {
+    let holds: fn(&World<R>) -> bool = match kind {
+        FaultKind::LossBeforeApply => |w| w.fault_happened(FaultKind::LossBeforeApply),
+        FaultKind::LossAfterApply => |w| w.fault_happened(FaultKind::LossAfterApply),
+        FaultKind::Disconnect => |w| w.fault_happened(FaultKind::Disconnect),
+        FaultKind::Expire => |w| w.fault_happened(FaultKind::Expire),
+        FaultKind::Crash => |w| w.fault_happened(FaultKind::Crash),
+        FaultKind::Pause => |w| w.fault_happened(FaultKind::Pause),
+    };
+    let name = match kind {
+        FaultKind::LossBeforeApply => "reached:loss-before-apply",
+        FaultKind::LossAfterApply => "reached:loss-after-apply",
+        FaultKind::Disconnect => "reached:disconnect",
+        FaultKind::Expire => "reached:expire",
+        FaultKind::Crash => "reached:crash",
+        FaultKind::Pause => "reached:pause",
+    };
+    Def::new(name, Kind::Reached, holds)
+}
 
 /// The properties that apply to a world: every safety property, liveness, and the reachability
 /// of each enabled fault, of a handoff (with two or more clients) and of the delete-before-watch
-/// race (for recipes that watch a single node they listed).
-pub fn applicable(world: &World<AnyRecipe>) -> Vec<Def> {
-    let mut defs = SAFETY.to_vec();
-    defs.push(LIVENESS);
+/// race (when every recipe waits on a single node it has listed).
+pub fn applicable<R: Recipe>(world: &World<R>) -> Vec<Def<R>> {
+    let mut defs = safety().to_vec();
+    defs.push(Def::new(LIVENESS_NAME, Kind::Liveness, |_| true));
     for kind in world.config().faults.enabled() {
-        defs.push(REACHED_FAULT[kind.index()]);
+        defs.push(reached_fault(kind));
+    }
+    let faults = world.config().faults;
+    if faults.get(FaultKind::Pause) > 0 && faults.get(FaultKind::Expire) > 0 {
+        // A holder can outlive its session: fencing must be seen doing its job.
+        defs.push(Def::new("reached:stale-write-refused", Kind::Reached, |w| w.resource.refused_stale));
     }
     if world.clients.len() >= 2 {
-        defs.push(HANDOFF);
-        if world.clients.iter().all(|c| zklab_recipes::watches_single_node(&c.recipe)) {
-            defs.push(PREDECESSOR_GONE);
+        defs.push(Def::new("reached:handoff", Kind::Reached, |w| w.coverage.handoff));
+        if world.clients.iter().all(|c| c.recipe.waits_on_one_node()) {
+            defs.push(Def::new("reached:predecessor-gone", Kind::Reached, |w| w.coverage.predecessor_gone));
         }
     }
     defs
 }
 
+fn eval<R: Recipe, const I: usize>(model: &WorldModel<R>, world: &World<R>) -> bool {
+    (model.defs[I].holds)(world)
+}
+
 /// The same properties in stateright's form. Its properties are plain function pointers, so
 /// each predicate is reached through its index in `WorldModel::defs`.
-pub fn for_stateright(defs: &[Def]) -> Vec<Property<WorldModel>> {
-    const EVAL: [fn(&WorldModel, &World<AnyRecipe>) -> bool; 12] = [
-        |m, w| (m.defs[0].holds)(w),
-        |m, w| (m.defs[1].holds)(w),
-        |m, w| (m.defs[2].holds)(w),
-        |m, w| (m.defs[3].holds)(w),
-        |m, w| (m.defs[4].holds)(w),
-        |m, w| (m.defs[5].holds)(w),
-        |m, w| (m.defs[6].holds)(w),
-        |m, w| (m.defs[7].holds)(w),
-        |m, w| (m.defs[8].holds)(w),
-        |m, w| (m.defs[9].holds)(w),
-        |m, w| (m.defs[10].holds)(w),
-        |m, w| (m.defs[11].holds)(w),
+pub fn for_stateright<R: Recipe>(defs: &[Def<R>]) -> Vec<Property<WorldModel<R>>> {
+    let evaluators: [fn(&WorldModel<R>, &World<R>) -> bool; 16] = [
+        eval::<R, 0>,
+        eval::<R, 1>,
+        eval::<R, 2>,
+        eval::<R, 3>,
+        eval::<R, 4>,
+        eval::<R, 5>,
+        eval::<R, 6>,
+        eval::<R, 7>,
+        eval::<R, 8>,
+        eval::<R, 9>,
+        eval::<R, 10>,
+        eval::<R, 11>,
+        eval::<R, 12>,
+        eval::<R, 13>,
+        eval::<R, 14>,
+        eval::<R, 15>,
     ];
-    assert!(defs.len() <= EVAL.len(), "more properties than evaluators");
+    assert!(defs.len() <= evaluators.len(), "more properties than evaluators");
     defs.iter()
-        .enumerate()
-        .filter_map(|(i, d)| match d.kind {
-            Kind::Safety => Some(Property::always(d.name, EVAL[i])),
-            Kind::Reached => Some(Property::sometimes(d.name, EVAL[i])),
+        .zip(evaluators)
+        .filter_map(|(d, eval)| match d.kind {
+            Kind::Safety => Some(Property::always(d.name, eval)),
+            Kind::Reached => Some(Property::sometimes(d.name, eval)),
             Kind::Liveness => None,
         })
         .collect()

@@ -41,8 +41,9 @@ pub struct Client<R> {
     pub noticed_disconnect: bool,
     /// The current holder has written to the resource.
     pub wrote: bool,
-    /// The grant number (lock order) of the current hold; 0 when not holding.
-    pub grant: u32,
+    /// The current hold's position in ZooKeeper's lock order (its node's czxid); 0 when not
+    /// holding.
+    pub grant: i64,
     /// A connection-loss fault waiting for the client's next request.
     pub armed: Option<FaultKind>,
 }

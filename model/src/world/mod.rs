@@ -17,6 +17,7 @@ pub use step::{Sending, Step};
 
 use crate::recipe::{Belief, Ctx, Input, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionState, ZkError};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -30,6 +31,9 @@ pub struct World<R> {
     pub resource: Resource,
     /// Grants handed out so far (a grant is a client coming to believe it holds).
     pub grants: u32,
+    /// The creation zxid of every lock node ever created: the ground truth of lock order,
+    /// which outlives the node (a holder may learn it holds after its node is gone).
+    pub lock_nodes: BTreeMap<String, i64>,
     pub coverage: Coverage,
 }
 
@@ -41,6 +45,7 @@ impl<R: Hash> Hash for World<R> {
         self.faults_used.hash(state);
         self.resource.hash(state);
         self.grants.hash(state);
+        self.lock_nodes.hash(state);
         self.coverage.hash(state);
     }
 }
@@ -52,6 +57,7 @@ impl<R: PartialEq> PartialEq for World<R> {
             && self.faults_used == other.faults_used
             && self.resource == other.resource
             && self.grants == other.grants
+            && self.lock_nodes == other.lock_nodes
             && self.coverage == other.coverage
     }
 }
@@ -86,6 +92,7 @@ impl<R: Recipe> World<R> {
             faults_used: [0; 6],
             resource: Resource::default(),
             grants: 0,
+            lock_nodes: BTreeMap::new(),
             coverage: Coverage::default(),
         }
     }
@@ -298,6 +305,11 @@ impl<R: Recipe> World<R> {
             let outcome = self.server.apply(session, &request);
             note(log, || format!("server: {} -> {}", describe_request(&request), describe_result(&outcome.result)));
             self.observe_reply(&request, &outcome.result);
+            if let Ok(Response::Created { path, stat }) = &outcome.result {
+                if path == &self.config.lock_path || crate::path::parent(path) == self.config.lock_path {
+                    self.lock_nodes.insert(path.clone(), stat.czxid);
+                }
+            }
             self.route(outcome.notifications, log);
             if armed == Some(FaultKind::LossAfterApply) {
                 note(log, || "!! connection drops, the reply is lost".to_string());
@@ -403,7 +415,12 @@ impl<R: Recipe> World<R> {
         }
         if after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. }) {
             self.grants += 1;
-            c.grant = self.grants;
+            // A recipe that names no node is placed by when it came to believe.
+            c.grant = c
+                .recipe
+                .owned_node()
+                .and_then(|node| self.lock_nodes.get(node).copied())
+                .unwrap_or_else(|| self.server.zxid());
             c.wrote = false;
             if self.grants > 1 {
                 self.coverage.handoff = true;

@@ -1,7 +1,8 @@
 //! The protected resource: a store that accepts a write only with a fencing token at least as
 //! large as any it accepted before. It also records, from the world's ground truth, whether it
-//! ever accepted a write from an older grant after one from a newer grant: that is what fencing
-//! exists to prevent, and it happens when a recipe's tokens do not follow lock order.
+//! ever accepted a write from an earlier holder after one from a later holder, in ZooKeeper's
+//! lock order (the creation zxid of each holder's lock node): that is what fencing exists to
+//! prevent, and it happens when a recipe's tokens do not follow lock order.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,17 +10,18 @@ use serde::{Deserialize, Serialize};
 pub struct Resource {
     /// The largest token accepted so far.
     pub max_token: Option<i64>,
-    /// The newest grant (in lock order) whose write was accepted.
-    pub newest_grant: u32,
-    /// A write from an older grant was accepted after a newer grant's.
+    /// The latest position in lock order whose write was accepted.
+    pub newest_grant: i64,
+    /// A write from an earlier holder was accepted after a later holder's.
     pub interleaved: bool,
     /// Some write was refused for a stale token (fencing did its job at least once).
     pub refused_stale: bool,
 }
 
 impl Resource {
-    /// A write by the holder of `grant` presenting `token`; returns whether it was accepted.
-    pub fn write(&mut self, token: i64, grant: u32) -> bool {
+    /// A write by the holder at position `grant` in lock order presenting `token`; returns
+    /// whether it was accepted.
+    pub fn write(&mut self, token: i64, grant: i64) -> bool {
         if self.max_token.is_some_and(|max| token < max) {
             self.refused_stale = true;
             return false;

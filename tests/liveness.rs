@@ -1,0 +1,174 @@
+//! Liveness is judged on the whole state graph: a waiting client with no way forward is a
+//! deadlock, and a weakly fair cycle in which a client waits throughout is a livelock that
+//! stateright's own `eventually` cannot see. An unfair cycle (one that only goes on because a
+//! step that is always possible is never taken) is not a violation.
+
+use stateright::{Checker, Model, Property};
+use zklab::check::{self, Options, Status};
+use zklab_model::{Belief, CreateMode, Ctx, Input, Recipe, Request, Response, World, WorldConfig};
+
+/// Acquires by polling exists() (no watch) until `/lock/busy` is absent. A `holder` creates
+/// `/lock/busy` on acquire and deletes it on release.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Poller {
+    Holder { holding: bool, releasing: bool },
+    Waiter { waiting: bool, holding: bool, releasing: bool },
+}
+
+const BUSY: &str = "/lock/busy";
+
+impl Recipe for Poller {
+    fn name(&self) -> String {
+        "poller".to_string()
+    }
+
+    fn handle(&mut self, _: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match (self, input) {
+            (Poller::Holder { holding, .. }, Input::Acquire) => {
+                *holding = true;
+                out.push(Request::create(BUSY, CreateMode::Ephemeral));
+            }
+            (Poller::Holder { holding, releasing }, Input::Release) => {
+                *holding = false;
+                *releasing = true;
+                out.push(Request::delete(BUSY));
+            }
+            (Poller::Holder { releasing, .. }, Input::Reply { request: Request::Delete { .. }, .. }) => {
+                *releasing = false
+            }
+            (Poller::Waiter { waiting, .. }, Input::Acquire) => {
+                *waiting = true;
+                out.push(Request::exists(BUSY, false));
+            }
+            (Poller::Waiter { waiting, holding, .. }, Input::Reply { request: Request::Exists { .. }, result }) => {
+                if result == Ok(Response::Exists(None)) {
+                    *waiting = false;
+                    *holding = true;
+                } else {
+                    out.push(Request::exists(BUSY, false));
+                }
+            }
+            (Poller::Waiter { holding, releasing, .. }, Input::Release) => {
+                *holding = false;
+                *releasing = false;
+            }
+            _ => {}
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        match *self {
+            Poller::Holder { holding: true, .. } | Poller::Waiter { holding: true, .. } => Belief::Holding { token: 0 },
+            Poller::Holder { releasing: true, .. } | Poller::Waiter { releasing: true, .. } => Belief::Releasing,
+            Poller::Waiter { waiting: true, .. } => Belief::Acquiring,
+            _ => Belief::Idle,
+        }
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        match self {
+            Poller::Holder { holding: true, .. } => Some(BUSY),
+            _ => None,
+        }
+    }
+}
+
+fn holder() -> Poller {
+    Poller::Holder { holding: false, releasing: false }
+}
+fn waiter() -> Poller {
+    Poller::Waiter { waiting: false, holding: false, releasing: false }
+}
+
+/// A node nobody will ever delete: the waiter polls forever.
+fn stuck_world() -> World<Poller> {
+    let mut world = World::new(WorldConfig::default(), vec![waiter()]);
+    let admin = world.server.open_session(4000).0;
+    world.server.apply(admin, &Request::create(BUSY, CreateMode::Persistent));
+    world
+}
+
+#[test]
+fn a_fair_cycle_in_which_a_client_waits_forever_is_a_violation() {
+    let outcome = check::explore(stuck_world(), &Options::default());
+    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
+    let verdict = outcome.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap();
+    let cx = verdict.counterexample.as_ref().unwrap();
+    let start = cx.cycle_start.expect("a cycle, not a deadlock");
+    assert!(cx.steps.len() > start, "the cycle has steps");
+    // Replaying the cycle returns to the state where it started.
+    let mut world = stuck_world();
+    let mut at_start = None;
+    for (i, step) in cx.steps.iter().enumerate() {
+        if i == start {
+            at_start = Some(world.clone());
+        }
+        world.apply(*step).unwrap();
+    }
+    assert_eq!(Some(world), at_start);
+}
+
+/// What stateright's own `eventually` says about the same world: nothing, because the path
+/// never ends. This is why zklab judges liveness on the graph itself.
+struct Plain(World<Poller>);
+impl Model for Plain {
+    type State = World<Poller>;
+    type Action = zklab_model::Step;
+    fn init_states(&self) -> Vec<Self::State> {
+        vec![self.0.clone()]
+    }
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        state.steps_into(actions)
+    }
+    fn next_state(&self, state: &Self::State, step: Self::Action) -> Option<Self::State> {
+        let mut next = state.clone();
+        next.apply(step).ok().map(|_| next)
+    }
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::eventually("acquires", |_, w: &World<Poller>| w.believers().contains(&0))]
+    }
+}
+
+#[test]
+fn stateright_eventually_alone_misses_the_cycle() {
+    let checker = Plain(stuck_world()).checker().spawn_bfs().join();
+    assert!(checker.is_done());
+    assert!(checker.discovery("acquires").is_none(), "stateright reports no liveness violation for a cycle");
+}
+
+#[test]
+fn an_unfair_cycle_is_not_a_violation() {
+    // The waiter polls while the holder holds; the cycle goes on only if the holder never
+    // releases, which weak fairness rules out. Then the waiter acquires.
+    let world = World::new(WorldConfig::default(), vec![holder(), waiter()]);
+    let outcome = check::explore(world, &Options::default());
+    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Holds));
+    assert!(!outcome.bounded);
+}
+
+#[test]
+fn a_waiting_client_with_no_way_forward_is_a_deadlock() {
+    let report = check::run(
+        &zklab::scenario::Scenario::new("wait-on-null", 2, WorldConfig::default()).unwrap(),
+        &Options::default(),
+    );
+    let p = report.properties.iter().find(|p| p.name == "eventual_acquire").unwrap();
+    assert_eq!(p.status, Status::Violated);
+    let trace = p.trace.as_ref().unwrap();
+    assert_eq!(trace.verdict.cycle_start, None, "a deadlock, not a cycle");
+    trace.replay().unwrap();
+}
+
+#[test]
+fn an_unreached_fault_makes_the_run_vacuous_not_a_pass() {
+    // A client that never acquires sends nothing, so a loss of a request can never happen:
+    // the claim that the run covers it is vacuous. With one acquire it is reached.
+    let config = WorldConfig { rounds: 1, faults: zklab_model::FaultBudget::once(&[zklab_model::FaultKind::LossBeforeApply]), ..WorldConfig::default() };
+    let world = World::new(config, vec![Poller::Holder { holding: false, releasing: false }]);
+    let mut never_acquires = world.clone();
+    never_acquires.clients[0].rounds_left = 0;
+    let outcome = check::explore(never_acquires, &Options::default());
+    assert_eq!(outcome.status("reached:loss-before-apply"), Some(Status::Vacuous));
+    let outcome = check::explore(world, &Options::default());
+    assert_eq!(outcome.status("reached:loss-before-apply"), Some(Status::Holds));
+}

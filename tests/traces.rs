@@ -1,0 +1,51 @@
+//! Every trace kept in traces/ is re-checked: replaying it reproduces its verdict, and checking
+//! its scenario again produces the same trace byte for byte (still the shortest, still
+//! deterministic). A trace that stops matching is a change in the model or a recipe to explain.
+
+use std::path::Path;
+use zklab::check::{self, Options, Status};
+use zklab::trace::Trace;
+
+fn kept_traces() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("traces/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn traces_directory_holds_a_trace_for_each_broken_recipe() {
+    let files = kept_traces();
+    for entry in zklab_recipes::CATALOGUE.iter().filter(|e| e.flaw.is_some()) {
+        for property in entry.flaw.as_ref().unwrap().breaks {
+            let name = format!("{}-n2-{property}.json", entry.name);
+            assert!(files.iter().any(|f| f.ends_with(&name)), "traces/{name} is kept");
+        }
+    }
+    assert!(files.iter().any(|f| f.ends_with("standard-n2-belief_exclusion.json")), "holder-outlives-session");
+}
+
+#[test]
+fn every_kept_trace_replays_to_its_verdict() {
+    for file in kept_traces() {
+        let trace = Trace::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        trace.replay().unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    }
+}
+
+#[test]
+fn every_kept_trace_is_what_the_checker_finds_today() {
+    for file in kept_traces() {
+        let kept = std::fs::read_to_string(&file).unwrap();
+        let trace = Trace::load(&file).unwrap();
+        let report = check::run(&trace.scenario, &Options { threads: 1, ..Options::default() });
+        let found = report.properties.iter().find(|p| p.name == trace.verdict.property).unwrap();
+        assert_eq!(found.status, Status::Violated, "{}", file.display());
+        let fresh = found.trace.as_ref().unwrap().to_json();
+        assert_eq!(fresh, kept, "{} differs from a fresh check (regenerate with `zklab suite --trace-dir traces`)", file.display());
+    }
+}
