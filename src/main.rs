@@ -12,7 +12,11 @@ use zklab::{say, say_raw, suite, timeline};
 use zklab_model::{ClientBehaviour, WorldConfig};
 
 #[derive(Parser)]
-#[command(name = "zklab", version, about = "Proves or breaks ZooKeeper lock recipes. With no command, runs the built-in suite.")]
+#[command(
+    name = "zklab",
+    version,
+    about = "Proves or breaks ZooKeeper lock recipes. With no command, runs the built-in suite."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -216,7 +220,13 @@ fn replay(path: &Path, show: bool) -> i32 {
     }
     match trace.replay() {
         Ok(()) => {
-            say!("{}: {} steps reproduce `{}` ({})", path.display(), trace.steps.len(), trace.verdict.property, trace.summary);
+            say!(
+                "{}: {} steps reproduce `{}` ({})",
+                path.display(),
+                trace.steps.len(),
+                trace.verdict.property,
+                trace.summary
+            );
             0
         }
         Err(e) => {

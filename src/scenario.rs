@@ -31,7 +31,11 @@ impl Scenario {
         let recipes = match names.len() {
             1 => vec![names[0].clone(); clients],
             n if n == clients => names,
-            n => return Err(BadInput(format!("--recipe lists {n} recipes for {clients} clients (give one, or one per client)"))),
+            n => {
+                return Err(BadInput(format!(
+                    "--recipe lists {n} recipes for {clients} clients (give one, or one per client)"
+                )))
+            }
         };
         let scenario = Scenario { recipes, config };
         scenario.validate()?;

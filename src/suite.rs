@@ -35,12 +35,16 @@ pub const CASES: &[Case] = &[
     Case { recipe: "naive", clients: 3, faults: "loss-after-apply", violated: &[], lesson: "the single-node lock is safe (its cost is the herd)" },
     Case { recipe: "parent-watch", clients: 3, faults: "loss-after-apply", violated: &[], lesson: "the children-watch lock is safe (its cost is the herd)" },
     Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
+    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
     Case { recipe: "wait-on-null", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
 ];
 
 impl Case {
     pub fn scenario(&self) -> Scenario {
-        let config = WorldConfig { faults: parse_faults(self.faults).expect("suite faults are valid"), ..WorldConfig::default() };
+        let config = WorldConfig {
+            faults: parse_faults(self.faults).expect("suite faults are valid"),
+            ..WorldConfig::default()
+        };
         Scenario::new(self.recipe, self.clients, config).expect("suite scenarios are valid")
     }
 }
@@ -49,7 +53,7 @@ impl Case {
 pub fn run(settings: &Settings) -> i32 {
     let options = Options { threads: settings.threads, ..Options::default() };
     let mut failures = 0;
-    say!("{:<14} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
+    say!("{:<18} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
     for case in CASES {
         let mut report = check::run(&case.scenario(), &options);
         if let Err(e) = report.write_traces(&settings.trace_dir) {
@@ -59,16 +63,31 @@ pub fn run(settings: &Settings) -> i32 {
         let unexpected: Vec<String> = report
             .properties
             .iter()
-            .filter(|p| (p.status == Status::Violated) != case.violated.contains(&p.name) || p.status == Status::Vacuous || p.status == Status::Unknown)
+            .filter(|p| {
+                (p.status == Status::Violated) != case.violated.contains(&p.name)
+                    || p.status == Status::Vacuous
+                    || p.status == Status::Unknown
+            })
             .map(|p| format!("{} {:?}", p.name, p.status))
             .collect();
-        let verdict = if case.violated.is_empty() { "proven".to_string() } else { format!("caught: {}", case.violated.join(", ")) };
+        let verdict = if case.violated.is_empty() {
+            "proven".to_string()
+        } else {
+            format!("caught: {}", case.violated.join(", "))
+        };
         let verdict = if unexpected.is_empty() { verdict } else { format!("UNEXPECTED: {}", unexpected.join(", ")) };
         failures += usize::from(!unexpected.is_empty());
-        say!("{:<14} {:>2}  {:<50} {:>9} {:>8}  {verdict}", case.recipe, case.clients, case.faults, report.unique_states, report.elapsed_ms);
-        say!("{:<18}  {}", "", case.lesson);
+        say!(
+            "{:<18} {:>2}  {:<50} {:>9} {:>8}  {verdict}",
+            case.recipe,
+            case.clients,
+            case.faults,
+            report.unique_states,
+            report.elapsed_ms
+        );
+        say!("{:<22}  {}", "", case.lesson);
         for p in report.properties.iter().filter(|p| p.trace_file.is_some()) {
-            say!("{:<18}  {} trace: {}", "", p.name, p.trace_file.as_deref().unwrap_or_default());
+            say!("{:<22}  {} trace: {}", "", p.name, p.trace_file.as_deref().unwrap_or_default());
         }
     }
     if failures == 0 {

@@ -4,15 +4,20 @@
 use crate::trace::{Trace, TraceError};
 use zklab_model::Step;
 
-const WIDTH: usize = 46;
+const WIDTH: usize = 56;
 
 /// Renders `trace` by replaying it with the world's own descriptions of each step.
 pub fn render(trace: &Trace) -> Result<String, TraceError> {
     let mut world = trace.scenario.world();
     let clients = world.clients.len();
     let mut out = String::new();
-    let header: Vec<String> =
-        trace.scenario.recipes.iter().enumerate().map(|(i, r)| format!("c{i} ({r}, {})", world.clients[i].session)).collect();
+    let header: Vec<String> = trace
+        .scenario
+        .recipes
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!("c{i} ({r}, {})", world.clients[i].session))
+        .collect();
     out.push_str(&row("step", &header));
     out.push_str(&format!("{}\n", "-".repeat(6 + clients * (WIDTH + 3))));
     for (i, step) in trace.steps.iter().enumerate() {
@@ -23,14 +28,18 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
         world.apply_logged(*step, &mut log).map_err(|_| TraceError::NotEnabled(i, *step))?;
         let title = match step {
             Step::Fault(kind, _) => format!("!! FAULT {kind}"),
+            Step::Lossy(kind, sending, c) => {
+                format!("!! FAULT {kind} during {}", sending.step(*c).to_string().split(' ').next().unwrap_or_default())
+            }
             other => other.to_string().split(' ').next().unwrap_or_default().to_string(),
         };
         let mut lines = vec![title];
         lines.extend(log.unwrap_or_default().into_iter().map(|l| format!("  {l}")));
         let column = usize::from(step.client());
-        for (n, line) in lines.iter().enumerate() {
+        let wrapped = lines.iter().flat_map(|line| wrap(line));
+        for (n, line) in wrapped.enumerate() {
             let mut cells = vec![String::new(); clients];
-            cells[column] = line.clone();
+            cells[column] = line;
             let label = if n == 0 { format!("{:>4}", i + 1) } else { String::new() };
             out.push_str(&row(&label, &cells));
         }
@@ -39,15 +48,29 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
     Ok(out)
 }
 
+/// Splits a long line at spaces into pieces that fit a column, indenting the continuations.
+fn wrap(line: &str) -> Vec<String> {
+    let text = line.trim_start();
+    let lead = &line[..line.len() - text.len()];
+    let mut pieces = vec![lead.to_string()];
+    for word in text.split(' ') {
+        let current = pieces.last_mut().expect("never empty");
+        if current.len() > lead.len() && current.chars().count() + 1 + word.chars().count() > WIDTH {
+            pieces.push(format!("{lead}    {word}"));
+        } else {
+            if current.len() > lead.len() {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+    }
+    pieces
+}
+
 fn row(label: &str, cells: &[String]) -> String {
     let mut line = format!("{label:<5}");
     for cell in cells {
-        let mut text: String = cell.chars().take(WIDTH).collect();
-        if cell.chars().count() > WIDTH {
-            text.pop();
-            text.push('~');
-        }
-        line.push_str(&format!(" | {text:<WIDTH$}"));
+        line.push_str(&format!(" | {cell:<WIDTH$}"));
     }
     line.truncate(line.trim_end().len());
     line.push('\n');

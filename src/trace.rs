@@ -104,9 +104,10 @@ impl Trace {
             None if last.deadlocked() => Ok(()),
             None => Err(TraceError::Diverged("the last state is not a deadlock".to_string())),
             Some(start) => {
-                let cycle = worlds.get(start..).filter(|c| c.len() > 1).ok_or_else(|| {
-                    TraceError::Diverged(format!("cycle start {start} is not inside the trace"))
-                })?;
+                let cycle = worlds
+                    .get(start..)
+                    .filter(|c| c.len() > 1)
+                    .ok_or_else(|| TraceError::Diverged(format!("cycle start {start} is not inside the trace")))?;
                 if cycle[0] != *last {
                     return Err(TraceError::Diverged("the cycle does not return to its start".to_string()));
                 }
@@ -120,6 +121,14 @@ impl Trace {
     }
 }
 
+fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// One line saying what went wrong at the end of a counterexample.
 pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> String {
     let names = |ids: Vec<u8>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
@@ -127,9 +136,19 @@ pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> Strin
         "belief_exclusion" => format!("{} both believe they hold the lock", names(world.believers())),
         "fenced_exclusion" => "the resource accepted a write from an older holder after a newer one".to_string(),
         "zk_exclusion" => format!("{} hold the lock with live nodes", names(world.zk_holders())),
-        "no_orphans" => format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", ")),
-        "eventual_acquire" if cycle => format!("{} waits forever in a cycle of steps", names(world.waiting())),
-        "eventual_acquire" => format!("{} waits and nothing but a fault can happen", names(world.waiting())),
+        "no_orphans" => {
+            format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", "))
+        }
+        "eventual_acquire" if cycle => format!(
+            "{} {} forever in a cycle of steps",
+            names(world.waiting()),
+            verb(world.waiting().len(), "waits", "wait")
+        ),
+        "eventual_acquire" => format!(
+            "{} {} and nothing but a fault can happen",
+            names(world.waiting()),
+            verb(world.waiting().len(), "waits", "wait")
+        ),
         other => other.to_string(),
     }
 }

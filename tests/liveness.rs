@@ -163,7 +163,11 @@ fn a_waiting_client_with_no_way_forward_is_a_deadlock() {
 fn an_unreached_fault_makes_the_run_vacuous_not_a_pass() {
     // A client that never acquires sends nothing, so a loss of a request can never happen:
     // the claim that the run covers it is vacuous. With one acquire it is reached.
-    let config = WorldConfig { rounds: 1, faults: zklab_model::FaultBudget::once(&[zklab_model::FaultKind::LossBeforeApply]), ..WorldConfig::default() };
+    let config = WorldConfig {
+        rounds: 1,
+        faults: zklab_model::FaultBudget::once(&[zklab_model::FaultKind::LossBeforeApply]),
+        ..WorldConfig::default()
+    };
     let world = World::new(config, vec![Poller::Holder { holding: false, releasing: false }]);
     let mut never_acquires = world.clone();
     never_acquires.clients[0].rounds_left = 0;

@@ -22,7 +22,8 @@ fn traces_directory_holds_a_trace_for_each_broken_recipe() {
     let files = kept_traces();
     for entry in zklab_recipes::CATALOGUE.iter().filter(|e| e.flaw.is_some()) {
         for property in entry.flaw.as_ref().unwrap().breaks {
-            let name = format!("{}-n2-{property}.json", entry.name);
+            let case = zklab::suite::CASES.iter().find(|c| c.recipe == entry.name).expect("a suite case");
+            let name = format!("{}-n{}-{property}.json", entry.name, case.clients);
             assert!(files.iter().any(|f| f.ends_with(&name)), "traces/{name} is kept");
         }
     }
@@ -46,6 +47,11 @@ fn every_kept_trace_is_what_the_checker_finds_today() {
         let found = report.properties.iter().find(|p| p.name == trace.verdict.property).unwrap();
         assert_eq!(found.status, Status::Violated, "{}", file.display());
         let fresh = found.trace.as_ref().unwrap().to_json();
-        assert_eq!(fresh, kept, "{} differs from a fresh check (regenerate with `zklab suite --trace-dir traces`)", file.display());
+        assert_eq!(
+            fresh,
+            kept,
+            "{} differs from a fresh check (regenerate with `zklab suite --trace-dir traces`)",
+            file.display()
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! ConnectionLoss on the create is resolved by reading the node: if it exists and its ephemeral
 //! owner is our session, the create happened and we hold the lock. ConnectionLoss on the release
 //! is resolved the same way: because every holder uses the same name, retrying the delete blindly
-//! can delete the next holder's node (the checker finds that two-holder trace in 15 steps).
+//! can delete the next holder's node (`naive-blind-delete`, which the checker refutes).
 
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError, ZkResult};
@@ -34,11 +34,21 @@ enum Phase {
 pub struct NaiveLock {
     node: String,
     phase: Phase,
+    /// After a ConnectionLoss on release: read the node and delete it only if it is still ours
+    /// (`true`), or retry the delete blindly (`false`, the flawed variant).
+    check_owner_on_retry: bool,
 }
 
 impl NaiveLock {
     pub fn new(lock_path: &str) -> Self {
-        NaiveLock { node: path::join(lock_path, "holder"), phase: Phase::Idle }
+        NaiveLock { node: path::join(lock_path, "holder"), phase: Phase::Idle, check_owner_on_retry: true }
+    }
+
+    /// The variant that retries its release blindly: after a lost reply, the delete may already
+    /// have happened and the next holder may have created the same name, which the retry then
+    /// deletes, letting a third client in beside the second.
+    pub fn blind_delete(lock_path: &str) -> Self {
+        NaiveLock { check_owner_on_retry: false, ..NaiveLock::new(lock_path) }
     }
 
     fn create(&mut self, out: &mut Vec<Request>) {
@@ -78,6 +88,9 @@ impl NaiveLock {
             (Phase::Releasing, Request::Delete { .. }, Ok(_) | Err(ZkError::NoNode)) => self.phase = Phase::Idle,
             // The delete may have happened, and the next holder reuses the name: a blind retry
             // could delete its node. Read the node and delete it only if it is still ours.
+            (Phase::Releasing, Request::Delete { .. }, Err(ZkError::ConnectionLoss)) if !self.check_owner_on_retry => {
+                out.push(Request::delete(&self.node))
+            }
             (Phase::Releasing, Request::Delete { .. } | Request::GetData { .. }, Err(ZkError::ConnectionLoss)) => {
                 out.push(Request::get_data(&self.node, false))
             }
@@ -94,7 +107,7 @@ impl NaiveLock {
 
 impl zklab_model::Recipe for NaiveLock {
     fn name(&self) -> String {
-        "naive".to_string()
+        if self.check_owner_on_retry { "naive" } else { "naive-blind-delete" }.to_string()
     }
 
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {

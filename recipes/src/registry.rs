@@ -38,6 +38,12 @@ pub const CATALOGUE: &[Entry] = &[
         build: |p| AnyRecipe::Naive(NaiveLock::new(p)),
     },
     Entry {
+        name: "naive-blind-delete",
+        summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still its own",
+        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &["belief_exclusion"] }),
+        build: |p| AnyRecipe::Naive(NaiveLock::blind_delete(p)),
+    },
+    Entry {
         name: "parent-watch",
         summary: "sequential nodes, every waiter watches the parent's children (safe, but a herd on every change)",
         flaw: None,
@@ -112,4 +118,3 @@ impl Recipe for AnyRecipe {
         }
     }
 }
-

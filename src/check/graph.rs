@@ -193,7 +193,8 @@ impl<R: Recipe> Graph<R> {
         let mut always: Option<Vec<Step>> = None;
         let mut taken = Vec::new();
         for &s in members {
-            let mut enabled: Vec<Step> = self.out(s).iter().map(|(_, step)| *step).filter(|st| !st.is_fault()).collect();
+            let mut enabled: Vec<Step> =
+                self.out(s).iter().map(|(_, step)| *step).filter(|st| !st.is_fault()).collect();
             enabled.sort();
             always = Some(match always {
                 None => enabled,

@@ -13,8 +13,8 @@ use model::WorldModel;
 use properties::Kind;
 use serde::Serialize;
 use stateright::{Checker, Model};
-use zklab_model::{Recipe, World};
 use std::time::{Duration, Instant};
+use zklab_model::{Recipe, World};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -174,8 +174,11 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
             std::thread::sleep(Duration::from_millis(20));
             if progress && last.elapsed() >= Duration::from_secs(1) {
                 last = Instant::now();
-                let p =
-                    Progress { unique: checker.unique_state_count(), total: checker.state_count(), depth: checker.max_depth() };
+                let p = Progress {
+                    unique: checker.unique_state_count(),
+                    total: checker.state_count(),
+                    depth: checker.max_depth(),
+                };
                 report_progress("stateright", p, started);
             }
         }

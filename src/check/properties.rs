@@ -93,6 +93,9 @@ pub fn applicable<R: Recipe>(world: &World<R>) -> Vec<Def<R>> {
     defs
 }
 
+/// How stateright calls a property: a plain function of the model and a state.
+type Evaluator<R> = fn(&WorldModel<R>, &World<R>) -> bool;
+
 fn eval<R: Recipe, const I: usize>(model: &WorldModel<R>, world: &World<R>) -> bool {
     (model.defs[I].holds)(world)
 }
@@ -100,7 +103,7 @@ fn eval<R: Recipe, const I: usize>(model: &WorldModel<R>, world: &World<R>) -> b
 /// The same properties in stateright's form. Its properties are plain function pointers, so
 /// each predicate is reached through its index in `WorldModel::defs`.
 pub fn for_stateright<R: Recipe>(defs: &[Def<R>]) -> Vec<Property<WorldModel<R>>> {
-    let evaluators: [fn(&WorldModel<R>, &World<R>) -> bool; 16] = [
+    let evaluators: [Evaluator<R>; 16] = [
         eval::<R, 0>,
         eval::<R, 1>,
         eval::<R, 2>,

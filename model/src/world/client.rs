@@ -1,8 +1,8 @@
 //! One client of the world: its recipe, its session and connection, and the two FIFO channels
 //! between it and the server.
 
-use crate::recipe::{Belief, Input, Recipe};
 use super::FaultKind;
+use crate::recipe::{Belief, Input, Recipe};
 use crate::{ClientWatches, Request, SessionId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

@@ -296,14 +296,15 @@ impl<R: Recipe> World<R> {
             let Some(request) = self.clients[i].outbound.pop_front() else { return };
             let armed = self.clients[i].armed.take();
             if armed == Some(FaultKind::LossBeforeApply) {
-                note(log, || format!("!! connection drops before {} is applied", describe_request(&request)));
+                note(log, || format!("-> {}", describe_request(&request)));
+                note(log, || "!! connection drops before it is applied".to_string());
                 self.coverage.lost_before_apply = true;
                 self.drop_link(i, Link::Down, Some(request));
                 return;
             }
             let session = self.clients[i].session;
             let outcome = self.server.apply(session, &request);
-            note(log, || format!("server: {} -> {}", describe_request(&request), describe_result(&outcome.result)));
+            note(log, || format!("-> {} = {}", describe_request(&request), describe_result(&outcome.result)));
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
                 if path == &self.config.lock_path || crate::path::parent(path) == self.config.lock_path {
@@ -312,7 +313,7 @@ impl<R: Recipe> World<R> {
             }
             self.route(outcome.notifications, log);
             if armed == Some(FaultKind::LossAfterApply) {
-                note(log, || "!! connection drops, the reply is lost".to_string());
+                note(log, || "!! connection drops: the reply is lost".to_string());
                 self.coverage.lost_after_apply = true;
                 self.drop_link(i, Link::Down, Some(request));
                 return;
@@ -329,7 +330,7 @@ impl<R: Recipe> World<R> {
             if let Some(c) =
                 self.clients.iter_mut().find(|c| c.session == n.session && c.link == Link::Up && !c.crashed)
             {
-                note(log, || format!("event {:?} {} -> {}", n.event.kind, n.event.path, n.session));
+                note(log, || format!("   event {:?} {} queued for {}", n.event.kind, n.event.path, n.session));
                 c.watches.on_event(&n.event);
                 c.inbound.push_back(Input::Watch(n.event));
             }
@@ -402,16 +403,19 @@ impl<R: Recipe> World<R> {
             c.inbound.clear();
             c.watches.clear();
         }
-        note(log, || format!("handles {}", describe_input(&input)));
+        if !matches!(input, Input::Acquire | Input::Release) {
+            note(log, || describe_input(&input));
+        }
         let mut out = Vec::new();
         c.recipe.handle(&ctx, input, &mut out);
         let after = c.belief();
-        for request in &out {
-            note(log, || format!("sends {}", describe_request(request)));
-        }
         c.outbound.extend(out);
         if before != after {
-            note(log, || format!("now {after:?}"));
+            note(log, || match after {
+                Belief::Holding { token } => format!("now HOLDING (token {token})"),
+                Belief::Suspended { token } => format!("now suspended (token {token})"),
+                other => format!("now {other:?}"),
+            });
         }
         if after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. }) {
             self.grants += 1;
@@ -447,40 +451,39 @@ fn note(log: &mut Option<Vec<String>>, line: impl FnOnce() -> String) {
     }
 }
 
+/// A request in the style of ZooKeeper's shell: `create -e -s /lock/x-`, `exists -w /lock/x`.
 pub fn describe_request(request: &Request) -> String {
+    let watch = |w: &bool| if *w { " -w" } else { "" };
     match request {
-        Request::Create { path, mode, .. } => format!("create {path} ({})", mode_name(*mode)),
-        Request::Delete { path, .. } => format!("delete {path}"),
-        Request::Exists { path, watch } => {
-            format!("exists {path}{}", if *watch { " +watch" } else { "" })
+        Request::Create { path, mode, .. } => {
+            let flags = match mode {
+                CreateMode::Persistent => "",
+                CreateMode::Ephemeral => " -e",
+                CreateMode::PersistentSequential => " -s",
+                CreateMode::EphemeralSequential => " -e -s",
+            };
+            format!("create{flags} {path}")
         }
-        Request::GetData { path, watch } => {
-            format!("getData {path}{}", if *watch { " +watch" } else { "" })
-        }
+        Request::Delete { path, version: -1 } => format!("delete {path}"),
+        Request::Delete { path, version } => format!("delete -v {version} {path}"),
+        Request::Exists { path, watch: w } => format!("exists{} {path}", watch(w)),
+        Request::GetData { path, watch: w } => format!("getData{} {path}", watch(w)),
         Request::SetData { path, .. } => format!("setData {path}"),
-        Request::GetChildren { path, watch } => {
-            format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
-        }
-    }
-}
-
-fn mode_name(mode: CreateMode) -> &'static str {
-    match mode {
-        CreateMode::Persistent => "persistent",
-        CreateMode::Ephemeral => "ephemeral",
-        CreateMode::PersistentSequential => "persistent sequential",
-        CreateMode::EphemeralSequential => "ephemeral sequential",
+        Request::GetChildren { path, watch: w } => format!("getChildren{} {path}", watch(w)),
     }
 }
 
 pub fn describe_result(result: &crate::ZkResult) -> String {
     match result {
         Err(e) => e.to_string(),
-        Ok(Response::Created { path, .. }) => path.clone(),
-        Ok(Response::Deleted) => "ok".to_string(),
+        Ok(Response::Created { path, .. }) => crate::path::name(path).to_string(),
+        Ok(Response::Deleted) | Ok(Response::DataSet(_)) => "ok".to_string(),
         Ok(Response::Exists(None)) => "null".to_string(),
-        Ok(Response::Exists(Some(_))) => "exists".to_string(),
-        Ok(Response::Data { .. }) | Ok(Response::DataSet(_)) => "ok".to_string(),
+        Ok(Response::Exists(Some(_))) => "stat".to_string(),
+        Ok(Response::Data { stat, .. }) => match stat.ephemeral_owner {
+            Some(owner) => format!("data (owner {owner})"),
+            None => "data".to_string(),
+        },
         Ok(Response::Children { children, .. }) => {
             let mut sorted = children.clone();
             sorted.sort();
@@ -493,10 +496,8 @@ pub fn describe_input(input: &Input) -> String {
     match input {
         Input::Acquire => "acquire".to_string(),
         Input::Release => "release".to_string(),
-        Input::Reply { request, result } => {
-            format!("reply {} = {}", describe_request(request), describe_result(result))
-        }
-        Input::Watch(event) => format!("event {:?} {}", event.kind, event.path),
-        Input::State(state) => format!("state {state:?}"),
+        Input::Reply { request, result } => format!("<- {} = {}", request.op_name(), describe_result(result)),
+        Input::Watch(event) => format!("<- event {:?} {}", event.kind, event.path),
+        Input::State(state) => format!("<- state {state:?}"),
     }
 }

@@ -26,11 +26,11 @@ pub struct Coverage {
 impl<R: Recipe> World<R> {
     pub(super) fn observe_reply(&mut self, request: &Request, result: &ZkResult) {
         let under_lock = path::parent(request.path()) == self.config.lock_path;
-        let gone = match (request, result) {
-            (Request::Exists { watch: true, .. }, Ok(Response::Exists(None))) => true,
-            (Request::GetData { watch: true, .. }, Err(ZkError::NoNode)) => true,
-            _ => false,
-        };
+        let gone = matches!(
+            (request, result),
+            (Request::Exists { watch: true, .. }, Ok(Response::Exists(None)))
+                | (Request::GetData { watch: true, .. }, Err(ZkError::NoNode))
+        );
         if under_lock && gone {
             self.coverage.predecessor_gone = true;
         }

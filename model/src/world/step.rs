@@ -84,7 +84,9 @@ impl fmt::Display for Step {
             Step::Expire(c) => write!(f, "expire c{c}"),
             Step::Resume(c) => write!(f, "resume c{c}"),
             Step::Fault(kind, c) => write!(f, "FAULT {kind} c{c}"),
-            Step::Lossy(kind, sending, c) => write!(f, "FAULT {kind} on {} c{c}", sending.step(*c).to_string().split(' ').next().unwrap_or("")),
+            Step::Lossy(kind, sending, c) => {
+                write!(f, "FAULT {kind} on {} c{c}", sending.step(*c).to_string().split(' ').next().unwrap_or(""))
+            }
         }
     }
 }
