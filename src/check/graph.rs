@@ -79,7 +79,6 @@ pub fn explore<R: Recipe>(
     graph.check_safety(0, &init, safety);
     let mut queue = VecDeque::from([(0u32, 0usize, init)]);
     let mut steps = Vec::new();
-    let mut last_report = Instant::now();
     while let Some((id, depth, world)) = queue.pop_front() {
         if index.len() >= budget.max_states || budget.deadline.is_some_and(|d| Instant::now() >= d) {
             graph.complete = false;
@@ -108,8 +107,7 @@ pub fn explore<R: Recipe>(
             graph.edges.push((target, step));
         }
         graph.offsets.push(graph.edges.len() as u32);
-        if last_report.elapsed().as_secs() >= 1 {
-            last_report = Instant::now();
+        if id % 4096 == 0 {
             progress(Progress { unique: index.len(), total: graph.total, depth });
         }
     }

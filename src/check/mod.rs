@@ -13,6 +13,7 @@ use model::WorldModel;
 use properties::Kind;
 use serde::Serialize;
 use stateright::{Checker, Model};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use zklab_model::{Recipe, World};
 
@@ -105,14 +106,29 @@ impl Report {
     }
 }
 
-fn report_progress(pass: &str, p: Progress, started: Instant) {
+/// The graph pass's latest progress, shared with the reporting loop.
+#[derive(Default)]
+struct SharedProgress {
+    unique: AtomicUsize,
+    total: AtomicUsize,
+    depth: AtomicUsize,
+    done: AtomicBool,
+}
+
+/// One progress line: both passes' states, unique states, rate and depth.
+fn report_progress(stateright: Progress, graph: Progress, started: Instant) {
     let secs = started.elapsed().as_secs_f64().max(0.001);
+    let total = stateright.total + graph.total;
     eprintln!(
-        "[{pass}] {} states, {} unique, {:.0} states/s, depth {}",
-        p.total,
-        p.unique,
-        p.total as f64 / secs,
-        p.depth
+        "{:>6.1}s  stateright: {} states, {} unique, depth {} | graph: {} states, {} unique, depth {} | {:.0} states/s",
+        secs,
+        stateright.total,
+        stateright.unique,
+        stateright.depth,
+        graph.total,
+        graph.unique,
+        graph.depth,
+        total as f64 / secs,
     );
 }
 
@@ -152,15 +168,18 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     // liveness) explore the same space; they run side by side, the graph pass on its own thread.
     let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
     let budget = Budget { max_states: options.max_states, deadline };
-    let progress = options.progress;
+    let shared = SharedProgress::default();
     let (graph, checker) = std::thread::scope(|scope| {
         let graph_init = init.clone();
+        let shared = &shared;
         let graph_thread = scope.spawn(move || {
-            graph::explore(graph_init, &safety, budget, &mut |p| {
-                if progress {
-                    report_progress("graph", p, started);
-                }
-            })
+            let graph = graph::explore(graph_init, &safety, budget, &mut |p| {
+                shared.unique.store(p.unique, Ordering::Relaxed);
+                shared.total.store(p.total, Ordering::Relaxed);
+                shared.depth.store(p.depth, Ordering::Relaxed);
+            });
+            shared.done.store(true, Ordering::Release);
+            graph
         });
         let model = WorldModel { init, defs: defs.clone() };
         let stateright_threads = options.threads.saturating_sub(1).max(1);
@@ -170,16 +189,21 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         }
         let checker = builder.spawn_dfs();
         let mut last = Instant::now();
-        while !checker.is_done() {
+        while !checker.is_done() || !shared.done.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(20));
-            if progress && last.elapsed() >= Duration::from_secs(1) {
+            if options.progress && last.elapsed() >= Duration::from_secs(1) {
                 last = Instant::now();
-                let p = Progress {
+                let sr = Progress {
                     unique: checker.unique_state_count(),
                     total: checker.state_count(),
                     depth: checker.max_depth(),
                 };
-                report_progress("stateright", p, started);
+                let graph = Progress {
+                    unique: shared.unique.load(Ordering::Relaxed),
+                    total: shared.total.load(Ordering::Relaxed),
+                    depth: shared.depth.load(Ordering::Relaxed),
+                };
+                report_progress(sr, graph, started);
             }
         }
         let checker = checker.join();

@@ -44,6 +44,10 @@ pub struct Client<R> {
     /// The current hold's position in ZooKeeper's lock order (its node's czxid); 0 when not
     /// holding.
     pub grant: i64,
+    /// The lock node this client created in its current attempt, with its creation zxid: the
+    /// ground truth of its place in lock order, kept because a client may come to believe it
+    /// holds after its node is gone (a stale reply handled after its session expired).
+    pub created: Option<(String, i64)>,
     /// A connection-loss fault waiting for the client's next request.
     pub armed: Option<FaultKind>,
 }
@@ -64,6 +68,7 @@ impl<R: Recipe> Client<R> {
             noticed_disconnect: false,
             wrote: false,
             grant: 0,
+            created: None,
             armed: None,
         }
     }

@@ -17,7 +17,6 @@ pub use step::{Sending, Step};
 
 use crate::recipe::{Belief, Ctx, Input, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionState, ZkError};
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -31,9 +30,6 @@ pub struct World<R> {
     pub resource: Resource,
     /// Grants handed out so far (a grant is a client coming to believe it holds).
     pub grants: u32,
-    /// The creation zxid of every lock node ever created: the ground truth of lock order,
-    /// which outlives the node (a holder may learn it holds after its node is gone).
-    pub lock_nodes: BTreeMap<String, i64>,
     pub coverage: Coverage,
 }
 
@@ -45,7 +41,6 @@ impl<R: Hash> Hash for World<R> {
         self.faults_used.hash(state);
         self.resource.hash(state);
         self.grants.hash(state);
-        self.lock_nodes.hash(state);
         self.coverage.hash(state);
     }
 }
@@ -57,7 +52,6 @@ impl<R: PartialEq> PartialEq for World<R> {
             && self.faults_used == other.faults_used
             && self.resource == other.resource
             && self.grants == other.grants
-            && self.lock_nodes == other.lock_nodes
             && self.coverage == other.coverage
     }
 }
@@ -92,7 +86,6 @@ impl<R: Recipe> World<R> {
             faults_used: [0; 6],
             resource: Resource::default(),
             grants: 0,
-            lock_nodes: BTreeMap::new(),
             coverage: Coverage::default(),
         }
     }
@@ -308,7 +301,7 @@ impl<R: Recipe> World<R> {
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
                 if path == &self.config.lock_path || crate::path::parent(path) == self.config.lock_path {
-                    self.lock_nodes.insert(path.clone(), stat.czxid);
+                    self.clients[i].created = Some((path.clone(), stat.czxid));
                 }
             }
             self.route(outcome.notifications, log);
@@ -420,11 +413,10 @@ impl<R: Recipe> World<R> {
         if after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. }) {
             self.grants += 1;
             // A recipe that names no node is placed by when it came to believe.
-            c.grant = c
-                .recipe
-                .owned_node()
-                .and_then(|node| self.lock_nodes.get(node).copied())
-                .unwrap_or_else(|| self.server.zxid());
+            c.grant = match (&c.created, c.recipe.owned_node()) {
+                (Some((created, czxid)), Some(owned)) if created == owned => *czxid,
+                _ => self.server.zxid(),
+            };
             c.wrote = false;
             if self.grants > 1 {
                 self.coverage.handoff = true;
@@ -432,6 +424,9 @@ impl<R: Recipe> World<R> {
         }
         if !matches!(after, Belief::Holding { .. } | Belief::Suspended { .. }) {
             c.grant = 0;
+        }
+        if after == Belief::Idle {
+            c.created = None;
         }
         if expired {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
