@@ -122,3 +122,17 @@ fn same_config_gives_byte_identical_traces_on_any_thread_count() {
     assert_eq!(one, traces(2));
     assert_eq!(one, traces(2));
 }
+
+#[test]
+fn clients_of_different_recipes_can_share_a_lock() {
+    // The predecessor-watch and children-watch locks name and order their nodes alike: mixed
+    // on one lock path they still exclude each other.
+    let mixed = scenario("standard,parent-watch,standard", 3, "loss-after-apply", ClientBehaviour::Java);
+    assert_eq!(mixed.recipes, ["standard", "parent-watch", "standard"]);
+    assert_proven(&check::run(&mixed, &options()));
+    // The single-node lock does not see sequential nodes, nor they it: two holders.
+    let clash = scenario("standard,naive", 2, "none", ClientBehaviour::Java);
+    let report = check::run(&clash, &options());
+    assert_eq!(report.status("belief_exclusion"), Some(Status::Violated));
+    assert_eq!(report.status("zk_exclusion"), Some(Status::Violated));
+}

@@ -85,7 +85,7 @@ pub fn explore<R: Recipe>(
             break;
         }
         debug_assert_eq!(graph.waiting.len(), id as usize);
-        graph.waiting.push(world.waiting().iter().fold(0u8, |m, c| m | (1 << c)));
+        graph.waiting.push(world.waiting_mask());
         steps.clear();
         world.steps_into(&mut steps);
         for &step in &steps {

@@ -45,6 +45,11 @@ impl FaultKind {
         }
     }
 
+    /// Connection-loss faults strike the request a step sends (taken as `Step::Lossy`).
+    pub fn strikes_a_request(self) -> bool {
+        matches!(self, FaultKind::LossBeforeApply | FaultKind::LossAfterApply)
+    }
+
     pub fn index(self) -> usize {
         FaultKind::ALL.iter().position(|k| *k == self).expect("listed")
     }

@@ -103,15 +103,7 @@ impl<R: Recipe> World<R> {
 
     pub fn steps_into(&self, steps: &mut Vec<Step>) {
         for i in 0..self.clients.len() as u8 {
-            for step in [
-                Step::Acquire(i),
-                Step::Write(i),
-                Step::Release(i),
-                Step::Receive(i),
-                Step::Reconnect(i),
-                Step::Expire(i),
-                Step::Resume(i),
-            ] {
+            for step in Step::of_client(i) {
                 if self.enabled(step) {
                     steps.push(step);
                 }
@@ -119,7 +111,7 @@ impl<R: Recipe> World<R> {
         }
         for kind in FaultKind::ALL {
             for i in 0..self.clients.len() as u8 {
-                if matches!(kind, FaultKind::LossBeforeApply | FaultKind::LossAfterApply) {
+                if kind.strikes_a_request() {
                     for sending in Sending::ALL {
                         if self.enabled(Step::Lossy(kind, sending, i)) {
                             steps.push(Step::Lossy(kind, sending, i));
@@ -137,7 +129,7 @@ impl<R: Recipe> World<R> {
         let Some(c) = self.clients.get(usize::from(step.client())) else {
             return false;
         };
-        let alive = self.server.is_alive(c.session);
+        let alive = || self.server.is_alive(c.session);
         match step {
             Step::Acquire(_) => c.runs() && c.link == Link::Up && c.rounds_left > 0 && c.belief() == Belief::Idle,
             Step::Write(_) => c.runs() && c.belief().is_holding() && !c.wrote,
@@ -145,22 +137,23 @@ impl<R: Recipe> World<R> {
             Step::Receive(_) => c.runs() && !c.inbound.is_empty(),
             Step::Reconnect(_) => c.runs() && c.link == Link::Down,
             Step::Expire(_) => {
-                alive && (c.crashed || (c.link == Link::Partitioned && (c.noticed_disconnect || c.paused)))
+                (c.crashed || (c.link == Link::Partitioned && (c.noticed_disconnect || c.paused))) && alive()
             }
             Step::Resume(_) => c.paused && !c.crashed,
             Step::Lossy(kind, sending, i) => {
-                matches!(kind, FaultKind::LossBeforeApply | FaultKind::LossAfterApply)
+                kind.strikes_a_request()
                     && self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && self.enabled(sending.step(i))
                     && self.would_send(usize::from(i), sending)
             }
             Step::Fault(kind, _) => {
-                self.faults_used[kind.index()] < self.config.faults.get(kind)
+                !kind.strikes_a_request()
+                    && self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && !c.crashed
                     && match kind {
                         FaultKind::LossBeforeApply | FaultKind::LossAfterApply => false,
                         FaultKind::Disconnect => c.link == Link::Up,
-                        FaultKind::Expire => alive && c.link != Link::Partitioned,
+                        FaultKind::Expire => c.link != Link::Partitioned && alive(),
                         FaultKind::Crash => true,
                         FaultKind::Pause => !c.paused,
                     }

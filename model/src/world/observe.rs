@@ -43,7 +43,7 @@ impl<R: Recipe> World<R> {
 
     /// At most one client believes it holds the lock.
     pub fn belief_exclusion(&self) -> bool {
-        self.believers().len() <= 1
+        self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1
     }
 
     /// The resource never accepted a write from an older grant after a newer grant's.
@@ -69,12 +69,12 @@ impl<R: Recipe> World<R> {
 
     /// At most one holder that ZooKeeper agrees with.
     pub fn zk_exclusion(&self) -> bool {
-        self.zk_holders().len() <= 1
+        self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1 || self.zk_holders().len() <= 1
     }
 
     /// Nothing can happen any more unless a fault is injected.
     pub fn quiescent(&self) -> bool {
-        self.steps().iter().all(|s| s.is_fault())
+        (0..self.clients.len() as u8).all(|i| Step::of_client(i).into_iter().all(|step| !self.enabled(step)))
     }
 
     /// Ephemeral lock nodes that no live client believes it owns.
@@ -97,6 +97,11 @@ impl<R: Recipe> World<R> {
     /// At quiescence every lock node has a live owner that knows it owns it.
     pub fn no_orphans(&self) -> bool {
         !self.quiescent() || self.orphans().is_empty()
+    }
+
+    /// Bit `c` set: client `c` waits for the lock.
+    pub fn waiting_mask(&self) -> u8 {
+        self.clients.iter().enumerate().filter(|(_, c)| c.is_waiting()).fold(0, |m, (i, _)| m | (1 << i))
     }
 
     /// Clients waiting for the lock.

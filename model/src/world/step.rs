@@ -55,6 +55,19 @@ impl Sending {
 }
 
 impl Step {
+    /// Every step of client `i` that is not a fault, in the order the world lists them.
+    pub fn of_client(i: u8) -> [Step; 7] {
+        [
+            Step::Acquire(i),
+            Step::Write(i),
+            Step::Release(i),
+            Step::Receive(i),
+            Step::Reconnect(i),
+            Step::Expire(i),
+            Step::Resume(i),
+        ]
+    }
+
     pub fn client(self) -> u8 {
         match self {
             Step::Acquire(c)
