@@ -15,6 +15,9 @@ for faults in none loss-before-apply,loss-after-apply,expire; do
     python3 - "$n" "$faults" "$json" <<'PY'
 import json, sys
 n, faults, text = sys.argv[1], sys.argv[2], sys.argv[3]
+if not text.strip():
+    print(f'{n:<2} {faults:<42} (no report: the run failed)')
+    sys.exit(0)
 r = json.loads(text)
 rate = r["total_states"] * 1000 / max(r["elapsed_ms"], 1)
 peak = (r.get("peak_rss_kib") or 0) / 1024

@@ -63,6 +63,9 @@ struct CheckArgs {
     /// Stop after this many seconds (the answer is then unknown, exit 3).
     #[arg(long)]
     timeout: Option<u64>,
+    /// Stop when memory use passes this many MiB (default: three quarters of the machine's).
+    #[arg(long)]
+    max_memory: Option<u64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -92,8 +95,7 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            let first = e.to_string().lines().next().unwrap_or("bad arguments").to_string();
-            eprintln!("{first} (see zklab --help)");
+            eprintln!("{} (see zklab --help)", one_line(&e.to_string()));
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -117,12 +119,30 @@ fn main() -> ExitCode {
     ExitCode::from(code as u8)
 }
 
+/// clap's message up to its usage section, on one line (it names missing arguments on the
+/// lines after the first).
+fn one_line(message: &str) -> String {
+    let words: Vec<&str> = message
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .flat_map(str::split_whitespace)
+        .collect();
+    if words.is_empty() {
+        "error: bad arguments".to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
 fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     if args.threads == 0 || args.threads > 256 {
         return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
     }
     if args.max_states == 0 {
         return Err(BadInput("--max-states must be at least 1".to_string()));
+    }
+    if args.max_memory == Some(0) {
+        return Err(BadInput("--max-memory must be at least 1 (MiB)".to_string()));
     }
     let config = WorldConfig {
         rounds: args.rounds,
@@ -134,10 +154,14 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         ..WorldConfig::default()
     };
     let scenario = Scenario::new(&args.recipe, args.clients, config)?;
+    if args.trace_dir.exists() && !args.trace_dir.is_dir() {
+        return Err(BadInput(format!("--trace-dir {} exists and is not a directory", args.trace_dir.display())));
+    }
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,
         timeout: args.timeout.map(Duration::from_secs),
+        max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
         progress: !args.quiet,
     };
     let mut report = check::run(&scenario, &options);
@@ -188,8 +212,8 @@ fn list_recipes() -> i32 {
     say!("recipes:");
     for e in zklab_recipes::CATALOGUE {
         match &e.flaw {
-            None => say!("  {:<14} {}", e.name, e.summary),
-            Some(f) => say!("  {:<14} {} [flaw: {}; breaks {}]", e.name, e.summary, f.bug, f.breaks.join(", ")),
+            None => say!("  {:<20} {}", e.name, e.summary),
+            Some(f) => say!("  {:<20} {} [flaw: {}; breaks {}]", e.name, e.summary, f.bug, f.breaks.join(", ")),
         }
     }
     say!("faults:");
@@ -209,29 +233,19 @@ fn replay(path: &Path, show: bool) -> i32 {
             return 2;
         }
     };
+    if let Err(e) = trace.replay() {
+        eprintln!("error: {}: {e}", path.display());
+        return 1;
+    }
     if show {
         match timeline::render(&trace) {
             Ok(text) => say_raw!("{text}"),
             Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
+                eprintln!("error: {}: {e}", path.display());
+                return 1;
             }
         }
     }
-    match trace.replay() {
-        Ok(()) => {
-            say!(
-                "{}: {} steps reproduce `{}` ({})",
-                path.display(),
-                trace.steps.len(),
-                trace.verdict.property,
-                trace.summary
-            );
-            0
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}", path.display());
-            1
-        }
-    }
+    say!("{}: {} steps reproduce `{}` ({})", path.display(), trace.steps.len(), trace.verdict.property, trace.summary);
+    0
 }

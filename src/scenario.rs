@@ -9,6 +9,9 @@ use zklab_recipes::AnyRecipe;
 /// Client counts beyond this are refused: exhaustive search is hopeless long before.
 pub const MAX_CLIENTS: usize = 8;
 
+/// A server tick longer than a minute is not a ZooKeeper configuration anyone runs.
+pub const MAX_TICK_MS: u32 = 60_000;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scenario {
     /// The recipe name of each client, in client order.
@@ -57,6 +60,13 @@ impl Scenario {
         }
         if self.config.rounds == 0 {
             return Err(BadInput("--rounds must be at least 1".to_string()));
+        }
+        let tick = self.config.server.tick_ms;
+        if !(1..=MAX_TICK_MS).contains(&tick) {
+            return Err(BadInput(format!("tick_ms must be between 1 and {MAX_TICK_MS}, got {tick}")));
+        }
+        if self.config.session_timeout_ms == 0 {
+            return Err(BadInput("session_timeout_ms must be at least 1".to_string()));
         }
         Ok(())
     }

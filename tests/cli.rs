@@ -55,7 +55,10 @@ struct Run {
 impl Run {
     /// Everything about the run, for assertion messages.
     fn describe(&self) -> String {
-        format!("`{}` exited {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}", self.what, self.code, self.stdout, self.stderr)
+        format!(
+            "`{}` exited {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.what, self.code, self.stdout, self.stderr
+        )
     }
 
     fn json(&self) -> Value {
@@ -120,7 +123,10 @@ fn property<'a>(report: &'a Value, name: &str) -> &'a Value {
 
 /// Runs the failing wait-on-null check into `dir` and returns the trace it wrote.
 fn write_failing_trace(tmp: &TempDir, dir: &Path) -> PathBuf {
-    let run = zklab(tmp, &["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--trace-dir", dir.to_str().unwrap()]);
+    let run = zklab(
+        tmp,
+        &["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--trace-dir", dir.to_str().unwrap()],
+    );
     assert_eq!(run.code, Some(1), "wait-on-null is caught: {}", run.describe());
     let file = dir.join(WAIT_ON_NULL_TRACE);
     assert!(file.is_file(), "{} was written: {}", file.display(), run.describe());
@@ -291,7 +297,8 @@ fn replay_of_a_trace_with_an_invalid_lock_path_exits_2() {
     let original = write_failing_trace(&tmp, &tmp.join("traces"));
     let bad = ["lock", "/a/b", "/x/", "", "/", "//", "/.", "/..", "/lo\u{1}ck", "/lock/"];
     for (i, lock) in bad.iter().enumerate() {
-        let file = tampered(&tmp, &original, &format!("lock{i}"), |t| t["scenario"]["config"]["lock_path"] = (*lock).into());
+        let file =
+            tampered(&tmp, &original, &format!("lock{i}"), |t| t["scenario"]["config"]["lock_path"] = (*lock).into());
         for show in [false, true] {
             let mut args = vec!["replay"];
             if show {
@@ -352,10 +359,8 @@ fn recipes_lists_every_recipe_and_fault() {
 
     // Each flawed recipe says what it breaks.
     for entry in zklab::recipes::CATALOGUE.iter().filter(|e| e.flaw.is_some()) {
-        let line = lines[recipes_at + 1..faults_at]
-            .iter()
-            .find(|l| l.split_whitespace().next() == Some(entry.name))
-            .unwrap();
+        let line =
+            lines[recipes_at + 1..faults_at].iter().find(|l| l.split_whitespace().next() == Some(entry.name)).unwrap();
         for broken in entry.flaw.as_ref().unwrap().breaks {
             assert!(line.contains(broken), "{} says it breaks {broken}: {line}", entry.name);
         }
@@ -373,7 +378,19 @@ fn every_listed_recipe_and_fault_is_accepted_by_check() {
     for fault in zklab::model::FaultKind::ALL {
         let run = zklab(
             &tmp,
-            &["check", "--recipe", "standard", "--clients", "1", "--faults", fault.name(), "-q", "--json", "--trace-dir", tmp.arg()],
+            &[
+                "check",
+                "--recipe",
+                "standard",
+                "--clients",
+                "1",
+                "--faults",
+                fault.name(),
+                "-q",
+                "--json",
+                "--trace-dir",
+                tmp.arg(),
+            ],
         );
         assert!(matches!(run.code, Some(0 | 1)), "{}", run.describe());
         assert_eq!(run.json()["faults"], serde_json::json!([fault.name()]), "{}", run.describe());
@@ -445,8 +462,10 @@ fn check_text_report_lists_every_property() {
 fn wait_on_null_violation_writes_a_trace_that_replays() {
     let tmp = TempDir::new("wait_on_null_violation_writes_a_trace_that_replays");
     let dir = tmp.join("traces");
-    let run =
-        zklab(&tmp, &["check", "--recipe", "wait-on-null", "--clients", "2", "--json", "-q", "--trace-dir", dir.to_str().unwrap()]);
+    let run = zklab(
+        &tmp,
+        &["check", "--recipe", "wait-on-null", "--clients", "2", "--json", "-q", "--trace-dir", dir.to_str().unwrap()],
+    );
     assert_eq!(run.code, Some(1), "{}", run.describe());
     assert!(run.stderr.is_empty(), "{}", run.describe());
     let report = run.json();
@@ -520,29 +539,18 @@ fn every_kept_trace_replays_through_the_cli() {
 fn replay_of_a_tampered_trace_fails_with_one_line() {
     let tmp = TempDir::new("replay_of_a_tampered_trace_fails_with_one_line");
     let original = write_failing_trace(&tmp, &tmp.join("traces"));
-    let edits: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
-        (
-            "drop-last-step",
-            Box::new(|t| {
-                t["steps"].as_array_mut().unwrap().pop();
-            }),
-            "does not reproduce",
-        ),
-        ("no-steps", Box::new(|t| t["steps"] = serde_json::json!([])), "does not reproduce"),
-        ("belief", Box::new(|t| t["verdict"]["property"] = "belief_exclusion".into()), "belief_exclusion"),
-        ("no-orphans", Box::new(|t| t["verdict"]["property"] = "no_orphans".into()), "no_orphans"),
-        ("unknown-property", Box::new(|t| t["verdict"]["property"] = "world_peace".into()), "world_peace"),
-        ("cycle-outside", Box::new(|t| t["verdict"]["cycle_start"] = 99.into()), "cycle"),
-        ("cycle-inside", Box::new(|t| t["verdict"]["cycle_start"] = 3.into()), "cycle"),
-        (
-            "swap-first-steps",
-            Box::new(|t| {
-                let steps = t["steps"].as_array_mut().unwrap();
-                steps.swap(0, 1);
-            }),
-            "step 0",
-        ),
-        ("absent-client", Box::new(|t| t["steps"][0] = serde_json::json!({"acquire": 7})), "step 0"),
+    /// (file name, how the trace is tampered with, a word the error must contain)
+    type Edit = (&'static str, fn(&mut Value), &'static str);
+    let edits: [Edit; 9] = [
+        ("drop-last-step", |t| drop(t["steps"].as_array_mut().unwrap().pop()), "does not reproduce"),
+        ("no-steps", |t| t["steps"] = serde_json::json!([]), "does not reproduce"),
+        ("belief", |t| t["verdict"]["property"] = "belief_exclusion".into(), "belief_exclusion"),
+        ("no-orphans", |t| t["verdict"]["property"] = "no_orphans".into(), "no_orphans"),
+        ("unknown-property", |t| t["verdict"]["property"] = "world_peace".into(), "world_peace"),
+        ("cycle-outside", |t| t["verdict"]["cycle_start"] = 99.into(), "cycle"),
+        ("cycle-inside", |t| t["verdict"]["cycle_start"] = 3.into(), "cycle"),
+        ("swap-first-steps", |t| t["steps"].as_array_mut().unwrap().swap(0, 1), "step 0"),
+        ("absent-client", |t| t["steps"][0] = serde_json::json!({"acquire": 7}), "step 0"),
     ];
     for (name, edit, mentions) in edits {
         let file = tampered(&tmp, &original, name, edit);
@@ -581,7 +589,8 @@ fn exhausted_state_budget_exits_3_with_unknown_properties() {
     assert!(run.stderr.is_empty(), "{}", run.describe());
     let report = run.json();
     assert_eq!(report["bounded"], true, "{report}");
-    let statuses: Vec<&str> = report["properties"].as_array().unwrap().iter().map(|p| p["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> =
+        report["properties"].as_array().unwrap().iter().map(|p| p["status"].as_str().unwrap()).collect();
     assert!(statuses.contains(&"unknown"), "{report}");
     assert!(statuses.iter().all(|s| *s == "unknown" || *s == "holds"), "no verdict beyond the budget: {report}");
     assert!(!tmp.join("zklab-traces").exists(), "no counterexample, no traces");
@@ -685,10 +694,9 @@ fn trace_file_names_follow_the_recipe_list() {
     assert!(names.iter().all(|n| n.starts_with("standard+wait-on-null-n2-") && n.ends_with(".json")), "{names:?}");
 }
 
-// ---- known CLI bugs (see the report; un-ignore once fixed) ---------------------------------------
+// ---- bugs found by these tests, fixed ------------------------------------------------------------
 
 #[test]
-#[ignore = "bug: a hand-edited tick_ms overflows `20 * tick` in Server::open_session and replay panics (exit 101)"]
 fn replay_of_a_trace_with_a_huge_tick_fails_cleanly() {
     let tmp = TempDir::new("replay_of_a_trace_with_a_huge_tick_fails_cleanly");
     let original = write_failing_trace(&tmp, &tmp.join("traces"));
@@ -699,7 +707,6 @@ fn replay_of_a_trace_with_a_huge_tick_fails_cleanly() {
 }
 
 #[test]
-#[ignore = "bug: only clap's first line is printed, which drops the name of the missing argument"]
 fn a_missing_required_argument_is_named() {
     let tmp = TempDir::new("a_missing_required_argument_is_named");
     let run = zklab(&tmp, &["check", "--clients", "2"]);
@@ -708,7 +715,6 @@ fn a_missing_required_argument_is_named() {
 }
 
 #[test]
-#[ignore = "bug: `replay --show` exits 2 (bad input) for a step that cannot be taken, plain `replay` exits 1"]
 fn replay_and_replay_show_agree_on_an_unreplayable_step() {
     let tmp = TempDir::new("replay_and_replay_show_agree_on_an_unreplayable_step");
     let original = write_failing_trace(&tmp, &tmp.join("traces"));

@@ -135,7 +135,7 @@ impl Server {
     /// Opens a session; the timeout is clamped to [2, 20] ticks as the server negotiates it.
     pub fn open_session(&mut self, requested_timeout_ms: u32) -> (SessionId, u32) {
         let tick = self.config.tick_ms;
-        let timeout_ms = requested_timeout_ms.clamp(2 * tick, 20 * tick);
+        let timeout_ms = requested_timeout_ms.clamp(tick.saturating_mul(2), tick.saturating_mul(20));
         let id = SessionId(self.next_session);
         self.next_session += 1;
         self.sessions

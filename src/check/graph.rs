@@ -17,6 +17,23 @@ const ROOT: u32 = u32::MAX;
 pub struct Budget {
     pub max_states: usize,
     pub deadline: Option<Instant>,
+    /// Resident memory of the process, in MiB, beyond which the pass stops.
+    pub max_memory_mib: Option<u64>,
+}
+
+impl Budget {
+    fn exhausted(&self, states: usize) -> bool {
+        states >= self.max_states
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max))
+    }
+}
+
+/// The process's resident memory in MiB (Linux; elsewhere unknown, and never a reason to stop).
+pub fn resident_mib() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096 / (1024 * 1024))
 }
 
 /// The explored graph. States are numbered in breadth-first order.
@@ -80,7 +97,7 @@ pub fn explore<R: Recipe>(
     let mut queue = VecDeque::from([(0u32, 0usize, init)]);
     let mut steps = Vec::new();
     while let Some((id, depth, world)) = queue.pop_front() {
-        if index.len() >= budget.max_states || budget.deadline.is_some_and(|d| Instant::now() >= d) {
+        if (id % 1024 == 0 || index.len() >= budget.max_states) && budget.exhausted(index.len()) {
             graph.complete = false;
             break;
         }

@@ -22,13 +22,29 @@ pub struct Options {
     pub threads: usize,
     pub max_states: usize,
     pub timeout: Option<Duration>,
+    /// Stop when the process's resident memory passes this many MiB.
+    pub max_memory_mib: Option<u64>,
     /// Print progress to stderr (at most once a second).
     pub progress: bool,
 }
 
+/// Three quarters of the machine's memory, the default bound (Linux; elsewhere none).
+pub fn default_max_memory_mib() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let total_kib: u64 =
+        meminfo.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(total_kib / 1024 * 3 / 4)
+}
+
 impl Default for Options {
     fn default() -> Self {
-        Options { threads: 2, max_states: 50_000_000, timeout: None, progress: false }
+        Options {
+            threads: 2,
+            max_states: 50_000_000,
+            timeout: None,
+            max_memory_mib: default_max_memory_mib(),
+            progress: false,
+        }
     }
 }
 
@@ -84,9 +100,12 @@ impl Report {
         let stem = format!("{}-n{}", self.recipe.replace(',', "+"), self.clients);
         for p in &mut self.properties {
             if let Some(trace) = &p.trace {
-                std::fs::create_dir_all(dir)?;
+                let with_path = |e: std::io::Error, at: &std::path::Path| {
+                    std::io::Error::new(e.kind(), format!("{}: {e}", at.display()))
+                };
+                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
                 let file = dir.join(format!("{stem}-{}.json", p.name));
-                std::fs::write(&file, trace.to_json())?;
+                std::fs::write(&file, trace.to_json()).map_err(|e| with_path(e, &file))?;
                 p.trace_file = Some(file.display().to_string());
             }
         }
@@ -167,7 +186,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     // stateright (safety and reachability) and the graph pass (shortest counterexamples and
     // liveness) explore the same space; they run side by side, the graph pass on its own thread.
     let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
-    let budget = Budget { max_states: options.max_states, deadline };
+    let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
     let shared = SharedProgress::default();
     let (graph, checker) = std::thread::scope(|scope| {
         let graph_init = init.clone();
