@@ -37,6 +37,13 @@ enum Command {
     },
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     Suite(SuiteArgs),
+    /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model and print the results.
+    ZkScript {
+        script: PathBuf,
+        /// Compare with a recorded result file and list the differences (exit 1 if any).
+        #[arg(long)]
+        expect: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -108,6 +115,7 @@ fn main() -> ExitCode {
         Some(Command::Suite(args)) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
         Some(Command::Recipes) => list_recipes(),
         Some(Command::Replay { trace, show }) => replay(&trace, show),
+        Some(Command::ZkScript { script, expect }) => zk_script(&script, expect.as_deref()),
         Some(Command::Check(args)) => match check_command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -223,6 +231,42 @@ fn list_recipes() -> i32 {
     say!("  all");
     say!("client behaviours: java (re-arms watches on reconnect), kazoo (drops them)");
     0
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
+}
+
+fn zk_script(path: &Path, expect: Option<&Path>) -> i32 {
+    let results = read_json(path)
+        .and_then(|script| zklab::conformance::run_script(&script).map_err(|e| format!("{}: {e}", path.display())));
+    let results = match results {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let cases = results["results"].as_array().map(Vec::as_slice).unwrap_or_default();
+    say!("{{\"case\": {},\n \"results\": [", results["case"]);
+    for (i, result) in cases.iter().enumerate() {
+        say!("  {result}{}", if i + 1 < cases.len() { "," } else { "" });
+    }
+    say!(" ]}}");
+    let Some(expect) = expect else { return 0 };
+    let expected = match read_json(expect) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let differences = zklab::conformance::differences(&expected, &results);
+    for d in &differences {
+        eprintln!("differs: {d}");
+    }
+    i32::from(!differences.is_empty())
 }
 
 fn replay(path: &Path, show: bool) -> i32 {

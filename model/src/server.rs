@@ -41,16 +41,28 @@ fn fnv1a(seed: u64, text: &str) -> u64 {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ServerConfig {
-    /// The server's tick; session timeouts are clamped to [2, 20] ticks.
+    /// The server's tick; by default session timeouts are clamped to [2, 20] ticks.
     pub tick_ms: u32,
     pub children_order: ChildrenOrder,
     /// How many past versions of the tree a lagging follower can serve (0: reads never lag).
     pub lag_window: u8,
+    /// ZooKeeper's `minSessionTimeout` (unset: 2 ticks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_session_timeout_ms: Option<u32>,
+    /// ZooKeeper's `maxSessionTimeout` (unset: 20 ticks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_session_timeout_ms: Option<u32>,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        ServerConfig { tick_ms: 100, children_order: ChildrenOrder::default(), lag_window: 0 }
+        ServerConfig {
+            tick_ms: 100,
+            children_order: ChildrenOrder::default(),
+            lag_window: 0,
+            min_session_timeout_ms: None,
+            max_session_timeout_ms: None,
+        }
     }
 }
 
@@ -132,10 +144,12 @@ impl Server {
         self.session(id).is_some_and(|s| s.status == SessionStatus::Open)
     }
 
-    /// Opens a session; the timeout is clamped to [2, 20] ticks as the server negotiates it.
+    /// Opens a session; the timeout is clamped to the server's [min, max] as it negotiates it.
     pub fn open_session(&mut self, requested_timeout_ms: u32) -> (SessionId, u32) {
         let tick = self.config.tick_ms;
-        let timeout_ms = requested_timeout_ms.clamp(tick.saturating_mul(2), tick.saturating_mul(20));
+        let min = self.config.min_session_timeout_ms.unwrap_or(tick.saturating_mul(2));
+        let max = self.config.max_session_timeout_ms.unwrap_or(tick.saturating_mul(20)).max(min);
+        let timeout_ms = requested_timeout_ms.clamp(min, max);
         let id = SessionId(self.next_session);
         self.next_session += 1;
         self.sessions

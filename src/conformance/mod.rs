@@ -1,0 +1,14 @@
+//! Conformance: the op scripts of `conformance/` (what a real ZooKeeper 3.8 answered, recorded
+//! with a kazoo client) run against the model, in the same result format, so the two can be
+//! compared answer by answer. See conformance/FORMAT.md.
+
+mod compare;
+mod runner;
+
+pub use compare::differences;
+pub use runner::run_script;
+
+/// A script that cannot be run, said in one line naming the op.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ScriptError(pub String);

@@ -1,0 +1,309 @@
+//! Runs an op script against the model server, keeping the client-side bookkeeping a kazoo
+//! client keeps: sessions by name, the events each session has received (and which ops' watches
+//! they fired), and what a closed or expired handle answers.
+
+use super::ScriptError;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use zklab_model::{
+    path, CreateMode, EventType, Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind, ZkError,
+};
+
+/// The server the recordings were made against: tickTime 100 ms, session timeouts 200..20000 ms.
+fn recorded_server() -> ServerConfig {
+    ServerConfig {
+        tick_ms: 100,
+        min_session_timeout_ms: Some(200),
+        max_session_timeout_ms: Some(20_000),
+        ..ServerConfig::default()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Handle {
+    Open,
+    Closed,
+    Expired,
+}
+
+#[derive(Default)]
+struct Runner {
+    server: Option<Server>,
+    sessions: BTreeMap<String, (SessionId, Handle)>,
+    names: BTreeMap<SessionId, String>,
+    /// Events received and not yet read, per session name.
+    inbox: BTreeMap<String, Vec<Value>>,
+    /// The ops whose watches are armed, per (session, path, kind).
+    armed: BTreeMap<(SessionId, String, WatchKind), Vec<String>>,
+}
+
+/// Runs `script` (an op script as JSON) and returns `{"case": name, "results": [...]}`.
+pub fn run_script(script: &Value) -> Result<Value, ScriptError> {
+    let name = script["name"].as_str().ok_or_else(|| ScriptError("the script has no `name`".to_string()))?;
+    let ops = script["ops"].as_array().ok_or_else(|| ScriptError("the script has no `ops` array".to_string()))?;
+    let mut runner = Runner { server: Some(Server::new(recorded_server())), ..Runner::default() };
+    let results = ops.iter().enumerate().map(|(i, op)| runner.run(i, op)).collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({ "case": name, "results": results }))
+}
+
+fn bad(i: usize, what: impl std::fmt::Display) -> ScriptError {
+    ScriptError(format!("op {i}: {what}"))
+}
+
+fn text<'a>(i: usize, op: &'a Value, field: &str) -> Result<&'a str, ScriptError> {
+    op[field].as_str().ok_or_else(|| bad(i, format!("missing string field `{field}`")))
+}
+
+fn flag(i: usize, op: &Value, field: &str) -> Result<bool, ScriptError> {
+    match &op[field] {
+        Value::Null => Ok(false),
+        Value::Bool(b) => Ok(*b),
+        other => Err(bad(i, format!("`{field}` must be true or false, got {other}"))),
+    }
+}
+
+fn number(i: usize, op: &Value, field: &str, default: i64) -> Result<i64, ScriptError> {
+    match &op[field] {
+        Value::Null => Ok(default),
+        value => value.as_i64().ok_or_else(|| bad(i, format!("`{field}` must be an integer, got {value}"))),
+    }
+}
+
+impl Runner {
+    fn server(&mut self) -> &mut Server {
+        self.server.as_mut().expect("created with the runner")
+    }
+
+    fn run(&mut self, i: usize, op: &Value) -> Result<Value, ScriptError> {
+        let kind = text(i, op, "op")?;
+        let mut result = Map::new();
+        result.insert("i".into(), json!(i));
+        result.insert("op".into(), json!(kind));
+        result.insert("ok".into(), json!(true));
+        if let Some(s) = op.get("s") {
+            result.insert("s".into(), s.clone());
+        }
+        if let Some(p) = op.get("path") {
+            result.insert("path".into(), p.clone());
+        }
+        match kind {
+            "open" => self.open(i, op, &mut result)?,
+            "server_watches" => self.server_watches(&mut result),
+            "server_ephemerals" => self.server_ephemerals(&mut result),
+            "sleep" => {
+                number(i, op, "ms", 0)?;
+            }
+            "close" | "expire" | "events" | "state" | "create" | "delete" | "exists" | "get_data" | "set_data"
+            | "get_children" => self.session_op(i, kind, op, &mut result)?,
+            other => return Err(bad(i, format!("unknown op `{other}`"))),
+        }
+        Ok(Value::Object(result))
+    }
+
+    fn open(&mut self, i: usize, op: &Value, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
+        let name = text(i, op, "s")?.to_string();
+        if self.sessions.contains_key(&name) {
+            return Err(bad(i, format!("session `{name}` is already open")));
+        }
+        let timeout = number(i, op, "timeout_ms", 4000)?;
+        let timeout = u32::try_from(timeout).map_err(|_| bad(i, format!("bad timeout_ms {timeout}")))?;
+        let (id, negotiated) = self.server().open_session(timeout);
+        self.sessions.insert(name.clone(), (id, Handle::Open));
+        self.names.insert(id, name);
+        result.insert("negotiated_timeout_ms".into(), json!(negotiated));
+        Ok(())
+    }
+
+    fn session_op(
+        &mut self,
+        i: usize,
+        kind: &str,
+        op: &Value,
+        result: &mut Map<String, Value>,
+    ) -> Result<(), ScriptError> {
+        let name = text(i, op, "s")?.to_string();
+        let Some(&(id, handle)) = self.sessions.get(&name) else {
+            return Err(bad(i, format!("unknown session `{name}` (open it first)")));
+        };
+        let request = self.request(i, kind, op)?;
+        match (kind, handle) {
+            ("events", _) => {
+                let events = self.inbox.remove(&name).unwrap_or_default();
+                result.insert("events".into(), Value::Array(events));
+            }
+            ("state", _) => {
+                let state = match handle {
+                    Handle::Open => "connected",
+                    Handle::Closed => "closed",
+                    Handle::Expired => "expired",
+                };
+                result.insert("state".into(), json!(state));
+            }
+            (_, Handle::Closed) => fail(result, "ConnectionClosed"),
+            (_, Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
+            ("close", Handle::Open) | ("expire", Handle::Open) => {
+                let notifications =
+                    if kind == "close" { self.server().close_session(id) } else { self.server().expire_session(id) };
+                let (handle, state) =
+                    if kind == "close" { (Handle::Closed, "Closed") } else { (Handle::Expired, "Expired") };
+                self.sessions.insert(name.clone(), (id, handle));
+                self.armed.retain(|(s, _, _), _| *s != id);
+                self.deliver(notifications);
+                self.inbox.entry(name).or_default().push(json!({ "state": state }));
+            }
+            (_, Handle::Open) => {
+                let request = request.expect("every other op is a request");
+                let outcome = self.server().apply(id, &request);
+                self.deliver(outcome.notifications);
+                match outcome.result {
+                    Err(e) => fail(result, &e.to_string()),
+                    Ok(response) => {
+                        self.arm(i, kind, id, &request, &response);
+                        self.describe(op, response, result)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The request an op makes, checking its fields (and its path, as the client library does).
+    fn request(&self, i: usize, kind: &str, op: &Value) -> Result<Option<Request>, ScriptError> {
+        let data = || op["data"].as_str().unwrap_or("").to_string();
+        let version = || number(i, op, "version", -1).and_then(|v| i32::try_from(v).map_err(|_| bad(i, "bad version")));
+        let request = match kind {
+            "create" => {
+                let mode = match op["mode"].as_str().unwrap_or("persistent") {
+                    "persistent" => CreateMode::Persistent,
+                    "ephemeral" => CreateMode::Ephemeral,
+                    "persistent_sequential" => CreateMode::PersistentSequential,
+                    "ephemeral_sequential" => CreateMode::EphemeralSequential,
+                    other => return Err(bad(i, format!("unknown create mode `{other}`"))),
+                };
+                Request::Create { path: text(i, op, "path")?.to_string(), data: data(), mode }
+            }
+            "delete" => Request::Delete { path: text(i, op, "path")?.to_string(), version: version()? },
+            "exists" => Request::Exists { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
+            "get_data" => Request::GetData { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
+            "set_data" => {
+                Request::SetData { path: text(i, op, "path")?.to_string(), data: data(), version: version()? }
+            }
+            "get_children" => {
+                Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? }
+            }
+            _ => return Ok(None),
+        };
+        let sequential = matches!(&request, Request::Create { mode, .. } if mode.is_sequential());
+        path::validate(request.path(), sequential).map_err(|e| bad(i, format!("bad path: {e}")))?;
+        Ok(Some(request))
+    }
+
+    /// Remembers which op armed a watch, so a later event can say which ops it fired.
+    fn arm(&mut self, i: usize, kind: &str, id: SessionId, request: &Request, response: &Response) {
+        let watch = match (request, response) {
+            (Request::Exists { watch: true, .. }, Response::Exists(Some(_))) => WatchKind::Data,
+            (Request::Exists { watch: true, .. }, Response::Exists(None)) => WatchKind::Exist,
+            (Request::GetData { watch: true, .. }, _) => WatchKind::Data,
+            (Request::GetChildren { watch: true, .. }, _) => WatchKind::Child,
+            _ => return,
+        };
+        self.armed.entry((id, request.path().to_string(), watch)).or_default().push(format!("{i}:{kind}"));
+    }
+
+    fn deliver(&mut self, notifications: Vec<zklab_model::Notification>) {
+        for n in notifications {
+            let consumed: &[WatchKind] = match n.event.kind {
+                EventType::NodeCreated | EventType::NodeDataChanged => &[WatchKind::Data, WatchKind::Exist],
+                EventType::NodeChildrenChanged => &[WatchKind::Child],
+                EventType::NodeDeleted => &[WatchKind::Data, WatchKind::Exist, WatchKind::Child],
+            };
+            let mut via: Vec<String> = consumed
+                .iter()
+                .flat_map(|k| self.armed.remove(&(n.session, n.event.path.clone(), *k)).unwrap_or_default())
+                .collect();
+            via.sort_by_key(|v| v.split(':').next().and_then(|i| i.parse::<usize>().ok()));
+            let name = self.names.get(&n.session).cloned().unwrap_or_else(|| n.session.to_string());
+            let event = json!({ "type": format!("{:?}", n.event.kind), "path": n.event.path, "via": via });
+            self.inbox.entry(name).or_default().push(event);
+        }
+    }
+
+    fn describe(&self, op: &Value, response: Response, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
+        let wants_stat = op["stat"].as_bool().unwrap_or(false);
+        match response {
+            Response::Created { path, stat } => {
+                result.insert("created".into(), json!(path));
+                if wants_stat {
+                    result.insert("stat".into(), self.stat(&stat));
+                }
+            }
+            Response::Deleted => {}
+            Response::Exists(stat) => {
+                result.insert("stat".into(), stat.map_or(Value::Null, |s| self.stat(&s)));
+            }
+            Response::Data { data, stat } => {
+                result.insert("data".into(), json!(data));
+                result.insert("stat".into(), self.stat(&stat));
+            }
+            Response::DataSet(stat) => {
+                result.insert("stat".into(), self.stat(&stat));
+            }
+            Response::Children { children, stat } => {
+                let mut sorted = children.clone();
+                sorted.sort();
+                result.insert("raw_sorted".into(), json!(sorted == children));
+                result.insert("raw".into(), json!(children));
+                result.insert("children".into(), json!(sorted));
+                if wants_stat {
+                    result.insert("stat".into(), self.stat(&stat));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn stat(&self, stat: &Stat) -> Value {
+        let owner = match stat.ephemeral_owner {
+            Some(id) => json!(self.names.get(&id).cloned().unwrap_or_else(|| id.to_string())),
+            None => json!(0),
+        };
+        json!({
+            "aversion": stat.aversion,
+            "cversion": stat.cversion,
+            "dataLength": stat.data_length,
+            "ephemeralOwner": owner,
+            "numChildren": stat.num_children,
+            "version": stat.version,
+        })
+    }
+
+    fn server_watches(&mut self, result: &mut Map<String, Value>) {
+        let mut data = Map::new();
+        let mut total = 0;
+        for (name, (id, _)) in &self.sessions {
+            let (data_paths, child_paths) = self.server.as_ref().expect("created").watches_of(*id);
+            total += data_paths.len() + child_paths.len();
+            if !data_paths.is_empty() {
+                data.insert(name.clone(), json!(data_paths));
+            }
+        }
+        result.insert("data_watches".into(), Value::Object(data));
+        result.insert("total_watches".into(), json!(total));
+    }
+
+    fn server_ephemerals(&mut self, result: &mut Map<String, Value>) {
+        let mut ephemerals = Map::new();
+        for (name, (id, _)) in &self.sessions {
+            let paths = self.server.as_ref().expect("created").tree().ephemerals_of(*id);
+            if !paths.is_empty() {
+                ephemerals.insert(name.clone(), json!(paths));
+            }
+        }
+        result.insert("ephemerals".into(), Value::Object(ephemerals));
+    }
+}
+
+fn fail(result: &mut Map<String, Value>, error: &str) {
+    result.insert("ok".into(), json!(false));
+    result.insert("err".into(), json!(error));
+}
