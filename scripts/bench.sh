@@ -11,7 +11,7 @@ printf '%-2s %-42s %12s %12s %9s %12s %10s %s\n' N faults unique total ms states
 for faults in none loss-before-apply,loss-after-apply,expire; do
   for n in 2 3 4 5; do
     json=$(./target/release/zklab check --recipe standard --clients "$n" --faults "$faults" \
-      --max-states "$max_states" --timeout "$timeout" --json -q --trace-dir target/bench-traces || true)
+      --max-states "$max_states" --timeout "$timeout" --max-memory 16000 --json -q --trace-dir target/bench-traces || true)
     python3 - "$n" "$faults" "$json" <<'PY'
 import json, sys
 n, faults, text = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -62,6 +62,7 @@ struct CheckArgs {
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
     client: ClientArg,
+    /// Threads: stateright gets all but one (at least one), the graph pass one.
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Stop after this many unique states (the answer is then unknown, exit 3).
