@@ -136,3 +136,20 @@ fn clients_of_different_recipes_can_share_a_lock() {
     assert_eq!(report.status("belief_exclusion"), Some(Status::Violated));
     assert_eq!(report.status("zk_exclusion"), Some(Status::Violated));
 }
+
+#[test]
+fn tokens_that_wrap_past_i32_max_break_fencing() {
+    // The counter wraps to -2147483648: the next holder's token is lower than the paused
+    // holder's, so the resource takes the stale write after the new holder's (sequence-wrap).
+    let mut s = scenario("standard", 2, "expire,pause", ClientBehaviour::Java);
+    s.config.first_sequence = i32::MAX;
+    let report = check::run(&s, &options());
+    assert_eq!(report.status("fenced_exclusion"), Some(Status::Violated));
+    let trace = report.properties.iter().find(|p| p.name == "fenced_exclusion").unwrap().trace.clone().unwrap();
+    trace.replay().unwrap();
+    let text = zklab::timeline::render(&trace).unwrap();
+    assert!(text.contains("-2147483648"), "{text}");
+    // Away from the wrap the same scenario keeps fencing intact.
+    let away = check::run(&scenario("standard", 2, "expire,pause", ClientBehaviour::Java), &options());
+    assert_eq!(away.status("fenced_exclusion"), Some(Status::Holds));
+}
