@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_zklab");
 
-/// Every recipe the brief promises; the catalogue may hold more.
+/// The recipes the first release names; the catalogue may hold more.
 const RECIPES: &[&str] = &["standard", "naive", "parent-watch", "blind-retry", "wait-on-null"];
 
 /// The trace file `check --recipe wait-on-null --clients 2` writes.
