@@ -59,6 +59,9 @@ struct CheckArgs {
     /// How many times each client acquires and releases.
     #[arg(long, default_value_t = 1)]
     rounds: u8,
+    /// Start the lock's sequence counter here (e.g. 2147483647 to cross the 32-bit wrap).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    first_sequence: i32,
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
     client: ClientArg,
@@ -155,6 +158,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     }
     let config = WorldConfig {
         rounds: args.rounds,
+        first_sequence: args.first_sequence,
         faults: parse_faults(&args.faults)?,
         client_behaviour: match args.client {
             ClientArg::Java => ClientBehaviour::Java,

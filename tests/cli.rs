@@ -724,3 +724,16 @@ fn replay_and_replay_show_agree_on_an_unreplayable_step() {
     assert_eq!(plain.code, show.code, "{}\n{}", plain.describe(), show.describe());
     assert!(show.stderr.contains(file.to_str().unwrap()), "names the file: {}", show.describe());
 }
+
+#[test]
+fn first_sequence_crosses_the_wrap_and_breaks_fencing() {
+    let tmp = TempDir::new("first_sequence_crosses_the_wrap_and_breaks_fencing");
+    let args = ["check", "--recipe", "standard", "--faults", "expire,pause", "--json", "-q", "--trace-dir", tmp.arg()];
+    let near_wrap = zklab(&tmp, &[&args[..], &["--first-sequence", "2147483647"]].concat());
+    assert_eq!(near_wrap.code, Some(1), "{}", near_wrap.describe());
+    let report = near_wrap.json();
+    let fenced = report["properties"].as_array().unwrap().iter().find(|p| p["name"] == "fenced_exclusion").unwrap();
+    assert_eq!(fenced["status"], "violated", "{}", near_wrap.describe());
+    let bad = zklab(&tmp, &["check", "--recipe", "standard", "--first-sequence", "2147483648"]);
+    bad.assert_bad_input();
+}
