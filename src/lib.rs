@@ -22,6 +22,7 @@ macro_rules! say_raw {
 
 pub mod check;
 pub mod conformance;
+pub mod diagram;
 pub mod scenario;
 pub mod timeline;
 pub mod trace;

@@ -34,6 +34,9 @@ enum Command {
         /// Print the timeline too.
         #[arg(long)]
         show: bool,
+        /// Print the trace as a Mermaid sequence diagram too.
+        #[arg(long)]
+        mermaid: bool,
     },
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     Suite(SuiteArgs),
@@ -118,7 +121,7 @@ fn main() -> ExitCode {
         None => suite::run(&suite::Settings::default()),
         Some(Command::Suite(args)) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
         Some(Command::Recipes) => list_recipes(),
-        Some(Command::Replay { trace, show }) => replay(&trace, show),
+        Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
         Some(Command::ZkScript { script, expect }) => zk_script(&script, expect.as_deref()),
         Some(Command::Check(args)) => match check_command(&args) {
             Ok(code) => code,
@@ -274,7 +277,7 @@ fn zk_script(path: &Path, expect: Option<&Path>) -> i32 {
     i32::from(!differences.is_empty())
 }
 
-fn replay(path: &Path, show: bool) -> i32 {
+fn replay(path: &Path, show: bool, mermaid: bool) -> i32 {
     let trace = match Trace::load(path) {
         Ok(t) => t,
         Err(e) => {
@@ -286,8 +289,13 @@ fn replay(path: &Path, show: bool) -> i32 {
         eprintln!("error: {}: {e}", path.display());
         return 1;
     }
-    if show {
-        match timeline::render(&trace) {
+    let renders: [(bool, fn(&Trace) -> Result<String, zklab::trace::TraceError>); 2] =
+        [(show, timeline::render), (mermaid, zklab::diagram::mermaid)];
+    for (wanted, render) in renders {
+        if !wanted {
+            continue;
+        }
+        match render(&trace) {
             Ok(text) => say_raw!("{text}"),
             Err(e) => {
                 eprintln!("error: {}: {e}", path.display());

@@ -34,7 +34,7 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
             other => other.to_string().split(' ').next().unwrap_or_default().to_string(),
         };
         let mut lines = vec![title];
-        lines.extend(log.unwrap_or_default().into_iter().map(|l| format!("  {l}")));
+        lines.extend(log.unwrap_or_default().into_iter().map(|note| format!("  {note}")));
         let column = usize::from(step.client());
         let wrapped = lines.iter().flat_map(|line| wrap(line));
         for (n, line) in wrapped.enumerate() {

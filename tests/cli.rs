@@ -737,3 +737,22 @@ fn first_sequence_crosses_the_wrap_and_breaks_fencing() {
     let bad = zklab(&tmp, &["check", "--recipe", "standard", "--first-sequence", "2147483648"]);
     bad.assert_bad_input();
 }
+
+#[test]
+fn replay_draws_a_mermaid_sequence_diagram() {
+    let tmp = TempDir::new("replay_draws_a_mermaid_sequence_diagram");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/blind-retry-n2-no_orphans.json");
+    let run = zklab(&tmp, &["replay", "--mermaid", trace.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(run.stdout.starts_with("sequenceDiagram\n"), "{}", run.describe());
+    for expected in [
+        "participant c0 as c0 (blind-retry)",
+        "participant ZK as ZooKeeper",
+        "c0->>ZK: create -e -s",
+        "FAULT loss-after-apply",
+        "no_orphans violated",
+    ] {
+        assert!(run.stdout.contains(expected), "{expected}: {}", run.describe());
+    }
+    assert!(!run.stdout.contains(';'), "no statement separators inside the text");
+}

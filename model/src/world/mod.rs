@@ -5,12 +5,14 @@
 
 mod client;
 mod config;
+mod note;
 mod observe;
 mod resource;
 mod step;
 
 pub use client::{Client, Link};
 pub use config::{FaultBudget, FaultKind, WorldConfig};
+pub use note::Note;
 pub use observe::Coverage;
 pub use resource::Resource;
 pub use step::{Sending, Step};
@@ -167,7 +169,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// Performs `step`, describing what happened in `log` when asked (for timelines).
-    pub fn apply_logged(&mut self, step: Step, log: &mut Option<Vec<String>>) -> Result<(), NotEnabled> {
+    pub fn apply_logged(&mut self, step: Step, log: &mut Option<Vec<Note>>) -> Result<(), NotEnabled> {
         if !self.enabled(step) {
             return Err(NotEnabled(step));
         }
@@ -182,7 +184,7 @@ impl<R: Recipe> World<R> {
                 c.wrote = true;
                 let Belief::Holding { token } = c.belief() else { unreachable!("enabled only when holding") };
                 let accepted = self.resource.write(token, c.grant);
-                note(log, || format!("resource {} token {token}", if accepted { "accepts" } else { "REFUSES stale" }));
+                note(log, || Note::Write { token, accepted });
             }
             Step::Release(_) => self.run_recipe(i, Input::Release, log),
             Step::Receive(_) => {
@@ -193,7 +195,7 @@ impl<R: Recipe> World<R> {
             Step::Expire(_) => {
                 let session = self.clients[i].session;
                 let notifications = self.server.expire_session(session);
-                note(log, || format!("server expires {session}"));
+                note(log, || Note::Expired(session));
                 self.route(notifications, log);
                 self.coverage.expired = true;
                 let c = &mut self.clients[i];
@@ -203,7 +205,7 @@ impl<R: Recipe> World<R> {
             }
             Step::Resume(_) => {
                 self.clients[i].paused = false;
-                note(log, || "process resumes".to_string());
+                note(log, || Note::Client("process resumes".to_string()));
             }
             Step::Fault(kind, _) => {
                 self.faults_used[kind.index()] += 1;
@@ -241,12 +243,12 @@ impl<R: Recipe> World<R> {
         !out.is_empty()
     }
 
-    fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<String>>) {
+    fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<Note>>) {
         match kind {
             FaultKind::LossBeforeApply | FaultKind::LossAfterApply => unreachable!("taken as Step::Lossy"),
             FaultKind::Disconnect => {
                 self.drop_link(i, Link::Down, None);
-                note(log, || "connection drops".to_string());
+                note(log, || Note::Client("connection drops".to_string()));
             }
             FaultKind::Expire => {
                 if self.clients[i].link == Link::Up {
@@ -254,7 +256,7 @@ impl<R: Recipe> World<R> {
                 } else {
                     self.clients[i].link = Link::Partitioned;
                 }
-                note(log, || "partitioned past the session timeout".to_string());
+                note(log, || Note::Client("partitioned past the session timeout".to_string()));
             }
             FaultKind::Crash => {
                 let c = &mut self.clients[i];
@@ -263,11 +265,11 @@ impl<R: Recipe> World<R> {
                 c.inbound.clear();
                 c.watches.clear();
                 self.server.drop_watches(c.session);
-                note(log, || "process crashes".to_string());
+                note(log, || Note::Client("process crashes".to_string()));
             }
             FaultKind::Pause => {
                 self.clients[i].paused = true;
-                note(log, || "process pauses".to_string());
+                note(log, || Note::Client("process pauses".to_string()));
             }
         }
     }
@@ -277,20 +279,20 @@ impl<R: Recipe> World<R> {
     /// its replies and events arbitrarily late, every order in which the server can apply the
     /// clients' requests is still reached, with one interleaving point less per request. An
     /// armed connection-loss fault strikes the first request.
-    fn send(&mut self, i: usize, log: &mut Option<Vec<String>>) {
+    fn send(&mut self, i: usize, log: &mut Option<Vec<Note>>) {
         while self.clients[i].link == Link::Up {
             let Some(request) = self.clients[i].outbound.pop_front() else { return };
             let armed = self.clients[i].armed.take();
             if armed == Some(FaultKind::LossBeforeApply) {
-                note(log, || format!("-> {}", describe_request(&request)));
-                note(log, || "!! connection drops before it is applied".to_string());
+                note(log, || Note::Request { request: request.clone(), result: None });
+                note(log, || Note::Client("!! connection drops before it is applied".to_string()));
                 self.coverage.lost_before_apply = true;
                 self.drop_link(i, Link::Down, Some(request));
                 return;
             }
             let session = self.clients[i].session;
             let outcome = self.server.apply(session, &request);
-            note(log, || format!("-> {} = {}", describe_request(&request), describe_result(&outcome.result)));
+            note(log, || Note::Request { request: request.clone(), result: Some(outcome.result.clone()) });
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
                 if path == &self.config.lock_path || crate::path::parent(path) == self.config.lock_path {
@@ -299,7 +301,7 @@ impl<R: Recipe> World<R> {
             }
             self.route(outcome.notifications, log);
             if armed == Some(FaultKind::LossAfterApply) {
-                note(log, || "!! connection drops: the reply is lost".to_string());
+                note(log, || Note::Client("!! connection drops: the reply is lost".to_string()));
                 self.coverage.lost_after_apply = true;
                 self.drop_link(i, Link::Down, Some(request));
                 return;
@@ -311,12 +313,12 @@ impl<R: Recipe> World<R> {
     }
 
     /// Queues watch notifications on the connected clients they are for.
-    fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<String>>) {
+    fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<Note>>) {
         for n in notifications {
             if let Some(c) =
                 self.clients.iter_mut().find(|c| c.session == n.session && c.link == Link::Up && !c.crashed)
             {
-                note(log, || format!("   event {:?} {} queued for {}", n.event.kind, n.event.path, n.session));
+                note(log, || Note::Notified { session: n.session, event: n.event.clone() });
                 c.watches.on_event(&n.event);
                 c.inbound.push_back(Input::Watch(n.event));
             }
@@ -342,25 +344,25 @@ impl<R: Recipe> World<R> {
         c.inbound.push_back(Input::State(SessionState::Disconnected));
     }
 
-    fn reconnect(&mut self, i: usize, log: &mut Option<Vec<String>>) {
+    fn reconnect(&mut self, i: usize, log: &mut Option<Vec<Note>>) {
         let behaviour = self.config.client_behaviour;
         let c = &mut self.clients[i];
         if self.server.is_alive(c.session) {
             c.link = Link::Up;
             c.inbound.push_back(Input::State(SessionState::SyncConnected));
             let drop_zxid = std::mem::take(&mut c.drop_zxid);
-            note(log, || format!("reconnects, {} still alive", c.session));
+            note(log, || Note::Client(format!("reconnects, {} still alive", c.session)));
             if behaviour == ClientBehaviour::Java {
                 let watches = c.watches.to_vec();
                 for event in self.server.set_watches(c.session, drop_zxid, &watches) {
-                    note(log, || format!("catch-up event {:?} {}", event.kind, event.path));
+                    note(log, || Note::CatchUp(event.clone()));
                     c.watches.on_event(&event);
                     c.inbound.push_back(Input::Watch(event));
                 }
             }
             self.send(i, log);
         } else {
-            note(log, || format!("reconnects: {} has EXPIRED", c.session));
+            note(log, || Note::Client(format!("reconnects: {} has EXPIRED", c.session)));
             for request in c.outbound.drain(..) {
                 c.inbound.push_back(Input::Reply { request, result: Err(ZkError::SessionExpired) });
             }
@@ -372,7 +374,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// Hands one input to client `i`'s recipe and sends what it asks for.
-    fn run_recipe(&mut self, i: usize, input: Input, log: &mut Option<Vec<String>>) {
+    fn run_recipe(&mut self, i: usize, input: Input, log: &mut Option<Vec<Note>>) {
         let c = &mut self.clients[i];
         let before = c.belief();
         let ctx = Ctx { client: i as u8, session: c.session };
@@ -390,18 +392,14 @@ impl<R: Recipe> World<R> {
             c.watches.clear();
         }
         if !matches!(input, Input::Acquire | Input::Release) {
-            note(log, || describe_input(&input));
+            note(log, || Note::Handled(input.clone()));
         }
         let mut out = Vec::new();
         c.recipe.handle(&ctx, input, &mut out);
         let after = c.belief();
         c.outbound.extend(out);
         if before != after {
-            note(log, || match after {
-                Belief::Holding { token } => format!("now HOLDING (token {token})"),
-                Belief::Suspended { token } => format!("now suspended (token {token})"),
-                other => format!("now {other:?}"),
-            });
+            note(log, || Note::Belief(after));
         }
         if after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. }) {
             self.grants += 1;
@@ -424,7 +422,7 @@ impl<R: Recipe> World<R> {
         if expired {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
             let c = &mut self.clients[i];
-            note(log, || format!("opens a new session {session}"));
+            note(log, || Note::Client(format!("opens a new session {session}")));
             c.session = session;
             c.link = Link::Up;
             c.drop_zxid = 0;
@@ -433,7 +431,7 @@ impl<R: Recipe> World<R> {
     }
 }
 
-fn note(log: &mut Option<Vec<String>>, line: impl FnOnce() -> String) {
+fn note(log: &mut Option<Vec<Note>>, line: impl FnOnce() -> Note) {
     if let Some(log) = log {
         log.push(line());
     }
