@@ -289,8 +289,7 @@ fn replay(path: &Path, show: bool, mermaid: bool) -> i32 {
         eprintln!("error: {}: {e}", path.display());
         return 1;
     }
-    let renders: [(bool, fn(&Trace) -> Result<String, zklab::trace::TraceError>); 2] =
-        [(show, timeline::render), (mermaid, zklab::diagram::mermaid)];
+    let renders: [(bool, zklab::trace::Renderer); 2] = [(show, timeline::render), (mermaid, zklab::diagram::mermaid)];
     for (wanted, render) in renders {
         if !wanted {
             continue;

@@ -11,6 +11,9 @@ use zklab_recipes::AnyRecipe;
 
 pub const FORMAT: u32 = 1;
 
+/// A way to show a trace (the text timeline, the Mermaid diagram).
+pub type Renderer = fn(&Trace) -> Result<String, TraceError>;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trace {

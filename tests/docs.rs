@@ -14,7 +14,7 @@ fn every_timeline_in_the_docs_is_a_fresh_replay_of_its_trace() {
             continue;
         }
         let text = std::fs::read_to_string(&page).unwrap();
-        let renderers: [(&str, &str, fn(&Trace) -> Result<String, zklab::trace::TraceError>); 2] = [
+        let renderers: [(&str, &str, zklab::trace::Renderer); 2] = [
             ("<!-- timeline: ", " -->\n```text\n", zklab::timeline::render),
             ("<!-- diagram: ", " -->\n```mermaid\n", zklab::diagram::mermaid),
         ];
