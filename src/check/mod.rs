@@ -209,7 +209,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         let checker = builder.spawn_dfs();
         let mut last = Instant::now();
         while !checker.is_done() || !shared.done.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(2));
             if options.progress && last.elapsed() >= Duration::from_secs(1) {
                 last = Instant::now();
                 let sr = Progress {
