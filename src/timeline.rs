@@ -2,26 +2,31 @@
 //! written under the client that took it, faults marked so the eye finds them.
 
 use crate::trace::{Trace, TraceError};
-use zklab_model::Step;
+use zklab_model::{Recipe, Step, World};
 
 const WIDTH: usize = 56;
 
 /// Renders `trace` by replaying it with the world's own descriptions of each step.
 pub fn render(trace: &Trace) -> Result<String, TraceError> {
-    let mut world = trace.scenario.world();
+    let mut out = render_steps(trace.scenario.world(), &trace.steps, trace.verdict.cycle_start)?;
+    out.push_str(&format!("\n=> {} violated: {}\n", trace.verdict.property, trace.summary));
+    Ok(out)
+}
+
+/// Renders `steps` taken from `init`, for any recipe; `cycle_start` marks where a cycle begins.
+pub fn render_steps<R: Recipe>(
+    mut world: World<R>,
+    steps: &[Step],
+    cycle_start: Option<usize>,
+) -> Result<String, TraceError> {
     let clients = world.clients.len();
     let mut out = String::new();
-    let header: Vec<String> = trace
-        .scenario
-        .recipes
-        .iter()
-        .enumerate()
-        .map(|(i, r)| format!("c{i} ({r}, {})", world.clients[i].session))
-        .collect();
+    let header: Vec<String> =
+        world.clients.iter().enumerate().map(|(i, c)| format!("c{i} ({}, {})", c.recipe.name(), c.session)).collect();
     out.push_str(&row("step", &header));
     out.push_str(&format!("{}\n", "-".repeat(6 + clients * (WIDTH + 3))));
-    for (i, step) in trace.steps.iter().enumerate() {
-        if trace.verdict.cycle_start == Some(i) {
+    for (i, step) in steps.iter().enumerate() {
+        if cycle_start == Some(i) {
             out.push_str(&format!("{:>5} ~~~~ the cycle starts here and returns to this state ~~~~\n", ""));
         }
         let mut log = Some(Vec::new());
@@ -44,7 +49,6 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
             out.push_str(&row(&label, &cells));
         }
     }
-    out.push_str(&format!("\n=> {} violated: {}\n", trace.verdict.property, trace.summary));
     Ok(out)
 }
 

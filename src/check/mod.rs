@@ -2,9 +2,12 @@
 //! safety properties and the reachability of each fault and race; the breadth-first graph pass
 //! (one thread) supplies the shortest counterexamples and judges liveness on the whole graph.
 
+mod builder;
 pub mod graph;
 pub mod model;
 pub mod properties;
+
+pub use builder::{check, Builder, Checked};
 
 use crate::scenario::Scenario;
 use crate::trace::{summarize, Trace, Verdict as TraceVerdict, FORMAT};

@@ -1,0 +1,121 @@
+//! Proving your own recipe in a `#[test]`:
+//!
+//! ```ignore
+//! let checked = zklab::check::check(MyLock::new).clients(3).faults(&[FaultKind::Expire]).run();
+//! checked.assert_proven();
+//! ```
+//!
+//! The recipe is built once per client from the lock path. A failed assertion prints the
+//! counterexample as a timeline.
+
+use super::{explore, Counterexample, Options, Outcome, Status};
+use crate::scenario::MAX_CLIENTS;
+use std::time::Duration;
+use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Recipe, World, WorldConfig};
+
+/// Starts a check of the recipe that `make` builds for a lock path.
+pub fn check<R: Recipe>(make: impl Fn(&str) -> R + 'static) -> Builder<R> {
+    Builder { make: Box::new(make), clients: 2, config: WorldConfig::default(), options: Options::default() }
+}
+
+pub struct Builder<R> {
+    make: Box<dyn Fn(&str) -> R>,
+    clients: usize,
+    config: WorldConfig,
+    options: Options,
+}
+
+impl<R: Recipe> Builder<R> {
+    pub fn clients(mut self, clients: usize) -> Self {
+        self.clients = clients;
+        self
+    }
+    /// Each of `faults` may happen once per run.
+    pub fn faults(mut self, faults: &[FaultKind]) -> Self {
+        self.config.faults = FaultBudget::once(faults);
+        self
+    }
+    pub fn rounds(mut self, rounds: u8) -> Self {
+        self.config.rounds = rounds;
+        self
+    }
+    pub fn client_behaviour(mut self, behaviour: ClientBehaviour) -> Self {
+        self.config.client_behaviour = behaviour;
+        self
+    }
+    pub fn lock_path(mut self, path: &str) -> Self {
+        self.config.lock_path = path.to_string();
+        self
+    }
+    pub fn first_sequence(mut self, first: i32) -> Self {
+        self.config.first_sequence = first;
+        self
+    }
+    pub fn max_states(mut self, states: usize) -> Self {
+        self.options.max_states = states;
+        self
+    }
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.options.timeout = Some(timeout);
+        self
+    }
+
+    /// The world the check starts from.
+    pub fn world(&self) -> World<R> {
+        assert!((1..=MAX_CLIENTS).contains(&self.clients), "clients must be between 1 and {MAX_CLIENTS}");
+        assert!(self.config.rounds > 0, "rounds must be at least 1");
+        let lock = &self.config.lock_path;
+        let valid =
+            zklab_model::path::validate(lock, false).is_ok() && lock != "/" && zklab_model::path::parent(lock) == "/";
+        assert!(valid, "the lock path must be a top-level node such as /lock, got {lock:?}");
+        World::new(self.config.clone(), (0..self.clients).map(|_| (self.make)(lock)).collect())
+    }
+
+    /// Explores every interleaving and fault and judges every property.
+    pub fn run(self) -> Checked<R> {
+        let init = self.world();
+        Checked { outcome: explore(init.clone(), &self.options), init }
+    }
+}
+
+/// The result of a check, with assertions that explain themselves.
+pub struct Checked<R> {
+    pub outcome: Outcome,
+    init: World<R>,
+}
+
+impl<R: Recipe> Checked<R> {
+    pub fn status(&self, property: &str) -> Option<Status> {
+        self.outcome.status(property)
+    }
+
+    pub fn counterexample(&self, property: &str) -> Option<&Counterexample> {
+        self.outcome.verdicts.iter().find(|v| v.name == property)?.counterexample.as_ref()
+    }
+
+    /// The counterexample of `property` as a timeline.
+    pub fn timeline(&self, property: &str) -> Option<String> {
+        let cx = self.counterexample(property)?;
+        crate::timeline::render_steps(self.init.clone(), &cx.steps, cx.cycle_start).ok()
+    }
+
+    /// Every property holds and every claimed fault and race was reached; otherwise panics
+    /// with the verdicts and the first counterexample.
+    pub fn assert_proven(&self) {
+        let failing: Vec<_> = self.outcome.verdicts.iter().filter(|v| v.status != Status::Holds).collect();
+        if failing.is_empty() {
+            return;
+        }
+        let list: Vec<String> = failing.iter().map(|v| format!("{} {:?}", v.name, v.status)).collect();
+        let shown = failing.iter().find_map(|v| self.timeline(v.name)).unwrap_or_default();
+        panic!("not proven: {}\n{shown}", list.join(", "));
+    }
+
+    /// `property` is violated; panics with the verdicts otherwise. Returns the counterexample.
+    pub fn assert_violates(&self, property: &str) -> &Counterexample {
+        match (self.status(property), self.counterexample(property)) {
+            (Some(Status::Violated), Some(cx)) => cx,
+            (status, _) => panic!("expected {property} to be violated, it is {status:?}"),
+        }
+    }
+}
