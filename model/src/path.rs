@@ -1,8 +1,6 @@
 //! ZooKeeper path rules. The real client rejects a bad path before it is sent, so a bad path is
 //! an error value here too, never a panic and never a server round trip.
 
-use std::fmt;
-
 /// Why a path is not a ZooKeeper path (the wording follows the Java client's `PathUtils`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
@@ -113,24 +111,4 @@ pub fn sequence_of(name: &str, prefix: &str) -> Option<i32> {
 /// The suffix ZooKeeper appends to a sequential create: `%010d` of the signed counter.
 pub fn sequence_suffix(counter: i32) -> String {
     format!("{counter:010}")
-}
-
-/// A validated path, for APIs that want the check done once.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ZkPath(String);
-
-impl ZkPath {
-    pub fn new(path: &str) -> Result<Self, PathError> {
-        validate(path, false)?;
-        Ok(ZkPath(path.to_string()))
-    }
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for ZkPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
 }

@@ -37,8 +37,7 @@ pub fn resident_mib() -> Option<u64> {
 }
 
 /// The explored graph. States are numbered in breadth-first order.
-pub struct Graph<R> {
-    init: World<R>,
+pub struct Graph {
     parent: Vec<(u32, Step)>,
     /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`.
     offsets: Vec<u32>,
@@ -80,10 +79,9 @@ pub fn explore<R: Recipe>(
     safety: &[Def<R>],
     budget: Budget,
     progress: &mut dyn FnMut(Progress),
-) -> Graph<R> {
+) -> Graph {
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut graph = Graph {
-        init: init.clone(),
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
         offsets: vec![0],
         edges: Vec::new(),
@@ -131,8 +129,8 @@ pub fn explore<R: Recipe>(
     graph
 }
 
-impl<R: Recipe> Graph<R> {
-    fn check_safety(&mut self, id: u32, world: &World<R>, safety: &[Def<R>]) {
+impl Graph {
+    fn check_safety<R: Recipe>(&mut self, id: u32, world: &World<R>, safety: &[Def<R>]) {
         for def in safety {
             if !self.first_violation.contains_key(def.name) && !(def.holds)(world) {
                 self.first_violation.insert(def.name, id);
@@ -163,15 +161,6 @@ impl<R: Recipe> Graph<R> {
         }
         steps.reverse();
         steps
-    }
-
-    /// The world after `steps` from the initial state.
-    pub fn replay(&self, steps: &[Step]) -> World<R> {
-        let mut world = self.init.clone();
-        for step in steps {
-            world.apply(*step).expect("a path of the graph");
-        }
-        world
     }
 
     /// A liveness counterexample, if any: the nearest state where a client waits and nothing

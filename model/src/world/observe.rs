@@ -1,9 +1,9 @@
 //! What can be observed of a world: the facts the checker's properties are made of. They live
 //! here, next to the state they read, so the checker and the simulator judge runs alike.
 
-use super::{Link, Step, World};
+use super::{Step, World};
 use crate::path;
-use crate::recipe::{Belief, Recipe};
+use crate::recipe::Recipe;
 use crate::{Request, Response, ZkError, ZkResult};
 use serde::{Deserialize, Serialize};
 
@@ -122,20 +122,5 @@ impl<R: Recipe> World<R> {
             super::FaultKind::Expire => self.coverage.expired,
             _ => self.faults_used[kind.index()] > 0,
         }
-    }
-
-    /// Clients whose connection is up, for display.
-    pub fn connected(&self) -> Vec<u8> {
-        (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].link == Link::Up).collect()
-    }
-
-    /// Whether `step` is a step of the client `i` itself (for per-client fairness).
-    pub fn step_of(step: Step, i: u8) -> bool {
-        step.client() == i
-    }
-
-    /// What each client believes, for display.
-    pub fn beliefs(&self) -> Vec<Belief> {
-        self.clients.iter().map(|c| c.belief()).collect()
     }
 }
