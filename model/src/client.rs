@@ -3,7 +3,7 @@
 //! re-arms its watches (the Java client) or drops them and only reports the state change (kazoo).
 //! Recipes that are right under one behaviour can be wrong under the other.
 
-use crate::{EventType, Request, Response, WatchKind, WatchedEvent, ZkResult};
+use crate::{Request, WatchKind, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -26,24 +26,14 @@ impl ClientWatches {
     /// Registers the watch a successful read asked for, as the Java client does when the reply
     /// arrives: exists on a missing node is an exist watch, on a present node a data watch.
     pub fn on_reply(&mut self, request: &Request, result: &ZkResult) {
-        let kind = match (request, result) {
-            (Request::GetChildren { watch: true, .. }, Ok(_)) => WatchKind::Child,
-            (Request::GetData { watch: true, .. }, Ok(_)) => WatchKind::Data,
-            (Request::Exists { watch: true, .. }, Ok(Response::Exists(Some(_)))) => WatchKind::Data,
-            (Request::Exists { watch: true, .. }, Ok(Response::Exists(None))) => WatchKind::Exist,
-            _ => return,
-        };
-        self.0.insert((request.path().to_string(), kind));
+        if let Some(kind) = result.as_ref().ok().and_then(|response| WatchKind::armed_by(request, response)) {
+            self.0.insert((request.path().to_string(), kind));
+        }
     }
 
     /// Removes the watches an event consumes (they are one-shot).
     pub fn on_event(&mut self, event: &WatchedEvent) {
-        let consumed: &[WatchKind] = match event.kind {
-            EventType::NodeCreated | EventType::NodeDataChanged => &[WatchKind::Data, WatchKind::Exist],
-            EventType::NodeChildrenChanged => &[WatchKind::Child],
-            EventType::NodeDeleted => &[WatchKind::Data, WatchKind::Exist, WatchKind::Child],
-        };
-        for kind in consumed {
+        for kind in WatchKind::consumed_by(event.kind) {
             self.0.remove(&(event.path.clone(), *kind));
         }
     }

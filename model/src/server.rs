@@ -475,6 +475,29 @@ pub enum WatchKind {
     Child,
 }
 
+impl WatchKind {
+    /// The watch a successful read arms, if it asked for one: exists on a missing node waits
+    /// for its creation, exists on a present node and getData watch its data.
+    pub fn armed_by(request: &Request, response: &Response) -> Option<WatchKind> {
+        match (request, response) {
+            (Request::GetChildren { watch: true, .. }, _) => Some(WatchKind::Child),
+            (Request::GetData { watch: true, .. }, _) => Some(WatchKind::Data),
+            (Request::Exists { watch: true, .. }, Response::Exists(Some(_))) => Some(WatchKind::Data),
+            (Request::Exists { watch: true, .. }, Response::Exists(None)) => Some(WatchKind::Exist),
+            _ => None,
+        }
+    }
+
+    /// The kinds of watch on a path that an event on that path fires (and so removes).
+    pub fn consumed_by(event: EventType) -> &'static [WatchKind] {
+        match event {
+            EventType::NodeCreated | EventType::NodeDataChanged => &[WatchKind::Data, WatchKind::Exist],
+            EventType::NodeChildrenChanged => &[WatchKind::Child],
+            EventType::NodeDeleted => &[WatchKind::Data, WatchKind::Exist, WatchKind::Child],
+        }
+    }
+}
+
 /// Fires and removes the one-shot watches on `path`, one notification per session; sessions in
 /// `skip` were already told about this node by the same event.
 fn trigger(

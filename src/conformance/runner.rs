@@ -5,9 +5,7 @@
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use zklab_model::{
-    path, CreateMode, EventType, Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind, ZkError,
-};
+use zklab_model::{path, CreateMode, Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind, ZkError};
 
 /// The server the recordings were made against: tickTime 100 ms, session timeouts 200..20000 ms.
 fn recorded_server() -> ServerConfig {
@@ -200,24 +198,13 @@ impl Runner {
 
     /// Remembers which op armed a watch, so a later event can say which ops it fired.
     fn arm(&mut self, i: usize, kind: &str, id: SessionId, request: &Request, response: &Response) {
-        let watch = match (request, response) {
-            (Request::Exists { watch: true, .. }, Response::Exists(Some(_))) => WatchKind::Data,
-            (Request::Exists { watch: true, .. }, Response::Exists(None)) => WatchKind::Exist,
-            (Request::GetData { watch: true, .. }, _) => WatchKind::Data,
-            (Request::GetChildren { watch: true, .. }, _) => WatchKind::Child,
-            _ => return,
-        };
+        let Some(watch) = WatchKind::armed_by(request, response) else { return };
         self.armed.entry((id, request.path().to_string(), watch)).or_default().push(format!("{i}:{kind}"));
     }
 
     fn deliver(&mut self, notifications: Vec<zklab_model::Notification>) {
         for n in notifications {
-            let consumed: &[WatchKind] = match n.event.kind {
-                EventType::NodeCreated | EventType::NodeDataChanged => &[WatchKind::Data, WatchKind::Exist],
-                EventType::NodeChildrenChanged => &[WatchKind::Child],
-                EventType::NodeDeleted => &[WatchKind::Data, WatchKind::Exist, WatchKind::Child],
-            };
-            let mut via: Vec<String> = consumed
+            let mut via: Vec<String> = WatchKind::consumed_by(n.event.kind)
                 .iter()
                 .flat_map(|k| self.armed.remove(&(n.session, n.event.path.clone(), *k)).unwrap_or_default())
                 .collect();
