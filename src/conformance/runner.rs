@@ -24,9 +24,8 @@ enum Handle {
     Expired,
 }
 
-#[derive(Default)]
 struct Runner {
-    server: Option<Server>,
+    server: Server,
     sessions: BTreeMap<String, (SessionId, Handle)>,
     names: BTreeMap<SessionId, String>,
     /// Events received and not yet read, per session name.
@@ -39,7 +38,13 @@ struct Runner {
 pub fn run_script(script: &Value) -> Result<Value, ScriptError> {
     let name = script["name"].as_str().ok_or_else(|| ScriptError("the script has no `name`".to_string()))?;
     let ops = script["ops"].as_array().ok_or_else(|| ScriptError("the script has no `ops` array".to_string()))?;
-    let mut runner = Runner { server: Some(Server::new(recorded_server())), ..Runner::default() };
+    let mut runner = Runner {
+        server: Server::new(recorded_server()),
+        sessions: BTreeMap::new(),
+        names: BTreeMap::new(),
+        inbox: BTreeMap::new(),
+        armed: BTreeMap::new(),
+    };
     let results = ops.iter().enumerate().map(|(i, op)| runner.run(i, op)).collect::<Result<Vec<_>, _>>()?;
     Ok(json!({ "case": name, "results": results }))
 }
@@ -68,10 +73,6 @@ fn number(i: usize, op: &Value, field: &str, default: i64) -> Result<i64, Script
 }
 
 impl Runner {
-    fn server(&mut self) -> &mut Server {
-        self.server.as_mut().expect("created with the runner")
-    }
-
     fn run(&mut self, i: usize, op: &Value) -> Result<Value, ScriptError> {
         let kind = text(i, op, "op")?;
         let mut result = Map::new();
@@ -105,7 +106,7 @@ impl Runner {
         }
         let timeout = number(i, op, "timeout_ms", 4000)?;
         let timeout = u32::try_from(timeout).map_err(|_| bad(i, format!("bad timeout_ms {timeout}")))?;
-        let (id, negotiated) = self.server().open_session(timeout);
+        let (id, negotiated) = self.server.open_session(timeout);
         self.sessions.insert(name.clone(), (id, Handle::Open));
         self.names.insert(id, name);
         result.insert("negotiated_timeout_ms".into(), json!(negotiated));
@@ -141,7 +142,7 @@ impl Runner {
             (_, Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
             ("close", Handle::Open) | ("expire", Handle::Open) => {
                 let notifications =
-                    if kind == "close" { self.server().close_session(id) } else { self.server().expire_session(id) };
+                    if kind == "close" { self.server.close_session(id) } else { self.server.expire_session(id) };
                 let (handle, state) =
                     if kind == "close" { (Handle::Closed, "Closed") } else { (Handle::Expired, "Expired") };
                 self.sessions.insert(name.clone(), (id, handle));
@@ -151,13 +152,13 @@ impl Runner {
             }
             (_, Handle::Open) => {
                 let request = request.expect("every other op is a request");
-                let outcome = self.server().apply(id, &request);
+                let outcome = self.server.apply(id, &request);
                 self.deliver(outcome.notifications);
                 match outcome.result {
                     Err(e) => fail(result, &e.to_string()),
                     Ok(response) => {
                         self.arm(i, kind, id, &request, &response);
-                        self.describe(op, response, result)?;
+                        self.describe(op, response, result);
                     }
                 }
             }
@@ -215,7 +216,7 @@ impl Runner {
         }
     }
 
-    fn describe(&self, op: &Value, response: Response, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
+    fn describe(&self, op: &Value, response: Response, result: &mut Map<String, Value>) {
         let wants_stat = op["stat"].as_bool().unwrap_or(false);
         match response {
             Response::Created { path, stat } => {
@@ -246,7 +247,6 @@ impl Runner {
                 }
             }
         }
-        Ok(())
     }
 
     fn stat(&self, stat: &Stat) -> Value {
@@ -268,7 +268,7 @@ impl Runner {
         let mut data = Map::new();
         let mut total = 0;
         for (name, (id, _)) in &self.sessions {
-            let (data_paths, child_paths) = self.server.as_ref().expect("created").watches_of(*id);
+            let (data_paths, child_paths) = self.server.watches_of(*id);
             total += data_paths.len() + child_paths.len();
             if !data_paths.is_empty() {
                 data.insert(name.clone(), json!(data_paths));
@@ -281,7 +281,7 @@ impl Runner {
     fn server_ephemerals(&mut self, result: &mut Map<String, Value>) {
         let mut ephemerals = Map::new();
         for (name, (id, _)) in &self.sessions {
-            let paths = self.server.as_ref().expect("created").tree().ephemerals_of(*id);
+            let paths = self.server.tree().ephemerals_of(*id);
             if !paths.is_empty() {
                 ephemerals.insert(name.clone(), json!(paths));
             }
