@@ -15,10 +15,14 @@ fn scenario(clients: usize, faults: &str) -> Scenario {
 fn standard_lock(c: &mut Criterion) {
     let mut group = c.benchmark_group("check standard");
     group.sample_size(10);
-    for (clients, faults) in [(2, "none"), (2, "loss-after-apply"), (2, "expire"), (3, "none")] {
+    for (clients, faults) in [(2, "none"), (2, "loss-after-apply"), (2, "expire"), (3, "none"), (3, "loss-after-apply")]
+    {
         let s = scenario(clients, faults);
-        let options = Options { threads: 2, ..Options::default() };
-        group.bench_function(format!("n{clients} {faults}"), |b| b.iter(|| check::run(&s, &options)));
+        for symmetry in [false, true] {
+            let options = Options { threads: 2, symmetry, ..Options::default() };
+            let mode = if symmetry { "sym" } else { "full" };
+            group.bench_function(format!("n{clients} {faults} {mode}"), |b| b.iter(|| check::run(&s, &options)));
+        }
     }
     group.finish();
 }

@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
 # Unique states, states per second and peak memory of the standard lock for N=2..5, with and
 # without faults, from zklab's own JSON report. Each run is bounded so the table always ends:
-# a bounded run says so. Usage: scripts/bench.sh [max-states] [timeout-seconds]
+# a bounded run says so; `sym` rows count symmetry classes (--symmetry).
+# Usage: scripts/bench.sh [max-states] [timeout-seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max_states=${1:-20000000}
 timeout=${2:-300}
 cargo build --release --quiet
-printf '%-2s %-42s %12s %12s %9s %12s %10s %s\n' N faults unique total ms states/s peak-MiB bounded
+printf '%-2s %-4s %-42s %12s %12s %9s %12s %10s %s\n' N mode faults unique total ms states/s peak-MiB bounded
 for faults in none loss-before-apply,loss-after-apply,expire; do
   for n in 2 3 4 5; do
-    json=$(./target/release/zklab check --recipe standard --clients "$n" --faults "$faults" \
-      --max-states "$max_states" --timeout "$timeout" --max-memory 16000 --json -q --trace-dir target/bench-traces || true)
-    python3 - "$n" "$faults" "$json" <<'PY'
+    for mode in full sym; do
+      flag=(); [ "$mode" = sym ] && flag=(--symmetry)
+      json=$(./target/release/zklab check --recipe standard --clients "$n" --faults "$faults" "${flag[@]}" \
+        --max-states "$max_states" --timeout "$timeout" --max-memory 16000 --json -q --trace-dir target/bench-traces || true)
+      python3 - "$n" "$mode" "$faults" "$json" <<'PY'
 import json, sys
-n, faults, text = sys.argv[1], sys.argv[2], sys.argv[3]
+n, mode, faults, text = sys.argv[1:5]
 if not text.strip():
-    print(f'{n:<2} {faults:<42} (no report: the run failed)')
+    print(f'{n:<2} {mode:<4} {faults:<42} (no report: the run failed)')
     sys.exit(0)
 r = json.loads(text)
 rate = r["total_states"] * 1000 / max(r["elapsed_ms"], 1)
 peak = (r.get("peak_rss_kib") or 0) / 1024
-print(f'{n:<2} {faults:<42} {r["unique_states"]:>12} {r["total_states"]:>12} {r["elapsed_ms"]:>9} {rate:>12.0f} {peak:>10.0f} {r["bounded"]}')
+print(f'{n:<2} {mode:<4} {faults:<42} {r["unique_states"]:>12} {r["total_states"]:>12} {r["elapsed_ms"]:>9} {rate:>12.0f} {peak:>10.0f} {r["bounded"]}')
 PY
+    done
   done
 done

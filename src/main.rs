@@ -80,6 +80,10 @@ struct CheckArgs {
     /// Stop when memory use passes this many MiB (default: three quarters of the machine's).
     #[arg(long)]
     max_memory: Option<u64>,
+    /// Explore one state per symmetry class: clients running the same recipe are
+    /// interchangeable (recipes that support it; state counts are then counts of classes).
+    #[arg(long)]
+    symmetry: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -170,6 +174,12 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         ..WorldConfig::default()
     };
     let scenario = Scenario::new(&args.recipe, args.clients, config)?;
+    if args.symmetry && scenario.world().canonical().is_none() {
+        return Err(BadInput(format!(
+            "--symmetry needs clients that all run one recipe that supports renaming (`{}` does not)",
+            args.recipe
+        )));
+    }
     if args.trace_dir.exists() && !args.trace_dir.is_dir() {
         return Err(BadInput(format!("--trace-dir {} exists and is not a directory", args.trace_dir.display())));
     }
@@ -179,6 +189,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         timeout: args.timeout.map(Duration::from_secs),
         max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
         progress: !args.quiet,
+        symmetry: args.symmetry,
     };
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
@@ -193,12 +204,13 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
 fn print_report(report: &Report) {
     let faults = if report.faults.is_empty() { "none".to_string() } else { report.faults.join(",") };
     say!(
-        "{} x{} (faults: {faults}; client: {:?}; rounds: {}): {} unique states, {} total, depth {}, {} ms{}",
+        "{} x{} (faults: {faults}; client: {:?}; rounds: {}): {} unique {}, {} total, depth {}, {} ms{}",
         report.recipe,
         report.clients,
         report.client_behaviour,
         report.rounds,
         report.unique_states,
+        if report.symmetry { "symmetry classes" } else { "states" },
         report.total_states,
         report.max_depth,
         report.elapsed_ms,

@@ -760,3 +760,26 @@ fn replay_draws_a_mermaid_sequence_diagram() {
     }
     assert!(!run.stdout.contains(';'), "no statement separators inside the text");
 }
+
+#[test]
+fn symmetry_counts_classes_and_proves_the_same() {
+    let tmp = TempDir::new("symmetry_counts_classes_and_proves_the_same");
+    let args = ["check", "--recipe", "standard", "--clients", "3", "--faults", "loss-after-apply", "--json", "-q"];
+    let full = zklab(&tmp, &args).json();
+    let run = zklab(&tmp, &[&args[..], &["--symmetry"]].concat());
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let reduced = run.json();
+    assert_eq!((full["symmetry"].as_bool(), reduced["symmetry"].as_bool()), (Some(false), Some(true)));
+    let count = |r: &Value| r["unique_states"].as_u64().expect("a number");
+    assert!(count(&reduced) * 5 < count(&full), "about 3! fewer: {} vs {}", count(&reduced), count(&full));
+    for p in reduced["properties"].as_array().expect("properties") {
+        assert_eq!(p["status"], "holds", "{p}");
+    }
+}
+
+#[test]
+fn symmetry_with_clients_that_are_not_interchangeable_exits_2() {
+    let tmp = TempDir::new("symmetry_with_clients_that_are_not_interchangeable_exits_2");
+    let run = zklab(&tmp, &["check", "--recipe", "standard,naive", "--clients", "2", "--symmetry"]);
+    assert!(run.assert_bad_input().contains("--symmetry"), "{}", run.describe());
+}

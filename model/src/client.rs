@@ -38,12 +38,20 @@ impl ClientWatches {
         }
     }
 
+    pub fn renamed(&self, r: &crate::symmetry::Renamer) -> ClientWatches {
+        ClientWatches(self.0.iter().map(|(path, kind)| (r.path(path), *kind)).collect())
+    }
+
     pub fn clear(&mut self) {
         self.0.clear();
     }
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
     }
 
     pub fn to_vec(&self) -> Vec<(String, WatchKind)> {

@@ -7,6 +7,7 @@ pub mod path;
 pub mod request;
 pub mod server;
 pub mod stat;
+pub mod symmetry;
 pub mod tree;
 
 pub use error::ZkError;
@@ -15,6 +16,7 @@ pub use path::PathError;
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use server::{ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, WatchKind};
 pub use stat::Stat;
+pub use symmetry::{Renamer, Renaming};
 pub use tree::{DataTree, Node};
 pub mod client;
 pub mod recipe;

@@ -2,7 +2,7 @@
 //! client). A recipe is sans-IO: it gets one input at a time and answers with the requests it
 //! sends next. It never reads a clock or a random number, so every run of it can be replayed.
 
-use crate::{Request, SessionId, SessionState, WatchedEvent, ZkResult};
+use crate::{Renamer, Renaming, Request, SessionId, SessionState, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -65,5 +65,17 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// reached for a proof to count.
     fn waits_on_one_node(&self) -> bool {
         false
+    }
+    /// For symmetry reduction, which is opt-in: this recipe's state with the clients' roles
+    /// swapped as `r` says, or `None` if the recipe does not support it. A recipe may support it
+    /// if it writes a client's identity only into the names of its lock nodes (renamed by
+    /// `rename_name`) and never orders contenders by those identities.
+    fn renamed(&self, _r: &Renamer) -> Option<Self> {
+        None
+    }
+    /// One of the lock's child names with the clients' roles swapped as `r` says. Only called
+    /// when `renamed` supports symmetry.
+    fn rename_name(&self, name: &str, _r: &Renaming) -> String {
+        name.to_string()
     }
 }

@@ -128,6 +128,23 @@ impl Server {
         }
     }
 
+    /// The same server with clients' roles swapped (see `symmetry`).
+    pub fn renamed(&self, r: &crate::symmetry::Renamer) -> Server {
+        let table = |t: &WatchTable| -> WatchTable {
+            t.iter().map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect())).collect()
+        };
+        Server {
+            config: self.config,
+            tree: self.tree.renamed(r),
+            zxid: self.zxid,
+            next_session: self.next_session,
+            sessions: self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect(),
+            data_watches: table(&self.data_watches),
+            child_watches: table(&self.child_watches),
+            history: self.history.iter().map(|(zxid, tree)| (*zxid, tree.renamed(r))).collect(),
+        }
+    }
+
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }

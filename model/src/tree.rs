@@ -56,6 +56,16 @@ impl Default for DataTree {
 }
 
 impl DataTree {
+    /// The tree with its lock nodes renamed and their owners' sessions with them.
+    pub fn renamed(&self, r: &crate::symmetry::Renamer) -> DataTree {
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|(path, node)| (r.path(path), Node { owner: node.owner.map(|s| r.session(s)), ..node.clone() }))
+            .collect();
+        DataTree { nodes }
+    }
+
     pub fn get(&self, path: &str) -> Option<&Node> {
         self.nodes.get(path)
     }

@@ -155,6 +155,11 @@ impl zklab_model::Recipe for NaiveLock {
         }
     }
 
+    /// Supported: one node name for everyone, and ownership is read from the node's stat.
+    fn renamed(&self, _: &zklab_model::Renamer) -> Option<Self> {
+        Some(self.clone())
+    }
+
     fn waits_on_one_node(&self) -> bool {
         true
     }

@@ -2,7 +2,7 @@
 
 use crate::naive::NaiveLock;
 use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
-use zklab_model::{Belief, Ctx, Input, Recipe, Request};
+use zklab_model::{Belief, Ctx, Input, Recipe, Renamer, Renaming, Request};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
 pub struct Entry {
@@ -115,6 +115,18 @@ impl Recipe for AnyRecipe {
         match self {
             AnyRecipe::Sequential(r) => r.waits_on_one_node(),
             AnyRecipe::Naive(r) => r.waits_on_one_node(),
+        }
+    }
+    fn renamed(&self, renamer: &Renamer) -> Option<Self> {
+        match self {
+            AnyRecipe::Sequential(r) => r.renamed(renamer).map(AnyRecipe::Sequential),
+            AnyRecipe::Naive(r) => r.renamed(renamer).map(AnyRecipe::Naive),
+        }
+    }
+    fn rename_name(&self, name: &str, renaming: &Renaming) -> String {
+        match self {
+            AnyRecipe::Sequential(r) => r.rename_name(name, renaming),
+            AnyRecipe::Naive(r) => r.rename_name(name, renaming),
         }
     }
 }

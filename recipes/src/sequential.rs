@@ -9,7 +9,9 @@
 //! client find its node after a ConnectionLoss left it unsure whether the create happened.
 
 use zklab_model::path;
-use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError};
+use zklab_model::{
+    Belief, CreateMode, Ctx, EventType, Input, Renamer, Renaming, Request, Response, SessionId, SessionState, ZkError,
+};
 
 /// Which node a waiter watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,7 +87,7 @@ impl SequentialLock {
 
     /// The guid part of our node names: unique per client and session.
     fn guid(ctx: &Ctx) -> String {
-        format!("c{}-{}", ctx.client, ctx.session)
+        guid_of(ctx.client, ctx.session)
     }
 
     fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
@@ -239,4 +241,38 @@ impl zklab_model::Recipe for SequentialLock {
     fn waits_on_one_node(&self) -> bool {
         self.variant.wait_on == WaitOn::Predecessor
     }
+
+    /// Supported: a client's identity is only in its guid, and contenders are ordered by
+    /// sequence number alone.
+    fn renamed(&self, r: &Renamer) -> Option<Self> {
+        let phase = match &self.phase {
+            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
+            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
+            other => other.clone(),
+        };
+        Some(SequentialLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
+    }
+
+    fn rename_name(&self, name: &str, r: &Renaming) -> String {
+        match parse_guid(name) {
+            Some((client, session, rest)) => {
+                format!("{}{rest}", guid_of(r.client(client), r.session(SessionId(session))))
+            }
+            None => name.to_string(),
+        }
+    }
+}
+
+/// `c<client>-<session>`, the guid of our node names.
+fn guid_of(client: u8, session: SessionId) -> String {
+    format!("c{client}-{session}")
+}
+
+/// The client and session in a name that starts with a guid, and what follows the guid.
+fn parse_guid(name: &str) -> Option<(u8, u32, &str)> {
+    let rest = name.strip_prefix('c')?;
+    let (client, rest) = rest.split_once("-s")?;
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let (session, rest) = rest.split_at(digits);
+    Some((client.parse().ok()?, session.parse().ok()?, rest))
 }

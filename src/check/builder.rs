@@ -1,7 +1,12 @@
 //! Proving your own recipe in a `#[test]`:
 //!
-//! ```ignore
-//! let checked = zklab::check::check(MyLock::new).clients(3).faults(&[FaultKind::Expire]).run();
+//! ```
+//! use zklab::check::check;
+//! use zklab_model::FaultKind;
+//!
+//! // Any `Recipe`; here the catalogue's standard lock, built for the lock path it is given.
+//! let my_lock = |lock: &str| zklab_recipes::build("standard", lock).unwrap();
+//! let checked = check(my_lock).clients(2).faults(&[FaultKind::Expire]).run();
 //! checked.assert_proven();
 //! ```
 //!
@@ -53,6 +58,12 @@ impl<R: Recipe> Builder<R> {
     }
     pub fn max_states(mut self, states: usize) -> Self {
         self.options.max_states = states;
+        self
+    }
+    /// Explore one state per symmetry class, if the recipe supports renaming (see
+    /// `Recipe::renamed`); verdicts are the same, state counts smaller.
+    pub fn symmetry(mut self) -> Self {
+        self.options.symmetry = true;
         self
     }
     pub fn timeout(mut self, timeout: Duration) -> Self {

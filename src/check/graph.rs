@@ -50,6 +50,19 @@ pub struct Graph {
     pub total: usize,
     /// The first state (in breadth-first order) violating each safety property.
     pub first_violation: BTreeMap<&'static str, u32>,
+    /// States stand for their symmetry class (see `World::canonical`): paths are in the
+    /// representatives' client numbering, and a cycle cannot be judged for fairness.
+    symmetric: bool,
+}
+
+/// What the liveness judgement found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    Holds,
+    Violated(Counterexample),
+    /// Under symmetry reduction a cycle in which some client always waits was found; whether a
+    /// fair run starves on it needs the unreduced graph.
+    NeedsFullGraph,
 }
 
 /// A counterexample: steps from the initial state, and for a cycle where it starts.
@@ -67,19 +80,47 @@ pub struct Progress {
     pub depth: usize,
 }
 
+/// The state the graph keeps for `world`: its representative under symmetry reduction.
+fn keep<R: Recipe>(world: World<R>, symmetric: bool) -> World<R> {
+    match symmetric {
+        true => world.into_canonical().0,
+        false => world,
+    }
+}
+
+/// Steps in the representatives' numbering, turned into the steps of the same run from `init`.
+pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
+    let Some((mut at, renaming)) = init.canonical() else { return steps.to_vec() };
+    let mut to_concrete = renaming.inverse();
+    steps
+        .iter()
+        .map(|&step| {
+            let concrete = step.for_client(to_concrete.client(step.client()));
+            at.apply(step).expect("a path of the graph replays");
+            let (next, renaming) = at.canonical().expect("supported at the start");
+            to_concrete = renaming.inverse().then(&to_concrete);
+            at = next;
+            concrete
+        })
+        .collect()
+}
+
 fn fingerprint<R: Recipe>(world: &World<R>) -> u64 {
     let mut hasher = FxHasher::default();
     world.hash(&mut hasher);
     hasher.finish()
 }
 
-/// Explores everything reachable from `init` breadth-first, checking `safety` in every state.
+/// Explores everything reachable from `init` breadth-first, checking `safety` in every state,
+/// one state per symmetry class when `symmetric`.
 pub fn explore<R: Recipe>(
     init: World<R>,
     safety: &[Def<R>],
     budget: Budget,
+    symmetric: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Graph {
+    let init = keep(init, symmetric);
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut graph = Graph {
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
@@ -89,6 +130,7 @@ pub fn explore<R: Recipe>(
         complete: true,
         total: 0,
         first_violation: BTreeMap::new(),
+        symmetric,
     };
     index.insert(fingerprint(&init), 0);
     graph.check_safety(0, &init, safety);
@@ -106,6 +148,7 @@ pub fn explore<R: Recipe>(
         for &step in &steps {
             let mut next = world.clone();
             next.apply(step).expect("listed steps are enabled");
+            let next = keep(next, symmetric);
             graph.total += 1;
             let fp = fingerprint(&next);
             let target = match index.get(&fp) {
@@ -163,16 +206,26 @@ impl Graph {
         steps
     }
 
-    /// A liveness counterexample, if any: the nearest state where a client waits and nothing
-    /// but a fault can happen, or else a fair cycle in which some client waits throughout.
-    /// Only meaningful on a complete graph.
-    pub fn liveness_violation(&self) -> Option<Counterexample> {
+    /// The liveness judgement: violated at the nearest state where a client waits and nothing
+    /// but a fault can happen, or else on a fair cycle in which some client waits throughout.
+    /// Only meaningful on a complete graph. Paths are in the graph's own numbering.
+    pub fn liveness(&self) -> Liveness {
         let deadlock = (0..self.expanded() as u32)
             .find(|&s| self.waiting[s as usize] != 0 && self.out(s).iter().all(|(_, step)| step.is_fault()));
         if let Some(state) = deadlock {
-            return Some(Counterexample { steps: self.path_to(state), cycle_start: None });
+            return Liveness::Violated(Counterexample { steps: self.path_to(state), cycle_start: None });
         }
-        self.starving_cycle()
+        if self.symmetric {
+            // Along a path of representatives a client may change its number, so "the same
+            // client waits throughout" cannot be read off; any cycle in which someone always
+            // waits is reason to judge on the full graph, and no such cycle means no starvation.
+            let waits_everywhere = |members: &Vec<u32>| members.iter().all(|&s| self.waiting[s as usize] != 0);
+            return match self.components().iter().any(waits_everywhere) {
+                true => Liveness::NeedsFullGraph,
+                false => Liveness::Holds,
+            };
+        }
+        self.starving_cycle().map_or(Liveness::Holds, Liveness::Violated)
     }
 
     fn starving_cycle(&self) -> Option<Counterexample> {

@@ -11,7 +11,7 @@ pub use builder::{check, Builder, Checked};
 
 use crate::scenario::Scenario;
 use crate::trace::{summarize, Trace, Verdict as TraceVerdict, FORMAT};
-use graph::{Budget, Counterexample, Progress};
+use graph::{Budget, Counterexample, Liveness, Progress};
 use model::WorldModel;
 use properties::Kind;
 use serde::Serialize;
@@ -29,6 +29,9 @@ pub struct Options {
     pub max_memory_mib: Option<u64>,
     /// Print progress to stderr (at most once a second).
     pub progress: bool,
+    /// Explore one state per symmetry class (clients running the same recipe are
+    /// interchangeable), where the recipe supports it. State counts are then of classes.
+    pub symmetry: bool,
 }
 
 /// Three quarters of the machine's memory, the default bound (Linux; elsewhere none).
@@ -47,6 +50,7 @@ impl Default for Options {
             timeout: None,
             max_memory_mib: default_max_memory_mib(),
             progress: false,
+            symmetry: false,
         }
     }
 }
@@ -86,6 +90,8 @@ pub struct Report {
     pub elapsed_ms: u128,
     /// A budget (states or time) ran out.
     pub bounded: bool,
+    /// States were counted one per symmetry class.
+    pub symmetry: bool,
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
@@ -171,6 +177,8 @@ pub struct Outcome {
     pub max_depth: usize,
     pub elapsed_ms: u128,
     pub bounded: bool,
+    /// Explored with symmetry reduction.
+    pub symmetric: bool,
     pub verdicts: Vec<Verdict>,
 }
 
@@ -185,17 +193,23 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
     let defs = properties::applicable(&init);
+    let symmetric = options.symmetry && init.canonical().is_some();
+    let concrete = |steps: Vec<zklab_model::Step>| match symmetric {
+        true => graph::concrete_steps(&init, &steps),
+        false => steps,
+    };
 
     // stateright (safety and reachability) and the graph pass (shortest counterexamples and
     // liveness) explore the same space; they run side by side, the graph pass on its own thread.
     let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
     let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
     let shared = SharedProgress::default();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
     let (graph, checker) = std::thread::scope(|scope| {
         let graph_init = init.clone();
         let shared = &shared;
         let graph_thread = scope.spawn(move || {
-            let graph = graph::explore(graph_init, &safety, budget, &mut |p| {
+            let graph = graph::explore(graph_init, &safety, budget, symmetric, &mut |p| {
                 shared.unique.store(p.unique, Ordering::Relaxed);
                 shared.total.store(p.total, Ordering::Relaxed);
                 shared.depth.store(p.depth, Ordering::Relaxed);
@@ -203,16 +217,27 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
             shared.done.store(true, Ordering::Release);
             graph
         });
-        let model = WorldModel { init, defs: defs.clone() };
+        let model = WorldModel { init: init.clone(), defs: defs.clone(), stop: stop.clone() };
         let stateright_threads = options.threads.saturating_sub(1).max(1);
         let mut builder = model.checker().threads(stateright_threads).target_state_count(options.max_states);
         if let Some(timeout) = options.timeout {
             builder = builder.timeout(timeout);
         }
+        if symmetric {
+            builder = builder.symmetry_fn(representative::<R>);
+        }
         let checker = builder.spawn_dfs();
         let mut last = Instant::now();
+        let mut polls = 0u32;
         while !checker.is_done() || !shared.done.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(2));
+            polls = polls.wrapping_add(1);
+            let out_of_memory =
+                || options.max_memory_mib.is_some_and(|max| graph::resident_mib().is_some_and(|rss| rss > max));
+            let over = deadline.is_some_and(|d| Instant::now() >= d) || (polls.is_multiple_of(50) && out_of_memory());
+            if over && !checker.is_done() {
+                stop.store(true, Ordering::Relaxed);
+            }
             if options.progress && last.elapsed() >= Duration::from_secs(1) {
                 last = Instant::now();
                 let sr = Progress {
@@ -233,18 +258,30 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     });
     let discoveries = checker.discoveries();
     let sr_unique = checker.unique_state_count();
-    let sr_bounded = sr_unique >= options.max_states || deadline.is_some_and(|d| Instant::now() >= d);
+    let sr_bounded = sr_unique >= options.max_states
+        || stop.load(Ordering::Relaxed)
+        || deadline.is_some_and(|d| Instant::now() >= d);
     let all_discovered = discoveries.len() == checker.model().properties().len();
     let sr_complete = !sr_bounded || all_discovered;
 
+    let liveness = graph.complete.then(|| graph.liveness());
+    if liveness == Some(Liveness::NeedsFullGraph) {
+        if options.progress {
+            eprintln!("a cycle in the reduced graph needs judging on the full graph: exploring again without symmetry");
+        }
+        let mut full = explore(init, &Options { symmetry: false, ..options.clone() });
+        full.elapsed_ms = started.elapsed().as_millis();
+        return full;
+    }
     let verdicts = defs
         .iter()
         .map(|def| {
             let (status, counterexample) = match def.kind {
                 Kind::Safety => match (graph.first_violation.get(def.name), discoveries.get(def.name)) {
-                    (Some(&state), _) => {
-                        (Status::Violated, Some(Counterexample { steps: graph.path_to(state), cycle_start: None }))
-                    }
+                    (Some(&state), _) => (
+                        Status::Violated,
+                        Some(Counterexample { steps: concrete(graph.path_to(state)), cycle_start: None }),
+                    ),
                     (None, Some(path)) => (
                         Status::Violated,
                         Some(Counterexample { steps: path.clone().into_actions(), cycle_start: None }),
@@ -258,9 +295,12 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
                     false => (Status::Unknown, None),
                 },
                 Kind::Liveness if !graph.complete => (Status::Unknown, None),
-                Kind::Liveness => match graph.liveness_violation() {
-                    Some(cx) => (Status::Violated, Some(cx)),
-                    None => (Status::Holds, None),
+                Kind::Liveness => match &liveness {
+                    Some(Liveness::Violated(cx)) => (
+                        Status::Violated,
+                        Some(Counterexample { steps: concrete(cx.steps.clone()), cycle_start: cx.cycle_start }),
+                    ),
+                    _ => (Status::Holds, None),
                 },
             };
             Verdict { name: def.name, kind: def.kind, status, counterexample }
@@ -273,6 +313,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         max_depth: checker.max_depth(),
         elapsed_ms: started.elapsed().as_millis(),
         bounded: sr_bounded || !graph.complete,
+        symmetric,
         verdicts,
     }
 }
@@ -304,6 +345,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         max_depth: outcome.max_depth,
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
+        symmetry: outcome.symmetric,
         peak_rss_kib: peak_rss_kib(),
         properties: outcome
             .verdicts
@@ -324,4 +366,9 @@ pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// stateright's view of symmetry: a state's representative.
+fn representative<R: Recipe>(world: &World<R>) -> World<R> {
+    world.canonical().map_or_else(|| world.clone(), |(representative, _)| representative)
 }

@@ -3,11 +3,17 @@
 
 use super::properties::{self, Def};
 use stateright::{Model, Property};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use zklab_model::{Recipe, Step, World};
 
 pub struct WorldModel<R> {
     pub init: World<R>,
     pub defs: Vec<Def<R>>,
+    /// Set to end the run early. stateright 0.31's depth-first checker looks at its timeout
+    /// only when a thread runs out of work, which on one thread is the end of the run, and it
+    /// has no memory bound: a state outside the boundary has no successors, so the run drains.
+    pub stop: Arc<AtomicBool>,
 }
 
 impl<R: Recipe> Model for WorldModel<R> {
@@ -26,6 +32,10 @@ impl<R: Recipe> Model for WorldModel<R> {
         let mut next = state.clone();
         next.apply(step).ok()?;
         Some(next)
+    }
+
+    fn within_boundary(&self, _: &Self::State) -> bool {
+        !self.stop.load(Ordering::Relaxed)
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

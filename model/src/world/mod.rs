@@ -9,6 +9,7 @@ mod note;
 mod observe;
 mod resource;
 mod step;
+mod symmetry;
 
 pub use client::{Client, Link};
 pub use config::{FaultBudget, FaultKind, WorldConfig};
@@ -18,7 +19,7 @@ pub use resource::Resource;
 pub use step::{Sending, Step};
 
 use crate::recipe::{Belief, Ctx, Input, Recipe};
-use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionState, ZkError};
+use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionId, SessionState, ZkError};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -33,6 +34,9 @@ pub struct World<R> {
     /// Grants handed out so far (a grant is a client coming to believe it holds).
     pub grants: u32,
     pub coverage: Coverage,
+    /// The session opened for client 0 (client `i` got the `i`-th after it). Fixed for a run,
+    /// so not part of the state.
+    first_session: SessionId,
 }
 
 // The config is shared and never changes within a run, so it is not part of the state.
@@ -74,13 +78,14 @@ impl<R: Recipe> World<R> {
         assert!(made.is_ok(), "lock path {:?} must be a creatable top-level path: {made:?}", config.lock_path);
         server.set_sequence_counter(&config.lock_path, config.first_sequence).expect("just created");
         server.close_session(admin);
-        let clients = recipes
+        let clients: Vec<Client<R>> = recipes
             .into_iter()
             .map(|recipe| {
                 let (session, _) = server.open_session(config.session_timeout_ms);
                 Client::new(recipe, session, config.rounds)
             })
             .collect();
+        let first_session = clients.first().map_or(SessionId(0), |c| c.session);
         World {
             config: Arc::new(config),
             server,
@@ -89,6 +94,7 @@ impl<R: Recipe> World<R> {
             resource: Resource::default(),
             grants: 0,
             coverage: Coverage::default(),
+            first_session,
         }
     }
 

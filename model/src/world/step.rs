@@ -81,6 +81,21 @@ impl Step {
             | Step::Lossy(_, _, c) => c,
         }
     }
+    /// The same step taken by client `to` instead.
+    pub fn for_client(self, to: u8) -> Step {
+        match self {
+            Step::Acquire(_) => Step::Acquire(to),
+            Step::Write(_) => Step::Write(to),
+            Step::Release(_) => Step::Release(to),
+            Step::Receive(_) => Step::Receive(to),
+            Step::Reconnect(_) => Step::Reconnect(to),
+            Step::Expire(_) => Step::Expire(to),
+            Step::Resume(_) => Step::Resume(to),
+            Step::Fault(kind, _) => Step::Fault(kind, to),
+            Step::Lossy(kind, sending, _) => Step::Lossy(kind, sending, to),
+        }
+    }
+
     pub fn is_fault(self) -> bool {
         matches!(self, Step::Fault(..) | Step::Lossy(..))
     }

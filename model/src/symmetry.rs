@@ -1,0 +1,145 @@
+//! Renaming clients, for symmetry reduction. Clients that run the same recipe are
+//! interchangeable: a state and the same state with two clients' roles swapped behave alike, so
+//! a checker need only explore one of them. Swapping roles is more than reordering the clients:
+//! a client's identity is written into the names of its lock nodes, the owners of its ephemerals,
+//! the sessions of its watches and every message that mentions them, and all of those must be
+//! renamed together or the two states are not equivalent.
+//!
+//! Session ids are renamed only for the sessions the world opened at the start (client `i` got
+//! the `i`-th): with roles swapped, each client starts with the other's session. Sessions opened
+//! later keep their ids, because whoever replaces an expired session first gets the next id in
+//! either history.
+
+use crate::path;
+use crate::{ChildrenOrder, Input, Request, Response, SessionId, Stat, WatchedEvent, ZkResult};
+
+/// A permutation of the clients, and what it does to their initial sessions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Renaming {
+    /// `to[i]`: the index client `i` gets.
+    to: Vec<u8>,
+    /// The session opened for client 0 at the start; client `i` got `first_session + i`.
+    first_session: u32,
+}
+
+impl Renaming {
+    /// `to[i]` is the new index of client `i`; `to` must be a permutation of `0..to.len()`.
+    pub fn new(to: Vec<u8>, first_session: SessionId) -> Self {
+        debug_assert!({
+            let mut sorted = to.clone();
+            sorted.sort_unstable();
+            sorted.iter().enumerate().all(|(i, c)| usize::from(*c) == i)
+        });
+        Renaming { to, first_session: first_session.0 }
+    }
+
+    pub fn is_identity(&self) -> bool {
+        self.to.iter().enumerate().all(|(i, c)| usize::from(*c) == i)
+    }
+
+    pub fn client(&self, c: u8) -> u8 {
+        self.to[usize::from(c)]
+    }
+
+    pub fn session(&self, s: SessionId) -> SessionId {
+        match s.0.checked_sub(self.first_session) {
+            Some(i) if (i as usize) < self.to.len() => SessionId(self.first_session + u32::from(self.to[i as usize])),
+            _ => s,
+        }
+    }
+
+    /// The renaming that undoes this one.
+    pub fn inverse(&self) -> Renaming {
+        let mut back = vec![0; self.to.len()];
+        for (i, c) in self.to.iter().enumerate() {
+            back[usize::from(*c)] = i as u8;
+        }
+        Renaming { to: back, first_session: self.first_session }
+    }
+
+    /// This renaming, then `next`.
+    pub fn then(&self, next: &Renaming) -> Renaming {
+        Renaming { to: self.to.iter().map(|c| next.client(*c)).collect(), first_session: self.first_session }
+    }
+}
+
+/// Applies a renaming to the values that mention clients. Only the names of the lock's children
+/// carry a client's identity (in a format the recipe chooses, hence `name`); everything else
+/// refers to clients by session.
+pub struct Renamer<'a> {
+    pub renaming: &'a Renaming,
+    pub lock_path: &'a str,
+    /// Renames one child name of the lock path.
+    pub name: &'a dyn Fn(&str) -> String,
+    /// The server's order of getChildren replies, which depends on the names.
+    pub order: ChildrenOrder,
+}
+
+impl Renamer<'_> {
+    pub fn session(&self, s: SessionId) -> SessionId {
+        self.renaming.session(s)
+    }
+
+    pub fn path(&self, p: &str) -> String {
+        if p != "/" && path::parent(p) == self.lock_path {
+            path::join(self.lock_path, &(self.name)(path::name(p)))
+        } else {
+            p.to_string()
+        }
+    }
+
+    /// A getChildren listing of `parent`, in the order the server gives the renamed names.
+    pub fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
+        if parent == self.lock_path {
+            self.order.arrange(names.iter().map(|n| (self.name)(n)).collect())
+        } else {
+            names.to_vec()
+        }
+    }
+
+    pub fn stat(&self, stat: &Stat) -> Stat {
+        Stat { ephemeral_owner: stat.ephemeral_owner.map(|s| self.session(s)), ..*stat }
+    }
+
+    pub fn request(&self, request: &Request) -> Request {
+        let mut renamed = request.clone();
+        match &mut renamed {
+            Request::Create { path, .. }
+            | Request::Delete { path, .. }
+            | Request::Exists { path, .. }
+            | Request::GetData { path, .. }
+            | Request::SetData { path, .. }
+            | Request::GetChildren { path, .. } => *path = self.path(path),
+        }
+        renamed
+    }
+
+    /// A result of `request` (the request before renaming).
+    pub fn result(&self, request: &Request, result: &ZkResult) -> ZkResult {
+        let Ok(response) = result else { return result.clone() };
+        Ok(match response {
+            Response::Created { path, stat } => Response::Created { path: self.path(path), stat: self.stat(stat) },
+            Response::Deleted => Response::Deleted,
+            Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
+            Response::Data { data, stat } => Response::Data { data: data.clone(), stat: self.stat(stat) },
+            Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
+            Response::Children { children, stat } => {
+                Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }
+            }
+        })
+    }
+
+    pub fn event(&self, event: &WatchedEvent) -> WatchedEvent {
+        WatchedEvent { kind: event.kind, path: self.path(&event.path) }
+    }
+
+    pub fn input(&self, input: &Input) -> Input {
+        match input {
+            Input::Acquire | Input::Release | Input::State(_) => input.clone(),
+            Input::Reply { request, result } => {
+                Input::Reply { request: self.request(request), result: self.result(request, result) }
+            }
+            Input::Watch(event) => Input::Watch(self.event(event)),
+        }
+    }
+}

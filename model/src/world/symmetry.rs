@@ -1,0 +1,136 @@
+//! Symmetry reduction for the checker: a state's representative among the states that differ
+//! from it only in which client plays which role. Clients are put in an order computed from what
+//! each one is doing, never from its index, and then renamed to match (see `crate::symmetry`).
+//! Equivalent states usually get the same representative; when two roles look alike to the order
+//! they keep their relative order, which can leave two representatives of one class. That costs
+//! some reduction, never soundness: every representative is equivalent to the state it stands for.
+
+use super::{Client, World};
+use crate::recipe::{Belief, Recipe};
+use crate::{Renamer, Renaming};
+
+impl<R: Recipe> World<R> {
+    /// The representative of this state and the renaming that turns this state into it, or
+    /// `None` when the clients are not interchangeable (different recipes, or a recipe that does
+    /// not support renaming).
+    pub fn canonical(&self) -> Option<(World<R>, Renaming)> {
+        let renaming = self.canonical_renaming()?;
+        let renamed = self.renamed(&renaming)?;
+        Some((renamed, renaming))
+    }
+
+    /// `canonical`, without a copy when the state is its own representative; the state itself
+    /// and no renaming when the clients are not interchangeable.
+    pub fn into_canonical(self) -> (World<R>, Option<Renaming>) {
+        match self.canonical_renaming() {
+            Some(renaming) if renaming.is_identity() => (self, Some(renaming)),
+            Some(renaming) => match self.renamed(&renaming) {
+                Some(world) => (world, Some(renaming)),
+                None => (self, None),
+            },
+            None => (self, None),
+        }
+    }
+
+    /// The renaming that puts the clients in the order of their roles, if they are
+    /// interchangeable.
+    fn canonical_renaming(&self) -> Option<Renaming> {
+        let first = &self.clients.first()?.recipe;
+        let name = first.name();
+        if self.clients.iter().any(|c| c.recipe.name() != name) {
+            return None;
+        }
+        let mut order: Vec<u8> = (0..self.clients.len() as u8).collect();
+        order.sort_by_cached_key(|&i| self.role(usize::from(i)));
+        let mut to = vec![0; order.len()];
+        for (slot, &i) in order.iter().enumerate() {
+            to[usize::from(i)] = slot as u8;
+        }
+        let renaming = Renaming::new(to, self.first_session);
+        // Whether the recipe supports renaming at all, asked cheaply of one client.
+        let identity = Renaming::new((0..order.len() as u8).collect(), self.first_session);
+        let name = |n: &str| n.to_string();
+        let probe = Renamer {
+            renaming: &identity,
+            lock_path: &self.config().lock_path,
+            name: &name,
+            order: self.server.config().children_order,
+        };
+        first.renamed(&probe)?;
+        Some(renaming)
+    }
+
+    /// This state with the clients' roles swapped as `renaming` says.
+    pub fn renamed(&self, renaming: &Renaming) -> Option<World<R>> {
+        let first = &self.clients.first()?.recipe;
+        let name = |n: &str| first.rename_name(n, renaming);
+        let renamer = Renamer {
+            renaming,
+            lock_path: &self.config().lock_path,
+            name: &name,
+            order: self.server.config().children_order,
+        };
+        let mut clients: Vec<Option<Client<R>>> = vec![None; self.clients.len()];
+        for (i, client) in self.clients.iter().enumerate() {
+            clients[usize::from(renaming.client(i as u8))] = Some(client.renamed(&renamer)?);
+        }
+        Some(World {
+            config: self.config.clone(),
+            server: self.server.renamed(&renamer),
+            clients: clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect(),
+            faults_used: self.faults_used,
+            resource: self.resource.clone(),
+            grants: self.grants,
+            coverage: self.coverage,
+            first_session: self.first_session,
+        })
+    }
+
+    /// What client `i` is doing, in terms that do not depend on which client it is. A lock
+    /// node's creation zxid comes first: it tells apart every client that has created one.
+    fn role(&self, i: usize) -> impl Ord {
+        let c = &self.clients[i];
+        let belief = match c.belief() {
+            Belief::Idle => (0, 0),
+            Belief::Acquiring => (1, 0),
+            Belief::Holding { token } => (2, token),
+            Belief::Suspended { token } => (3, token),
+            Belief::Releasing => (4, 0),
+        };
+        let later_session = if self.is_first_session(c) { 0 } else { c.session.0 };
+        (
+            c.created.as_ref().map_or(i64::MAX, |(_, czxid)| *czxid),
+            c.grant,
+            belief,
+            (c.link, c.paused, c.crashed, c.rounds_left, c.wrote, c.noticed_disconnect),
+            (c.inbound.len(), c.outbound.len(), c.watches.len(), c.armed.map(|k| k.index()), c.drop_zxid),
+            later_session,
+        )
+    }
+
+    fn is_first_session(&self, c: &Client<R>) -> bool {
+        c.session.0.checked_sub(self.first_session.0).is_some_and(|k| (k as usize) < self.clients.len())
+    }
+}
+
+impl<R: Recipe> Client<R> {
+    fn renamed(&self, r: &Renamer) -> Option<Client<R>> {
+        Some(Client {
+            recipe: self.recipe.renamed(r)?,
+            session: r.session(self.session),
+            link: self.link,
+            paused: self.paused,
+            crashed: self.crashed,
+            outbound: self.outbound.iter().map(|q| r.request(q)).collect(),
+            inbound: self.inbound.iter().map(|m| r.input(m)).collect(),
+            watches: self.watches.renamed(r),
+            drop_zxid: self.drop_zxid,
+            rounds_left: self.rounds_left,
+            noticed_disconnect: self.noticed_disconnect,
+            wrote: self.wrote,
+            grant: self.grant,
+            created: self.created.as_ref().map(|(path, czxid)| (r.path(path), *czxid)),
+            armed: self.armed,
+        })
+    }
+}
