@@ -3,9 +3,9 @@
 //! `eventually` misses cycles. This pass keeps parent pointers (so the first violating state it
 //! meets has a shortest path) and the edges (so liveness can be judged on the whole graph).
 
-use super::properties::Def;
+use super::properties::{Def, Kind};
 use rustc_hash::{FxHashMap, FxHasher};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 use zklab_model::{Recipe, Step, World};
@@ -50,6 +50,8 @@ pub struct Graph {
     pub total: usize,
     /// The first state (in breadth-first order) violating each safety property.
     pub first_violation: BTreeMap<&'static str, u32>,
+    /// The `reached:*` properties that hold in some state.
+    pub reached: BTreeSet<&'static str>,
     /// States stand for their symmetry class (see `World::canonical`): paths are in the
     /// representatives' client numbering, and a cycle cannot be judged for fairness.
     symmetric: bool,
@@ -111,11 +113,12 @@ fn fingerprint<R: Recipe>(world: &World<R>) -> u64 {
     hasher.finish()
 }
 
-/// Explores everything reachable from `init` breadth-first, checking `safety` in every state,
-/// one state per symmetry class when `symmetric`.
+/// Explores everything reachable from `init` breadth-first, checking the safety and
+/// reachability properties in `defs` in every state, one state per symmetry class when
+/// `symmetric`.
 pub fn explore<R: Recipe>(
     init: World<R>,
-    safety: &[Def<R>],
+    defs: &[Def<R>],
     budget: Budget,
     symmetric: bool,
     progress: &mut dyn FnMut(Progress),
@@ -130,10 +133,11 @@ pub fn explore<R: Recipe>(
         complete: true,
         total: 0,
         first_violation: BTreeMap::new(),
+        reached: BTreeSet::new(),
         symmetric,
     };
     index.insert(fingerprint(&init), 0);
-    graph.check_safety(0, &init, safety);
+    graph.check(0, &init, defs);
     let mut queue = VecDeque::from([(0u32, 0usize, init)]);
     let mut steps = Vec::new();
     while let Some((id, depth, world)) = queue.pop_front() {
@@ -157,7 +161,7 @@ pub fn explore<R: Recipe>(
                     let t = index.len() as u32;
                     index.insert(fp, t);
                     graph.parent.push((id, step));
-                    graph.check_safety(t, &next, safety);
+                    graph.check(t, &next, defs);
                     queue.push_back((t, depth + 1, next));
                     t
                 }
@@ -173,10 +177,16 @@ pub fn explore<R: Recipe>(
 }
 
 impl Graph {
-    fn check_safety<R: Recipe>(&mut self, id: u32, world: &World<R>, safety: &[Def<R>]) {
-        for def in safety {
-            if !self.first_violation.contains_key(def.name) && !(def.holds)(world) {
-                self.first_violation.insert(def.name, id);
+    fn check<R: Recipe>(&mut self, id: u32, world: &World<R>, defs: &[Def<R>]) {
+        for def in defs {
+            match def.kind {
+                Kind::Safety if !self.first_violation.contains_key(def.name) && !(def.holds)(world) => {
+                    self.first_violation.insert(def.name, id);
+                }
+                Kind::Reached if !self.reached.contains(def.name) && (def.holds)(world) => {
+                    self.reached.insert(def.name);
+                }
+                _ => {}
             }
         }
     }

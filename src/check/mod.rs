@@ -1,6 +1,7 @@
 //! `zklab check`: prove or refute a scenario. stateright explores it on all threads for the
 //! safety properties and the reachability of each fault and race; the breadth-first graph pass
-//! (one thread) supplies the shortest counterexamples and judges liveness on the whole graph.
+//! (one thread) checks the same, supplies the shortest counterexamples and judges liveness on the
+//! whole graph. Once the graph pass is complete every property is decided and the run ends.
 
 mod builder;
 pub mod graph;
@@ -141,6 +142,8 @@ struct SharedProgress {
     total: AtomicUsize,
     depth: AtomicUsize,
     done: AtomicBool,
+    /// The graph pass explored everything (set with `done`).
+    complete: AtomicBool,
 }
 
 /// One progress line: both passes' states, unique states, rate and depth.
@@ -201,7 +204,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
 
     // stateright (safety and reachability) and the graph pass (shortest counterexamples and
     // liveness) explore the same space; they run side by side, the graph pass on its own thread.
-    let safety: Vec<_> = defs.iter().copied().filter(|d| d.kind == Kind::Safety).collect();
+    let judged_per_state: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
     let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
     let shared = SharedProgress::default();
     let stop = std::sync::Arc::new(AtomicBool::new(false));
@@ -209,11 +212,12 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         let graph_init = init.clone();
         let shared = &shared;
         let graph_thread = scope.spawn(move || {
-            let graph = graph::explore(graph_init, &safety, budget, symmetric, &mut |p| {
+            let graph = graph::explore(graph_init, &judged_per_state, budget, symmetric, &mut |p| {
                 shared.unique.store(p.unique, Ordering::Relaxed);
                 shared.total.store(p.total, Ordering::Relaxed);
                 shared.depth.store(p.depth, Ordering::Relaxed);
             });
+            shared.complete.store(graph.complete, Ordering::Relaxed);
             shared.done.store(true, Ordering::Release);
             graph
         });
@@ -235,7 +239,9 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
             let out_of_memory =
                 || options.max_memory_mib.is_some_and(|max| graph::resident_mib().is_some_and(|rss| rss > max));
             let over = deadline.is_some_and(|d| Instant::now() >= d) || (polls.is_multiple_of(50) && out_of_memory());
-            if over && !checker.is_done() {
+            // A complete graph pass has judged everything: stateright's answer adds nothing.
+            let answered = shared.done.load(Ordering::Acquire) && shared.complete.load(Ordering::Relaxed);
+            if (over || answered) && !checker.is_done() {
                 stop.store(true, Ordering::Relaxed);
             }
             if options.progress && last.elapsed() >= Duration::from_secs(1) {
@@ -289,9 +295,9 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
                     (None, None) if graph.complete || sr_complete => (Status::Holds, None),
                     (None, None) => (Status::Unknown, None),
                 },
-                Kind::Reached => match discoveries.contains_key(def.name) {
+                Kind::Reached => match discoveries.contains_key(def.name) || graph.reached.contains(def.name) {
                     true => (Status::Holds, None),
-                    false if sr_complete => (Status::Vacuous, None),
+                    false if graph.complete || sr_complete => (Status::Vacuous, None),
                     false => (Status::Unknown, None),
                 },
                 Kind::Liveness if !graph.complete => (Status::Unknown, None),
@@ -312,7 +318,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         total_states: graph.total.max(checker.state_count()),
         max_depth: checker.max_depth(),
         elapsed_ms: started.elapsed().as_millis(),
-        bounded: sr_bounded || !graph.complete,
+        bounded: !graph.complete,
         symmetric,
         verdicts,
     }
