@@ -45,6 +45,7 @@ pub const CASES: &[Case] = &[
     Case { recipe: "semaphore", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "a two-lease semaphore: both leases in use at once, lost replies recovered" },
     Case { recipe: "semaphore-max1", clients: 2, faults: "expire", violated: &[], lesson: "a one-lease semaphore survives an expired session" },
     Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
+    Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", violated: &["eventual_acquire"], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
     Case { recipe: "revocable-writer,revocable-reader", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "the revocable lock: a waiter asks the node it waits on to unlock" },
 ];
 

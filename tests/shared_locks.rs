@@ -186,6 +186,15 @@ fn revocable_lock_is_proven_under_each_fault() {
     assert_proven(&run("revocable-writer,revocable-reader,revocable-reader", "none"));
 }
 
+#[test]
+fn revocation_consumes_the_watches_of_waiters_that_wake_only_on_deletion() {
+    let text = assert_caught(
+        &run("revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", "none"),
+        "eventual_acquire",
+    );
+    assert!(text.contains("event NodeDataChanged"), "{text}");
+}
+
 /// Breadth-first from `world`: whether some step leads from a state to one where `happened`
 /// holds of the pair (bounded, so the test stays small).
 fn reachable(world: World<AnyRecipe>, happened: impl Fn(&World<AnyRecipe>, Step, &World<AnyRecipe>) -> bool) -> bool {

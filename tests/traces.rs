@@ -26,7 +26,8 @@ fn traces_directory_holds_a_trace_for_each_broken_recipe() {
                 .iter()
                 .find(|c| c.recipe.split(',').any(|r| r == entry.name))
                 .expect("a suite case");
-            let name = format!("{}-n{}-{property}.json", case.recipe.replace(',', "+"), case.clients);
+            let name =
+                format!("{}-n{}-{property}.json", case.scenario().recipe_label().replace(',', "+"), case.clients);
             assert!(files.iter().any(|f| f.ends_with(&name)), "traces/{name} is kept");
         }
     }

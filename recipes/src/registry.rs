@@ -123,13 +123,21 @@ pub const CATALOGUE: &[Entry] = &[
         name: "revocable-reader",
         summary: "ZooKeeper recipes page revocable shared lock, read side: watches its own node, gives up on \"unlock\"",
         flaw: None,
-        build: |p| AnyRecipe::Revocable(Revocable::new(shared_lock::reader(p))),
+        build: |p| AnyRecipe::Revocable(Revocable::new("revocable-reader", shared_lock::reader(p))),
     },
     Entry {
         name: "revocable-writer",
         summary: "ZooKeeper recipes page revocable shared lock, write side: asks the node it waits on to unlock",
         flaw: None,
-        build: |p| AnyRecipe::Revocable(Revocable::new(shared_lock::writer(p))),
+        build: |p| AnyRecipe::Revocable(Revocable::new("revocable-writer", shared_lock::writer(p))),
+    },
+    Entry {
+        name: "revocable-reader-deletion-only",
+        summary: "revocable shared lock whose waiting readers wake only on the deletion of the node they watch, as in the plain shared lock",
+        flaw: Some(Flaw { bug: "revocation-consumes-watch", breaks: &["eventual_acquire"] }),
+        build: |p| {
+            AnyRecipe::Revocable(Revocable::waking_on_deletion_only("revocable-reader-deletion-only", shared_lock::reader(p)))
+        },
     },
 ];
 

@@ -9,7 +9,9 @@
 //! to unlock while still waiting gives up its attempt (deletes its node). One consequence the
 //! page leaves implicit: the revocation request changes the data of a node other waiters may be
 //! watching with exists(), which fires and consumes their watches; a waiter that then waits for
-//! the node's deletion only waits forever. So the waiters here look again on any event.
+//! the node's deletion only waits forever (`revocable-reader-deletion-only`, caught with three
+//! clients: two readers wait on one writer and one asks it to unlock). So the waiters here look
+//! again on any event.
 
 use crate::rw_queue::{RwQueue, WakeOn};
 use zklab_model::{Belief, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState};
@@ -19,14 +21,22 @@ pub const UNLOCK: &str = "unlock";
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Revocable {
+    name: &'static str,
     inner: RwQueue,
     /// The node this attempt has asked to unlock (once per node).
     asked: Option<String>,
 }
 
 impl Revocable {
-    pub fn new(inner: RwQueue) -> Self {
-        Revocable { inner: inner.waking_on(WakeOn::AnyEvent), asked: None }
+    /// The shared lock `inner` made revocable; its waiters look again on any event.
+    pub fn new(name: &'static str, inner: RwQueue) -> Self {
+        Revocable { name, inner: inner.waking_on(WakeOn::AnyEvent), asked: None }
+    }
+
+    /// The flawed variant: waiters keep the shared lock's exists() wait for the deletion only,
+    /// so a revocation request by another waiter consumes their watch for good.
+    pub fn waking_on_deletion_only(name: &'static str, inner: RwQueue) -> Self {
+        Revocable { name, inner: inner.waking_on(WakeOn::Deletion), asked: None }
     }
 
     fn read_own_node(&self, out: &mut Vec<Request>) {
@@ -61,7 +71,7 @@ impl Revocable {
 
 impl Recipe for Revocable {
     fn name(&self) -> String {
-        self.inner.name().replacen("rw-", "revocable-", 1)
+        self.name.to_string()
     }
 
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
