@@ -41,6 +41,7 @@ pub const CASES: &[Case] = &[
     Case { recipe: "rw-reader,rw-writer", clients: 2, faults: "expire", violated: &[], lesson: "a reader and a writer, either session expired under its holder or a waiter" },
     Case { recipe: "curator-rw-reader,curator-rw-writer", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "Curator's read/write lock adopts its protected node after a lost reply" },
     Case { recipe: "curator-rw-downgrade,curator-rw-reader", clients: 2, faults: "expire", violated: &[], lesson: "a writer downgrades to read (acquire read, release write) beside a reader" },
+    Case { recipe: "curator-rw-downgrade-621,curator-rw-writer", clients: 2, faults: "none", violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)" },
     Case { recipe: "curator-rw-writer,curator-rw-reader-211", clients: 2, faults: "expire", violated: &["eventual_acquire"], lesson: "rw-vanished-own-node: a reader whose node went with its session never notices (CURATOR-211)" },
     Case { recipe: "semaphore", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "a two-lease semaphore: both leases in use at once, lost replies recovered" },
     Case { recipe: "semaphore-max1", clients: 2, faults: "expire", violated: &[], lesson: "a one-lease semaphore survives an expired session" },

@@ -89,6 +89,19 @@ fn curator_read_write_lock_is_proven_with_and_without_a_downgrade() {
 }
 
 #[test]
+fn downgrade_lets_writer_in_is_caught_and_the_fixed_downgrade_is_proven() {
+    let report = run("curator-rw-downgrade-621,curator-rw-writer", "none");
+    let text = assert_caught(&report, "zk_exclusion");
+    assert!(text.contains("HOLDING read") && text.contains("HOLDING write"), "{text}");
+    assert_caught(&report, "belief_exclusion");
+    assert_caught(&report, "fenced_exclusion");
+    for faults in ["none"].into_iter().chain(FAULTS) {
+        assert_proven(&run("curator-rw-downgrade,curator-rw-writer", faults));
+    }
+    assert_proven(&run("curator-rw-downgrade,curator-rw-reader,curator-rw-writer", "none"));
+}
+
+#[test]
 fn a_downgrading_writer_holds_write_then_read_and_the_timeline_says_so() {
     let report = run("curator-rw-downgrade,curator-rw-writer", "expire,pause");
     let text = assert_caught(&report, "belief_exclusion");

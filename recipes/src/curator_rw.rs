@@ -23,6 +23,13 @@
 //! `curator-rw-reader-211` reproduces that; the checker catches it as an acquire that never
 //! completes (rw-vanished-own-node in docs/shared-locks.md).
 //!
+//! The downgrade is the fixed one of CURATOR-621 (reported as CURATOR-276 in 2015, fixed in
+//! 2023): the read lock of a client that holds the write lock is created as a plain ephemeral
+//! node carrying the write node's sequence number, so it queues where the write node was.
+//! Before, it was a new sequential node, behind any writer already waiting; releasing the write
+//! lock then let that writer in beside the downgraded reader. `curator-rw-downgrade-621`
+//! reproduces that (downgrade-lets-writer-in in docs/shared-locks.md).
+//!
 //! What the model leaves out: reentrancy counts (each client acquires once per round) and the
 //! thread identity behind "owned by the current thread", which here is the client itself.
 
@@ -37,6 +44,7 @@ pub const STYLE: Style = Style {
     wait_with: WaitWith::GetData,
     after_expiry: AfterExpiry::KeepWaiting,
     own_node_missing: OwnNodeMissing::Recreate,
+    downgrade_in_place: true,
 };
 
 pub fn reader(lock_path: &str) -> RwQueue {
@@ -50,6 +58,13 @@ pub fn writer(lock_path: &str) -> RwQueue {
 /// A writer that downgrades to the read lock instead of releasing the write lock outright.
 pub fn downgrading_writer(lock_path: &str) -> RwQueue {
     RwQueue::new("curator-rw-downgrade", lock_path, Role::DowngradingWriter, STYLE)
+}
+
+/// The downgrading writer as it was before CURATOR-621: its read node queues behind a writer
+/// already waiting, which takes the write lock when the downgrade lets go of it.
+pub fn downgrading_writer_before_621(lock_path: &str) -> RwQueue {
+    let style = Style { downgrade_in_place: false, ..STYLE };
+    RwQueue::new("curator-rw-downgrade-621", lock_path, Role::DowngradingWriter, style)
 }
 
 /// The reader as it was before CURATOR-211.

@@ -96,6 +96,12 @@ pub const CATALOGUE: &[Entry] = &[
         build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer(p)),
     },
     Entry {
+        name: "curator-rw-downgrade-621",
+        summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the write lock beside it",
+        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
+    },
+    Entry {
         name: "curator-rw-reader-211",
         summary: "Curator read side before CURATOR-211: a missing own node goes unnoticed, the reader watches the first write node or throws",
         flaw: Some(Flaw { bug: "rw-vanished-own-node", breaks: &["eventual_acquire"] }),

@@ -80,6 +80,10 @@ pub struct Style {
     pub wake_on: WakeOn,
     pub after_expiry: AfterExpiry,
     pub own_node_missing: OwnNodeMissing,
+    /// A downgrading writer creates its read node as a plain ephemeral carrying its write
+    /// node's sequence number, so that the read queues where the write was (CURATOR-621's
+    /// fix); otherwise the read node is sequential and queues behind every waiting writer.
+    pub downgrade_in_place: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -179,7 +183,14 @@ impl RwQueue {
     fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
         self.phase = Phase::Creating;
         self.node = None;
-        out.push(Request::create(&path::join(&self.lock_path, &self.own_prefix(ctx)), CreateMode::EphemeralSequential));
+        let prefix = path::join(&self.lock_path, &self.own_prefix(ctx));
+        let write_sequence = self.write_node.as_deref().and_then(|w| self.contender(path::name(w)));
+        match write_sequence {
+            Some((seq, _)) if self.style.downgrade_in_place && self.downgrade == Downgrade::Reading => {
+                out.push(Request::create(&format!("{prefix}{}", path::sequence_suffix(seq)), CreateMode::Ephemeral))
+            }
+            _ => out.push(Request::create(&prefix, CreateMode::EphemeralSequential)),
+        }
     }
 
     fn list(&mut self, phase: Phase, out: &mut Vec<Request>) {

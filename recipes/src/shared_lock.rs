@@ -26,6 +26,7 @@ pub const STYLE: Style = Style {
     wait_with: WaitWith::Exists,
     after_expiry: AfterExpiry::GiveUp,
     own_node_missing: OwnNodeMissing::Recreate,
+    downgrade_in_place: false,
 };
 
 /// A client that takes the read side of the lock at `lock_path`.

@@ -416,14 +416,17 @@ impl<R: Recipe> World<R> {
             note(log, || Note::Belief(after, mode));
         }
         let granted = after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. });
-        // A downgrade is a new hold in a new mode, placed by the node it now holds by.
+        // A downgrade is a new hold in a new mode, with its own access to the resource; it keeps
+        // its place in lock order (a correct downgrade queues its read where its write was).
         let downgraded = after.is_holding() && before.is_holding() && mode != mode_before;
-        if granted || downgraded {
+        if granted {
             // A recipe that names no node is placed by when it came to believe.
             c.grant = match (&c.created, c.recipe.owned_node()) {
                 (Some((created, czxid)), Some(owned)) if created == owned => *czxid,
                 _ => self.server.zxid(),
             };
+        }
+        if granted || downgraded {
             c.wrote = false;
         }
         if granted {
