@@ -70,7 +70,7 @@ pub enum OwnNodeMissing {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Style {
-    /// Tag in front of the marker: `{tag}` is replaced by the client's guid.
+    /// What follows the guid in a read node's name, before the sequence number.
     pub read_marker: &'static str,
     pub write_marker: &'static str,
     /// Put in front of the guid (Curator's protected-name prefix `_c_`).
