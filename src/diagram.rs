@@ -57,8 +57,13 @@ fn draw(out: &mut String, world: &zklab_model::World<zklab_recipes::AnyRecipe>, 
             result: Err(e @ (ZkError::ConnectionLoss | ZkError::SessionExpired)),
         }) => line(out, &format!("Note over {c}: {} failed with {e}", request.op_name())),
         Note::Handled(_) => {}
-        Note::Write { token, accepted } => {
-            line(out, &format!("{c}->>R: write with token {token}"));
+        Note::Write { token, accepted, mode } => {
+            let access = match mode {
+                zklab_model::Mode::Read => "read",
+                zklab_model::Mode::Lease { .. } => "use",
+                _ => "write",
+            };
+            line(out, &format!("{c}->>R: {access} with token {token}"));
             line(out, &format!("R-->>{c}: {}", if *accepted { "accepted" } else { "REFUSED (stale token)" }));
         }
         Note::Expired(session) => line(out, &format!("Note over ZK: expires {session}")),

@@ -37,6 +37,17 @@ pub const CASES: &[Case] = &[
     Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
     Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
     Case { recipe: "wait-on-null", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
+    Case { recipe: "rw-writer,rw-reader,rw-reader", clients: 3, faults: "none", violated: &[], lesson: "the recipes page read/write lock: readers share, a writer excludes everyone" },
+    Case { recipe: "rw-reader,rw-writer", clients: 2, faults: "expire", violated: &[], lesson: "a reader and a writer, either session expired under its holder or a waiter" },
+    Case { recipe: "curator-rw-reader,curator-rw-writer", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "Curator's read/write lock adopts its protected node after a lost reply" },
+    Case { recipe: "curator-rw-downgrade,curator-rw-reader", clients: 2, faults: "expire", violated: &[], lesson: "a writer downgrades to read (acquire read, release write) beside a reader" },
+    Case { recipe: "curator-rw-downgrade-621,curator-rw-writer", clients: 2, faults: "none", violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)" },
+    Case { recipe: "curator-rw-writer,curator-rw-reader-211", clients: 2, faults: "expire", violated: &["eventual_acquire"], lesson: "rw-vanished-own-node: a reader whose node went with its session never notices (CURATOR-211)" },
+    Case { recipe: "semaphore", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "a two-lease semaphore: both leases in use at once, lost replies recovered" },
+    Case { recipe: "semaphore-max1", clients: 2, faults: "expire", violated: &[], lesson: "a one-lease semaphore survives an expired session" },
+    Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
+    Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", violated: &["eventual_acquire"], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
+    Case { recipe: "revocable-writer,revocable-reader", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "the revocable lock: a waiter asks the node it waits on to unlock" },
 ];
 
 impl Case {

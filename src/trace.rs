@@ -6,7 +6,7 @@ use crate::check::properties::{safety, LIVENESS_NAME};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use zklab_model::{Step, World};
+use zklab_model::{Mode, Step, World};
 use zklab_recipes::AnyRecipe;
 
 pub const FORMAT: u32 = 1;
@@ -132,12 +132,29 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
     }
 }
 
+/// Whether any of the holders `ids` holds in a mode other than a mutex's.
+fn shares(world: &World<AnyRecipe>, ids: &[u8]) -> bool {
+    world.modes(ids).iter().any(|m| *m != Mode::Exclusive)
+}
+
+/// The holders with the mode each holds in: `c0 (write) and c1 (read)`.
+fn held(world: &World<AnyRecipe>, ids: Vec<u8>) -> String {
+    let modes = world.modes(&ids);
+    ids.iter().zip(modes).map(|(c, m)| format!("c{c} ({})", m.label())).collect::<Vec<_>>().join(" and ")
+}
+
 /// One line saying what went wrong at the end of a counterexample.
 pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> String {
     let names = |ids: Vec<u8>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
     match property {
+        "belief_exclusion" if shares(world, &world.believers()) => {
+            format!("{} believe they hold the lock together", held(world, world.believers()))
+        }
         "belief_exclusion" => format!("{} both believe they hold the lock", names(world.believers())),
         "fenced_exclusion" => "the resource accepted a write from an older holder after a newer one".to_string(),
+        "zk_exclusion" if shares(world, &world.zk_holders()) => {
+            format!("{} hold the lock together with live nodes", held(world, world.zk_holders()))
+        }
         "zk_exclusion" => format!("{} hold the lock with live nodes", names(world.zk_holders())),
         "no_orphans" => {
             format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", "))

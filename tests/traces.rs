@@ -22,8 +22,12 @@ fn traces_directory_holds_a_trace_for_each_broken_recipe() {
     let files = kept_traces();
     for entry in zklab_recipes::CATALOGUE.iter().filter(|e| e.flaw.is_some()) {
         for property in entry.flaw.as_ref().unwrap().breaks {
-            let case = zklab::suite::CASES.iter().find(|c| c.recipe == entry.name).expect("a suite case");
-            let name = format!("{}-n{}-{property}.json", entry.name, case.clients);
+            let case = zklab::suite::CASES
+                .iter()
+                .find(|c| c.recipe.split(',').any(|r| r == entry.name))
+                .expect("a suite case");
+            let name =
+                format!("{}-n{}-{property}.json", case.scenario().recipe_label().replace(',', "+"), case.clients);
             assert!(files.iter().any(|f| f.ends_with(&name)), "traces/{name} is kept");
         }
     }

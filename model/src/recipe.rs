@@ -52,14 +52,71 @@ impl Belief {
     }
 }
 
+/// Which kind of hold a client asks for or holds: what a belief of holding is about. Holders
+/// are compatible when they are all readers, or all lease holders and no more than the
+/// smallest `max` among them; an exclusive or write holder is compatible with nobody.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The one holder of a mutex.
+    Exclusive,
+    /// The write side of a read/write lock: excludes everyone, like a mutex.
+    Write,
+    /// The read side of a read/write lock: shared with other readers.
+    Read,
+    /// One of at most `max` leases of a counting semaphore.
+    Lease { max: u8 },
+}
+
+impl Mode {
+    /// Whether `holders` may all hold at once.
+    pub fn compatible(holders: &[Mode]) -> bool {
+        if holders.len() <= 1 {
+            return true;
+        }
+        if holders.iter().all(|m| *m == Mode::Read) {
+            return true;
+        }
+        let leases: Option<Vec<u8>> =
+            holders.iter().map(|m| if let Mode::Lease { max } = m { Some(*max) } else { None }).collect();
+        leases.is_some_and(|maxes| maxes.iter().all(|max| holders.len() <= usize::from(*max)))
+    }
+
+    /// Whether the mode writes to the protected resource under a fencing token (readers read
+    /// under one; lease holders share the resource, so one token order cannot fence them).
+    pub fn is_fenced(self) -> bool {
+        !matches!(self, Mode::Lease { .. })
+    }
+
+    /// How a timeline names the mode; empty for a mutex, whose timelines predate modes.
+    pub fn label(self) -> String {
+        match self {
+            Mode::Exclusive => String::new(),
+            Mode::Write => "write".to_string(),
+            Mode::Read => "read".to_string(),
+            Mode::Lease { max } => format!("lease of {max}"),
+        }
+    }
+}
+
 pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// The recipe's registry name (with its variant, if any).
     fn name(&self) -> String;
     /// Handles one input, pushing the requests to send, in order, onto `out`.
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>);
     fn belief(&self) -> Belief;
+    /// The kind of hold the recipe asks for, and while holding, the kind it holds (a writer
+    /// that downgrades turns from `Write` into `Read` while it holds).
+    fn mode(&self) -> Mode {
+        Mode::Exclusive
+    }
     /// The lock node this client believes it owns, if any (for the orphan check).
     fn owned_node(&self) -> Option<&str>;
+    /// Every node under the lock path this client believes it owns (a semaphore's lease and its
+    /// inner lock node; a downgrading writer's write and read nodes), for the orphan check.
+    fn owned_nodes(&self) -> Vec<&str> {
+        self.owned_node().into_iter().collect()
+    }
     /// Whether the recipe waits on one node it has listed or checked, so that the node can
     /// vanish between the listing and the watch: the delete-before-watch race must then be
     /// reached for a proof to count.

@@ -5,4 +5,10 @@ pub mod naive;
 pub mod registry;
 pub mod sequential;
 
+pub mod curator_rw;
+pub mod revocable;
+pub mod rw_queue;
+pub mod semaphore;
+pub mod shared_lock;
+
 pub use registry::{build, entry, AnyRecipe, Entry, Flaw, CATALOGUE};

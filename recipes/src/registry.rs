@@ -1,8 +1,12 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
 use crate::naive::NaiveLock;
+use crate::revocable::Revocable;
+use crate::rw_queue::RwQueue;
+use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
-use zklab_model::{Belief, Ctx, Input, Recipe, Renamer, Renaming, Request};
+use crate::{curator_rw, shared_lock};
+use zklab_model::{Belief, Ctx, Input, Mode, Recipe, Renamer, Renaming, Request};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
 pub struct Entry {
@@ -61,6 +65,86 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "delete-before-watch", breaks: &["eventual_acquire"] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("wait-on-null", p, Variant { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD })),
     },
+    Entry {
+        name: "rw-reader",
+        summary: "ZooKeeper recipes page shared lock, read side: read- node, waits on the last write- node before it",
+        flaw: None,
+        build: |p| AnyRecipe::Shared(shared_lock::reader(p)),
+    },
+    Entry {
+        name: "rw-writer",
+        summary: "ZooKeeper recipes page shared lock, write side: write- node, waits on the node just before it",
+        flaw: None,
+        build: |p| AnyRecipe::Shared(shared_lock::writer(p)),
+    },
+    Entry {
+        name: "curator-rw-reader",
+        summary: "Curator InterProcessReadWriteLock read side: __READ__ node, waits on the first __WRIT__ node, getData watch",
+        flaw: None,
+        build: |p| AnyRecipe::Shared(curator_rw::reader(p)),
+    },
+    Entry {
+        name: "curator-rw-writer",
+        summary: "Curator InterProcessReadWriteLock write side: __WRIT__ node, waits on its predecessor, getData watch",
+        flaw: None,
+        build: |p| AnyRecipe::Shared(curator_rw::writer(p)),
+    },
+    Entry {
+        name: "curator-rw-downgrade",
+        summary: "Curator InterProcessReadWriteLock writer that downgrades: acquires read while holding write, then releases write",
+        flaw: None,
+        build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer(p)),
+    },
+    Entry {
+        name: "curator-rw-downgrade-621",
+        summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the write lock beside it",
+        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
+    },
+    Entry {
+        name: "curator-rw-reader-211",
+        summary: "Curator read side before CURATOR-211: a missing own node goes unnoticed, the reader watches the first write node or throws",
+        flaw: Some(Flaw { bug: "rw-vanished-own-node", breaks: &["eventual_acquire"] }),
+        build: |p| AnyRecipe::Shared(curator_rw::reader_before_211(p)),
+    },
+    Entry {
+        name: "semaphore",
+        summary: "Curator InterProcessSemaphoreV2-style semaphore, 2 leases: mutex-guarded lease creation, leases children watched",
+        flaw: None,
+        build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore", p, 2, OnLeaseLoss::FindOwnLease)),
+    },
+    Entry {
+        name: "semaphore-max1",
+        summary: "the same semaphore with a single lease",
+        flaw: None,
+        build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore-max1", p, 1, OnLeaseLoss::FindOwnLease)),
+    },
+    Entry {
+        name: "semaphore-forget-lease",
+        summary: "single-lease semaphore that fails the acquire after a ConnectionLoss on its lease create without looking for the lease",
+        flaw: Some(Flaw { bug: "semaphore-lease-orphan", breaks: &["eventual_acquire", "no_orphans"] }),
+        build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore-forget-lease", p, 1, OnLeaseLoss::GiveUp)),
+    },
+    Entry {
+        name: "revocable-reader",
+        summary: "ZooKeeper recipes page revocable shared lock, read side: watches its own node, gives up on \"unlock\"",
+        flaw: None,
+        build: |p| AnyRecipe::Revocable(Revocable::new("revocable-reader", shared_lock::reader(p))),
+    },
+    Entry {
+        name: "revocable-writer",
+        summary: "ZooKeeper recipes page revocable shared lock, write side: asks the node it waits on to unlock",
+        flaw: None,
+        build: |p| AnyRecipe::Revocable(Revocable::new("revocable-writer", shared_lock::writer(p))),
+    },
+    Entry {
+        name: "revocable-reader-deletion-only",
+        summary: "revocable shared lock whose waiting readers wake only on the deletion of the node they watch, as in the plain shared lock",
+        flaw: Some(Flaw { bug: "revocation-consumes-watch", breaks: &["eventual_acquire"] }),
+        build: |p| {
+            AnyRecipe::Revocable(Revocable::waking_on_deletion_only("revocable-reader-deletion-only", shared_lock::reader(p)))
+        },
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -84,6 +168,9 @@ pub fn build(name: &str, lock_path: &str) -> Result<AnyRecipe, String> {
 pub enum AnyRecipe {
     Sequential(SequentialLock),
     Naive(NaiveLock),
+    Shared(RwQueue),
+    Semaphore(Semaphore),
+    Revocable(Revocable),
 }
 
 impl Recipe for AnyRecipe {
@@ -91,42 +178,81 @@ impl Recipe for AnyRecipe {
         match self {
             AnyRecipe::Sequential(r) => r.name(),
             AnyRecipe::Naive(r) => r.name(),
+            AnyRecipe::Shared(r) => r.name(),
+            AnyRecipe::Semaphore(r) => r.name(),
+            AnyRecipe::Revocable(r) => r.name(),
         }
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
         match self {
             AnyRecipe::Sequential(r) => r.handle(ctx, input, out),
             AnyRecipe::Naive(r) => r.handle(ctx, input, out),
+            AnyRecipe::Shared(r) => r.handle(ctx, input, out),
+            AnyRecipe::Semaphore(r) => r.handle(ctx, input, out),
+            AnyRecipe::Revocable(r) => r.handle(ctx, input, out),
         }
     }
     fn belief(&self) -> Belief {
         match self {
             AnyRecipe::Sequential(r) => r.belief(),
             AnyRecipe::Naive(r) => r.belief(),
+            AnyRecipe::Shared(r) => r.belief(),
+            AnyRecipe::Semaphore(r) => r.belief(),
+            AnyRecipe::Revocable(r) => r.belief(),
         }
     }
     fn owned_node(&self) -> Option<&str> {
         match self {
             AnyRecipe::Sequential(r) => r.owned_node(),
             AnyRecipe::Naive(r) => r.owned_node(),
+            AnyRecipe::Shared(r) => r.owned_node(),
+            AnyRecipe::Semaphore(r) => r.owned_node(),
+            AnyRecipe::Revocable(r) => r.owned_node(),
+        }
+    }
+    fn mode(&self) -> Mode {
+        match self {
+            AnyRecipe::Sequential(r) => r.mode(),
+            AnyRecipe::Naive(r) => r.mode(),
+            AnyRecipe::Shared(r) => r.mode(),
+            AnyRecipe::Semaphore(r) => r.mode(),
+            AnyRecipe::Revocable(r) => r.mode(),
+        }
+    }
+    fn owned_nodes(&self) -> Vec<&str> {
+        match self {
+            AnyRecipe::Sequential(r) => r.owned_nodes(),
+            AnyRecipe::Naive(r) => r.owned_nodes(),
+            AnyRecipe::Shared(r) => r.owned_nodes(),
+            AnyRecipe::Semaphore(r) => r.owned_nodes(),
+            AnyRecipe::Revocable(r) => r.owned_nodes(),
         }
     }
     fn waits_on_one_node(&self) -> bool {
         match self {
             AnyRecipe::Sequential(r) => r.waits_on_one_node(),
             AnyRecipe::Naive(r) => r.waits_on_one_node(),
+            AnyRecipe::Shared(r) => r.waits_on_one_node(),
+            AnyRecipe::Semaphore(r) => r.waits_on_one_node(),
+            AnyRecipe::Revocable(r) => r.waits_on_one_node(),
         }
     }
     fn renamed(&self, renamer: &Renamer) -> Option<Self> {
         match self {
             AnyRecipe::Sequential(r) => r.renamed(renamer).map(AnyRecipe::Sequential),
             AnyRecipe::Naive(r) => r.renamed(renamer).map(AnyRecipe::Naive),
+            AnyRecipe::Shared(r) => r.renamed(renamer).map(AnyRecipe::Shared),
+            AnyRecipe::Semaphore(r) => r.renamed(renamer).map(AnyRecipe::Semaphore),
+            AnyRecipe::Revocable(r) => r.renamed(renamer).map(AnyRecipe::Revocable),
         }
     }
     fn rename_name(&self, name: &str, renaming: &Renaming) -> String {
         match self {
             AnyRecipe::Sequential(r) => r.rename_name(name, renaming),
             AnyRecipe::Naive(r) => r.rename_name(name, renaming),
+            AnyRecipe::Shared(r) => r.rename_name(name, renaming),
+            AnyRecipe::Semaphore(r) => r.rename_name(name, renaming),
+            AnyRecipe::Revocable(r) => r.rename_name(name, renaming),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::model::WorldModel;
 use stateright::Property;
-use zklab_model::{FaultKind, Recipe, World};
+use zklab_model::{FaultKind, Mode, Recipe, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -71,8 +71,9 @@ fn reached_fault<R: Recipe>(kind: FaultKind) -> Def<R> {
 }
 
 /// The properties that apply to a world: every safety property, liveness, and the reachability
-/// of each enabled fault, of a handoff (with two or more clients) and of the delete-before-watch
-/// race (when every recipe waits on a single node it has listed).
+/// of each enabled fault, of a handoff (with two or more clients), of the delete-before-watch
+/// race (when every recipe waits on a single node it has listed) and of two clients holding at
+/// once (when two or more ask for a shared mode).
 pub fn applicable<R: Recipe>(world: &World<R>) -> Vec<Def<R>> {
     let mut defs = safety().to_vec();
     defs.push(Def::new(LIVENESS_NAME, Kind::Liveness, |_| true));
@@ -88,6 +89,11 @@ pub fn applicable<R: Recipe>(world: &World<R>) -> Vec<Def<R>> {
         defs.push(Def::new("reached:handoff", Kind::Reached, |w| w.coverage.handoff));
         if world.clients.iter().all(|c| c.recipe.waits_on_one_node()) {
             defs.push(Def::new("reached:predecessor-gone", Kind::Reached, |w| w.coverage.predecessor_gone));
+        }
+        let shared = world.clients.iter().filter(|c| matches!(c.recipe.mode(), Mode::Read | Mode::Lease { max: 2.. }));
+        if shared.count() >= 2 {
+            // A shared lock that never lets two clients in at once proves exclusion vacuously.
+            defs.push(Def::new("reached:shared-hold", Kind::Reached, |w| w.shared_hold()));
         }
     }
     defs

@@ -18,7 +18,7 @@ pub use observe::Coverage;
 pub use resource::Resource;
 pub use step::{Sending, Step};
 
-use crate::recipe::{Belief, Ctx, Input, Recipe};
+use crate::recipe::{Belief, Ctx, Input, Mode, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionId, SessionState, ZkError};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -189,8 +189,13 @@ impl<R: Recipe> World<R> {
                 let c = &mut self.clients[i];
                 c.wrote = true;
                 let Belief::Holding { token } = c.belief() else { unreachable!("enabled only when holding") };
-                let accepted = self.resource.write(token, c.grant);
-                note(log, || Note::Write { token, accepted });
+                let mode = c.recipe.mode();
+                let accepted = match mode {
+                    Mode::Read => self.resource.read(token, c.grant),
+                    _ if mode.is_fenced() => self.resource.write(token, c.grant),
+                    _ => true,
+                };
+                note(log, || Note::Write { token, accepted, mode });
             }
             Step::Release(_) => self.run_recipe(i, Input::Release, log),
             Step::Receive(_) => {
@@ -301,7 +306,7 @@ impl<R: Recipe> World<R> {
             note(log, || Note::Request { request: request.clone(), result: Some(outcome.result.clone()) });
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
-                if path == &self.config.lock_path || crate::path::parent(path) == self.config.lock_path {
+                if self.under_lock(path) {
                     self.clients[i].created = Some((path.clone(), stat.czxid));
                 }
             }
@@ -350,6 +355,13 @@ impl<R: Recipe> World<R> {
         c.inbound.push_back(Input::State(SessionState::Disconnected));
     }
 
+    /// Whether `path` is the lock node or lies anywhere beneath it (a semaphore keeps its
+    /// leases and its inner lock one level further down).
+    pub fn under_lock(&self, path: &str) -> bool {
+        let lock = &self.config.lock_path;
+        path.strip_prefix(lock.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    }
+
     fn reconnect(&mut self, i: usize, log: &mut Option<Vec<Note>>) {
         let behaviour = self.config.client_behaviour;
         let c = &mut self.clients[i];
@@ -383,6 +395,7 @@ impl<R: Recipe> World<R> {
     fn run_recipe(&mut self, i: usize, input: Input, log: &mut Option<Vec<Note>>) {
         let c = &mut self.clients[i];
         let before = c.belief();
+        let mode_before = c.recipe.mode();
         let ctx = Ctx { client: i as u8, session: c.session };
         let expired = input == Input::State(SessionState::Expired);
         if input == Input::State(SessionState::Disconnected) {
@@ -403,18 +416,27 @@ impl<R: Recipe> World<R> {
         let mut out = Vec::new();
         c.recipe.handle(&ctx, input, &mut out);
         let after = c.belief();
+        let mode = c.recipe.mode();
         c.outbound.extend(out);
-        if before != after {
-            note(log, || Note::Belief(after));
+        if before != after || (after.is_holding() && mode != mode_before) {
+            note(log, || Note::Belief(after, mode));
         }
-        if after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. }) {
-            self.grants += 1;
+        let granted = after.is_holding() && !matches!(before, Belief::Holding { .. } | Belief::Suspended { .. });
+        // A downgrade is a new hold in a new mode, with its own access to the resource; it keeps
+        // its place in lock order (a correct downgrade queues its read where its write was).
+        let downgraded = after.is_holding() && before.is_holding() && mode != mode_before;
+        if granted {
             // A recipe that names no node is placed by when it came to believe.
             c.grant = match (&c.created, c.recipe.owned_node()) {
                 (Some((created, czxid)), Some(owned)) if created == owned => *czxid,
                 _ => self.server.zxid(),
             };
+        }
+        if granted || downgraded {
             c.wrote = false;
+        }
+        if granted {
+            self.grants += 1;
             if self.grants > 1 {
                 self.coverage.handoff = true;
             }

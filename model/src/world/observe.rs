@@ -2,8 +2,7 @@
 //! here, next to the state they read, so the checker and the simulator judge runs alike.
 
 use super::{Step, World};
-use crate::path;
-use crate::recipe::Recipe;
+use crate::recipe::{Mode, Recipe};
 use crate::{Request, Response, ZkError, ZkResult};
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +24,7 @@ pub struct Coverage {
 
 impl<R: Recipe> World<R> {
     pub(super) fn observe_reply(&mut self, request: &Request, result: &ZkResult) {
-        let under_lock = path::parent(request.path()) == self.config.lock_path;
+        let under_lock = request.path() != self.config.lock_path && self.under_lock(request.path());
         let gone = matches!(
             (request, result),
             (Request::Exists { watch: true, .. }, Ok(Response::Exists(None)))
@@ -41,9 +40,16 @@ impl<R: Recipe> World<R> {
         (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].belief().is_holding()).collect()
     }
 
-    /// At most one client believes it holds the lock.
+    /// The mode each of `ids` holds in.
+    pub fn modes(&self, ids: &[u8]) -> Vec<Mode> {
+        ids.iter().map(|i| self.clients[usize::from(*i)].recipe.mode()).collect()
+    }
+
+    /// The clients that believe they hold may all hold at once: one mutex or writer holder
+    /// alone, any number of readers, at most `max` lease holders.
     pub fn belief_exclusion(&self) -> bool {
         self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1
+            || Mode::compatible(&self.modes(&self.believers()))
     }
 
     /// The resource never accepted a write from an older grant after a newer grant's.
@@ -67,9 +73,16 @@ impl<R: Recipe> World<R> {
             .collect()
     }
 
-    /// At most one holder that ZooKeeper agrees with.
+    /// The holders that ZooKeeper agrees with may all hold at once.
     pub fn zk_exclusion(&self) -> bool {
-        self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1 || self.zk_holders().len() <= 1
+        self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1
+            || Mode::compatible(&self.modes(&self.zk_holders()))
+    }
+
+    /// At least two clients hold at once (readers, or lease holders): the sharing a shared
+    /// lock exists for, which a proof of it must show reachable.
+    pub fn shared_hold(&self) -> bool {
+        self.clients.iter().filter(|c| c.belief().is_holding()).count() >= 2
     }
 
     /// Nothing can happen any more unless a fault is injected.
@@ -79,16 +92,15 @@ impl<R: Recipe> World<R> {
 
     /// Ephemeral lock nodes that no live client believes it owns.
     pub fn orphans(&self) -> Vec<String> {
-        let lock = &self.config.lock_path;
         self.server
             .tree()
             .iter()
-            .filter(|(p, n)| n.owner.is_some() && (*p == lock || path::parent(p) == lock))
+            .filter(|(p, n)| n.owner.is_some() && self.under_lock(p))
             .filter(|(p, n)| {
                 !self
                     .clients
                     .iter()
-                    .any(|c| !c.crashed && Some(c.session) == n.owner && c.recipe.owned_node() == Some(p.as_str()))
+                    .any(|c| !c.crashed && Some(c.session) == n.owner && c.recipe.owned_nodes().contains(&p.as_str()))
             })
             .map(|(p, _)| p.clone())
             .collect()
