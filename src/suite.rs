@@ -37,6 +37,7 @@ pub const CASES: &[Case] = &[
     Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
     Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
     Case { recipe: "wait-on-null", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
+    Case { recipe: "zk-write-lock", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
 ];
 
 impl Case {

@@ -4,5 +4,6 @@
 pub mod naive;
 pub mod registry;
 pub mod sequential;
+pub mod write_lock;
 
 pub use registry::{build, entry, AnyRecipe, Entry, Flaw, CATALOGUE};

@@ -2,6 +2,7 @@
 
 use crate::naive::NaiveLock;
 use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
+use crate::write_lock::WriteLock;
 use zklab_model::{Belief, Ctx, Input, Recipe, Request};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
@@ -61,6 +62,12 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "delete-before-watch", breaks: &["eventual_acquire"] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("wait-on-null", p, Variant { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD })),
     },
+    Entry {
+        name: "zk-write-lock",
+        summary: "ZooKeeper's zookeeper-recipes-lock WriteLock as written: stops waiting when exists() on its predecessor returns null, adopts a bare node name after ConnectionLoss, unlocks without retry, never watches its session",
+        flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &["eventual_acquire"] }),
+        build: |p| AnyRecipe::WriteLock(WriteLock::new(p)),
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -84,6 +91,7 @@ pub fn build(name: &str, lock_path: &str) -> Result<AnyRecipe, String> {
 pub enum AnyRecipe {
     Sequential(SequentialLock),
     Naive(NaiveLock),
+    WriteLock(WriteLock),
 }
 
 impl Recipe for AnyRecipe {
@@ -91,30 +99,35 @@ impl Recipe for AnyRecipe {
         match self {
             AnyRecipe::Sequential(r) => r.name(),
             AnyRecipe::Naive(r) => r.name(),
+            AnyRecipe::WriteLock(r) => r.name(),
         }
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
         match self {
             AnyRecipe::Sequential(r) => r.handle(ctx, input, out),
             AnyRecipe::Naive(r) => r.handle(ctx, input, out),
+            AnyRecipe::WriteLock(r) => r.handle(ctx, input, out),
         }
     }
     fn belief(&self) -> Belief {
         match self {
             AnyRecipe::Sequential(r) => r.belief(),
             AnyRecipe::Naive(r) => r.belief(),
+            AnyRecipe::WriteLock(r) => r.belief(),
         }
     }
     fn owned_node(&self) -> Option<&str> {
         match self {
             AnyRecipe::Sequential(r) => r.owned_node(),
             AnyRecipe::Naive(r) => r.owned_node(),
+            AnyRecipe::WriteLock(r) => r.owned_node(),
         }
     }
     fn waits_on_one_node(&self) -> bool {
         match self {
             AnyRecipe::Sequential(r) => r.waits_on_one_node(),
             AnyRecipe::Naive(r) => r.waits_on_one_node(),
+            AnyRecipe::WriteLock(r) => r.waits_on_one_node(),
         }
     }
 }
