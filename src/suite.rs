@@ -38,6 +38,8 @@ pub const CASES: &[Case] = &[
     Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
     Case { recipe: "wait-on-null", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
     Case { recipe: "zk-write-lock", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "expire", violated: &["belief_exclusion"], lesson: "holder-ignores-session: kazoo's Lock never tells its holder that the session expired" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect", violated: &[], lesson: "kazoo's Lock survives lost requests, lost replies and disconnects: it finds its node by its uuid prefix" },
 ];
 
 impl Case {

@@ -1,6 +1,7 @@
 //! ZooKeeper lock recipes written once as sans-IO state machines: the correct ones and the
 //! classic broken ones, each tied to the real failure it reproduces.
 
+pub mod kazoo_lock;
 pub mod naive;
 pub mod registry;
 pub mod sequential;

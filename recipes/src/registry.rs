@@ -1,5 +1,6 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
+use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
 use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
 use crate::write_lock::WriteLock;
@@ -68,6 +69,12 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &["eventual_acquire"] }),
         build: |p| AnyRecipe::WriteLock(WriteLock::new(p)),
     },
+    Entry {
+        name: "kazoo-lock",
+        summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched with get, retries expiry too; the holder never watches its session",
+        flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &["belief_exclusion"] }),
+        build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -92,6 +99,7 @@ pub enum AnyRecipe {
     Sequential(SequentialLock),
     Naive(NaiveLock),
     WriteLock(WriteLock),
+    Kazoo(KazooLock),
 }
 
 impl Recipe for AnyRecipe {
@@ -100,6 +108,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Sequential(r) => r.name(),
             AnyRecipe::Naive(r) => r.name(),
             AnyRecipe::WriteLock(r) => r.name(),
+            AnyRecipe::Kazoo(r) => r.name(),
         }
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
@@ -107,6 +116,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Sequential(r) => r.handle(ctx, input, out),
             AnyRecipe::Naive(r) => r.handle(ctx, input, out),
             AnyRecipe::WriteLock(r) => r.handle(ctx, input, out),
+            AnyRecipe::Kazoo(r) => r.handle(ctx, input, out),
         }
     }
     fn belief(&self) -> Belief {
@@ -114,6 +124,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Sequential(r) => r.belief(),
             AnyRecipe::Naive(r) => r.belief(),
             AnyRecipe::WriteLock(r) => r.belief(),
+            AnyRecipe::Kazoo(r) => r.belief(),
         }
     }
     fn owned_node(&self) -> Option<&str> {
@@ -121,6 +132,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Sequential(r) => r.owned_node(),
             AnyRecipe::Naive(r) => r.owned_node(),
             AnyRecipe::WriteLock(r) => r.owned_node(),
+            AnyRecipe::Kazoo(r) => r.owned_node(),
         }
     }
     fn waits_on_one_node(&self) -> bool {
@@ -128,6 +140,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Sequential(r) => r.waits_on_one_node(),
             AnyRecipe::Naive(r) => r.waits_on_one_node(),
             AnyRecipe::WriteLock(r) => r.waits_on_one_node(),
+            AnyRecipe::Kazoo(r) => r.waits_on_one_node(),
         }
     }
 }
