@@ -48,6 +48,9 @@ pub const CASES: &[Case] = &[
     Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
     Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", violated: &["eventual_acquire"], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
     Case { recipe: "revocable-writer,revocable-reader", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "the revocable lock: a waiter asks the node it waits on to unlock" },
+    Case { recipe: "zk-write-lock", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "expire", violated: &["belief_exclusion"], lesson: "holder-ignores-session: kazoo's Lock never tells its holder that the session expired" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect", violated: &[], lesson: "kazoo's Lock survives lost requests, lost replies and disconnects: it finds its node by its uuid prefix" },
 ];
 
 impl Case {

@@ -1,9 +1,11 @@
 //! ZooKeeper lock recipes written once as sans-IO state machines: the correct ones and the
 //! classic broken ones, each tied to the real failure it reproduces.
 
+pub mod kazoo_lock;
 pub mod naive;
 pub mod registry;
 pub mod sequential;
+pub mod write_lock;
 
 pub mod curator_rw;
 pub mod revocable;

@@ -1,11 +1,13 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
+use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
 use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
 use crate::{curator_rw, shared_lock};
+use crate::write_lock::WriteLock;
 use zklab_model::{Belief, Ctx, Input, Mode, Recipe, Renamer, Renaming, Request};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
@@ -145,6 +147,18 @@ pub const CATALOGUE: &[Entry] = &[
             AnyRecipe::Revocable(Revocable::waking_on_deletion_only("revocable-reader-deletion-only", shared_lock::reader(p)))
         },
     },
+    Entry {
+        name: "zk-write-lock",
+        summary: "ZooKeeper's zookeeper-recipes-lock WriteLock as written: stops waiting when exists() on its predecessor returns null, adopts a bare node name after ConnectionLoss, unlocks without retry, never watches its session",
+        flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &["eventual_acquire"] }),
+        build: |p| AnyRecipe::WriteLock(WriteLock::new(p)),
+    },
+    Entry {
+        name: "kazoo-lock",
+        summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched with get, retries expiry too; the holder never watches its session",
+        flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &["belief_exclusion"] }),
+        build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -171,6 +185,8 @@ pub enum AnyRecipe {
     Shared(RwQueue),
     Semaphore(Semaphore),
     Revocable(Revocable),
+    WriteLock(WriteLock),
+    Kazoo(KazooLock),
 }
 
 impl Recipe for AnyRecipe {
@@ -181,6 +197,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.name(),
             AnyRecipe::Semaphore(r) => r.name(),
             AnyRecipe::Revocable(r) => r.name(),
+            AnyRecipe::WriteLock(r) => r.name(),
+            AnyRecipe::Kazoo(r) => r.name(),
         }
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
@@ -190,6 +208,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.handle(ctx, input, out),
             AnyRecipe::Semaphore(r) => r.handle(ctx, input, out),
             AnyRecipe::Revocable(r) => r.handle(ctx, input, out),
+            AnyRecipe::WriteLock(r) => r.handle(ctx, input, out),
+            AnyRecipe::Kazoo(r) => r.handle(ctx, input, out),
         }
     }
     fn belief(&self) -> Belief {
@@ -199,6 +219,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.belief(),
             AnyRecipe::Semaphore(r) => r.belief(),
             AnyRecipe::Revocable(r) => r.belief(),
+            AnyRecipe::WriteLock(r) => r.belief(),
+            AnyRecipe::Kazoo(r) => r.belief(),
         }
     }
     fn owned_node(&self) -> Option<&str> {
@@ -208,6 +230,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.owned_node(),
             AnyRecipe::Semaphore(r) => r.owned_node(),
             AnyRecipe::Revocable(r) => r.owned_node(),
+            AnyRecipe::WriteLock(r) => r.owned_node(),
+            AnyRecipe::Kazoo(r) => r.owned_node(),
         }
     }
     fn mode(&self) -> Mode {
@@ -217,6 +241,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.mode(),
             AnyRecipe::Semaphore(r) => r.mode(),
             AnyRecipe::Revocable(r) => r.mode(),
+            AnyRecipe::WriteLock(r) => r.mode(),
+            AnyRecipe::Kazoo(r) => r.mode(),
         }
     }
     fn owned_nodes(&self) -> Vec<&str> {
@@ -226,6 +252,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.owned_nodes(),
             AnyRecipe::Semaphore(r) => r.owned_nodes(),
             AnyRecipe::Revocable(r) => r.owned_nodes(),
+            AnyRecipe::WriteLock(r) => r.owned_nodes(),
+            AnyRecipe::Kazoo(r) => r.owned_nodes(),
         }
     }
     fn waits_on_one_node(&self) -> bool {
@@ -235,6 +263,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.waits_on_one_node(),
             AnyRecipe::Semaphore(r) => r.waits_on_one_node(),
             AnyRecipe::Revocable(r) => r.waits_on_one_node(),
+            AnyRecipe::WriteLock(r) => r.waits_on_one_node(),
+            AnyRecipe::Kazoo(r) => r.waits_on_one_node(),
         }
     }
     fn renamed(&self, renamer: &Renamer) -> Option<Self> {
@@ -244,6 +274,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.renamed(renamer).map(AnyRecipe::Shared),
             AnyRecipe::Semaphore(r) => r.renamed(renamer).map(AnyRecipe::Semaphore),
             AnyRecipe::Revocable(r) => r.renamed(renamer).map(AnyRecipe::Revocable),
+            AnyRecipe::WriteLock(r) => r.renamed(renamer).map(AnyRecipe::WriteLock),
+            AnyRecipe::Kazoo(r) => r.renamed(renamer).map(AnyRecipe::Kazoo),
         }
     }
     fn rename_name(&self, name: &str, renaming: &Renaming) -> String {
@@ -253,6 +285,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Shared(r) => r.rename_name(name, renaming),
             AnyRecipe::Semaphore(r) => r.rename_name(name, renaming),
             AnyRecipe::Revocable(r) => r.rename_name(name, renaming),
+            AnyRecipe::WriteLock(r) => r.rename_name(name, renaming),
+            AnyRecipe::Kazoo(r) => r.rename_name(name, renaming),
         }
     }
 }

@@ -1,0 +1,192 @@
+//! kazoo's `Lock` (`kazoo/recipe/lock.py`), modelled step by step under its retry policy.
+//!
+//! What the source does: every Lock object has a prefix made of a fresh uuid and `__lock__`.
+//! `acquire()` runs `_inner_acquire` under a `KazooRetry` with no try limit that also retries
+//! SessionExpired, so a ConnectionLoss or an expiry re-runs `_inner_acquire` from its top. The
+//! first run creates `<prefix>` ephemeral-sequential; every later run first looks for a child
+//! starting with the prefix (`_find_node`) and creates only if there is none. Then it loops:
+//! `_get_predecessor` lists the children, orders the contenders by sequence number and raises
+//! `ForceRetryError` (a retry from the top) if its own node is missing; with no predecessor it
+//! holds the lock, else it calls `get(predecessor, watch)`: NoNode loops at once, otherwise it
+//! waits until the watch or a connection-state listener wakes it and loops. `release()` deletes
+//! its node under the same retry and treats NoNode as done. `_best_effort_cleanup` runs only
+//! when acquisition fails with something the retry does not retry (a timeout or a cancel), which
+//! this model has none of.
+//!
+//! What it gets wrong: nothing in the Lock watches the session once the lock is held; kazoo's
+//! documentation leaves it to the application to add a connection listener. A holder whose
+//! session expires goes on believing it holds (`belief_exclusion`); fencing still protects.
+//! The uuid is the client number here, so runs replay byte for byte.
+
+use zklab_model::path;
+use zklab_model::{Belief, CreateMode, Ctx, Input, Request, Response, SessionState, ZkError, ZkResult};
+
+/// The part of every contender's name between the uuid and the sequence number.
+const NODE_NAME: &str = "__lock__";
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    Idle,
+    /// `_find_node`: getChildren to look for a node with our prefix.
+    Finding,
+    Creating,
+    /// `_get_predecessor`: getChildren.
+    Listing,
+    /// get(predecessor, watch) is in flight.
+    Getting(String),
+    /// Waiting for the watch or a connection-state change to wake the loop.
+    Waiting(String),
+    Holding,
+    Releasing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KazooLock {
+    path: String,
+    phase: Phase,
+    create_tried: bool,
+    /// Our contender node, as a full path.
+    node: Option<String>,
+}
+
+impl KazooLock {
+    pub fn new(path: &str) -> Self {
+        KazooLock { path: path.to_string(), phase: Phase::Idle, create_tried: false, node: None }
+    }
+
+    fn prefix(ctx: &Ctx) -> String {
+        format!("u{}{NODE_NAME}", ctx.client)
+    }
+
+    /// `_inner_acquire` from its top, as each retry runs it.
+    fn inner_acquire(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        self.node = None;
+        if self.create_tried {
+            self.phase = Phase::Finding;
+            out.push(Request::get_children(&self.path, false));
+        } else {
+            self.create_tried = true;
+            self.create(ctx, out);
+        }
+    }
+
+    fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        self.phase = Phase::Creating;
+        out.push(Request::create(&path::join(&self.path, &Self::prefix(ctx)), CreateMode::EphemeralSequential));
+    }
+
+    fn list(&mut self, out: &mut Vec<Request>) {
+        self.phase = Phase::Listing;
+        out.push(Request::get_children(&self.path, false));
+    }
+
+    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+        if self.phase == Phase::Finding {
+            let prefix = Self::prefix(ctx);
+            return match children.iter().find(|c| c.starts_with(&prefix)) {
+                Some(found) => {
+                    self.node = Some(path::join(&self.path, found));
+                    self.list(out)
+                }
+                None => self.create(ctx, out),
+            };
+        }
+        let Some(node) = self.node.clone() else { return self.inner_acquire(ctx, out) };
+        let mut contenders: Vec<(i32, String)> =
+            children.into_iter().filter_map(|c| Some((sequence(&c)?, c))).collect();
+        contenders.sort();
+        match contenders.iter().position(|(_, c)| c == path::name(&node)) {
+            // ForceRetryError: our node is gone.
+            None => self.inner_acquire(ctx, out),
+            Some(0) => self.phase = Phase::Holding,
+            Some(i) => {
+                let predecessor = path::join(&self.path, &contenders[i - 1].1);
+                out.push(Request::get_data(&predecessor, true));
+                self.phase = Phase::Getting(predecessor);
+            }
+        }
+    }
+
+    fn on_reply(&mut self, ctx: &Ctx, request: Request, result: ZkResult, out: &mut Vec<Request>) {
+        match (&self.phase, request, result) {
+            (Phase::Releasing, Request::Delete { .. }, Ok(_) | Err(ZkError::NoNode | ZkError::SessionExpired)) => {
+                self.reset()
+            }
+            (Phase::Releasing, Request::Delete { path, .. }, Err(ZkError::ConnectionLoss)) => {
+                out.push(Request::delete(&path))
+            }
+            (Phase::Releasing, _, _) => {}
+            // The retry waits for the new session; the model's application acquires again.
+            (_, _, Err(ZkError::SessionExpired)) => self.reset(),
+            (
+                Phase::Finding | Phase::Creating | Phase::Listing | Phase::Getting(_),
+                _,
+                Err(ZkError::ConnectionLoss),
+            ) => self.inner_acquire(ctx, out),
+            (Phase::Finding | Phase::Listing, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
+                self.on_children(ctx, children, out)
+            }
+            (Phase::Creating, Request::Create { .. }, Ok(Response::Created { path, .. })) => {
+                self.node = Some(path);
+                self.list(out)
+            }
+            (Phase::Getting(p), Request::GetData { .. }, Ok(Response::Data { .. })) => {
+                self.phase = Phase::Waiting(p.clone())
+            }
+            (Phase::Getting(_), Request::GetData { .. }, Err(ZkError::NoNode)) => self.list(out),
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.phase = Phase::Idle;
+        self.node = None;
+        self.create_tried = false;
+    }
+}
+
+/// The sequence number after `__lock__`, or `None` for a name that is not a contender.
+fn sequence(name: &str) -> Option<i32> {
+    let at = name.rfind(NODE_NAME)?;
+    path::sequence_of(&name[at..], NODE_NAME)
+}
+
+impl zklab_model::Recipe for KazooLock {
+    fn name(&self) -> String {
+        "kazoo-lock".to_string()
+    }
+
+    fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match input {
+            Input::Acquire if self.phase == Phase::Idle => self.inner_acquire(ctx, out),
+            Input::Release if self.phase == Phase::Holding => {
+                self.phase = Phase::Releasing;
+                out.push(Request::delete(self.node.as_deref().expect("a holder has a node")));
+            }
+            Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
+            // `_watch_predecessor` and `_watch_session` both just wake the loop.
+            Input::Watch(event) if matches!(&self.phase, Phase::Waiting(p) if *p == event.path) => self.list(out),
+            Input::State(SessionState::Expired) if self.phase != Phase::Holding => self.reset(),
+            Input::State(SessionState::SyncConnected) if matches!(self.phase, Phase::Waiting(_)) => self.list(out),
+            _ => {}
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        let token = || self.node.as_deref().and_then(|n| sequence(path::name(n))).map_or(0, i64::from);
+        match self.phase {
+            Phase::Idle => Belief::Idle,
+            Phase::Holding => Belief::Holding { token: token() },
+            Phase::Releasing => Belief::Releasing,
+            _ => Belief::Acquiring,
+        }
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
+
+    fn waits_on_one_node(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,50 @@
+//! Recipes modelled from their real sources, and what the checker finds in them.
+
+use zklab::check::check;
+use zklab::check::Status;
+use zklab::model::{ClientBehaviour, FaultKind};
+use zklab_recipes::kazoo_lock::KazooLock;
+use zklab_recipes::write_lock::WriteLock;
+
+#[test]
+fn write_lock_waits_forever_when_its_predecessor_vanishes_before_exists() {
+    let checked = check(WriteLock::new).clients(2).run();
+    checked.assert_violates("eventual_acquire");
+    for safety in ["belief_exclusion", "fenced_exclusion", "zk_exclusion", "no_orphans"] {
+        assert_eq!(checked.status(safety), Some(Status::Holds), "{safety}");
+    }
+    let timeline = checked.timeline("eventual_acquire").unwrap();
+    assert!(timeline.contains("exists"), "{timeline}");
+}
+
+#[test]
+fn write_lock_forgets_a_node_whose_unlock_was_lost() {
+    let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::LossBeforeApply]).run();
+    let cx = checked.assert_violates("no_orphans");
+    assert!(cx.steps.iter().any(|s| s.is_fault()));
+}
+
+#[test]
+fn write_lock_holder_never_learns_its_session_expired() {
+    let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::Expire]).run();
+    checked.assert_violates("belief_exclusion");
+    assert_eq!(checked.status("zk_exclusion"), Some(Status::Holds));
+}
+
+#[test]
+fn kazoo_lock_survives_lost_requests_replies_and_disconnects() {
+    for behaviour in [ClientBehaviour::Java, ClientBehaviour::Kazoo] {
+        let faults = [FaultKind::LossBeforeApply, FaultKind::LossAfterApply, FaultKind::Disconnect];
+        check(KazooLock::new).clients(2).faults(&faults).client_behaviour(behaviour).run().assert_proven();
+    }
+    check(KazooLock::new).clients(3).faults(&[FaultKind::LossAfterApply]).run().assert_proven();
+}
+
+#[test]
+fn kazoo_lock_holder_never_learns_its_session_expired() {
+    let checked = check(KazooLock::new).clients(2).faults(&[FaultKind::Expire]).run();
+    checked.assert_violates("belief_exclusion");
+    for holds in ["fenced_exclusion", "zk_exclusion", "no_orphans", "eventual_acquire"] {
+        assert_eq!(checked.status(holds), Some(Status::Holds), "{holds}");
+    }
+}
