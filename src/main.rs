@@ -52,8 +52,11 @@ enum Command {
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Recipe name, or a comma list of one name per client.
-    #[arg(long)]
-    recipe: String,
+    #[arg(long, required_unless_present = "manifest")]
+    recipe: Option<String>,
+    /// Run every entry of a manifest (tests/manifest.json) and compare with its expectations.
+    #[arg(long, conflicts_with = "recipe")]
+    manifest: Option<PathBuf>,
     #[arg(long, default_value_t = 2)]
     clients: usize,
     /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause), `all` or `none`.
@@ -163,6 +166,9 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     if args.max_memory == Some(0) {
         return Err(BadInput("--max-memory must be at least 1 (MiB)".to_string()));
     }
+    if let Some(file) = &args.manifest {
+        return run_manifest(file, args);
+    }
     let config = WorldConfig {
         rounds: args.rounds,
         first_sequence: args.first_sequence,
@@ -173,11 +179,11 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         },
         ..WorldConfig::default()
     };
-    let scenario = Scenario::new(&args.recipe, args.clients, config)?;
+    let recipe = args.recipe.as_deref().unwrap_or_default();
+    let scenario = Scenario::new(recipe, args.clients, config)?;
     if args.symmetry && scenario.world().canonical().is_none() {
         return Err(BadInput(format!(
-            "--symmetry needs clients that all run one recipe that supports renaming (`{}` does not)",
-            args.recipe
+            "--symmetry needs clients that all run one recipe that supports renaming (`{recipe}` does not)"
         )));
     }
     if args.trace_dir.exists() && !args.trace_dir.is_dir() {
@@ -199,6 +205,34 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         print_report(&report);
     }
     Ok(report.exit_code())
+}
+
+/// Runs a manifest: one table row per entry, exit 1 on any deviation.
+fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
+    let text = std::fs::read_to_string(file).map_err(|e| BadInput(format!("cannot read {}: {e}", file.display())))?;
+    let entries = zklab::manifest::parse(&text).map_err(|e| BadInput(format!("{}: {e}", file.display())))?;
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        timeout: args.timeout.map(Duration::from_secs),
+        max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
+        progress: false,
+        // Manifest state counts are of states, not symmetry classes.
+        symmetry: false,
+    };
+    let mut failed = 0;
+    say!("{:<50} {:>10}  verdict", "entry", "states");
+    for (i, entry) in entries.iter().enumerate() {
+        if !args.quiet {
+            eprintln!("[{}/{}] {}", i + 1, entries.len(), entry.label);
+        }
+        let (states, deviations) = zklab::manifest::run(entry, &options);
+        let verdict = if deviations.is_empty() { "as expected".to_string() } else { deviations.join("; ") };
+        failed += usize::from(!deviations.is_empty());
+        say!("{:<50} {:>10}  {verdict}", entry.label, states);
+    }
+    say!("{} of {} entries as expected", entries.len() - failed, entries.len());
+    Ok(i32::from(failed > 0))
 }
 
 fn print_report(report: &Report) {
