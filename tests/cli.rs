@@ -783,3 +783,25 @@ fn symmetry_with_clients_that_are_not_interchangeable_exits_2() {
     let run = zklab(&tmp, &["check", "--recipe", "standard,naive", "--clients", "2", "--symmetry"]);
     assert!(run.assert_bad_input().contains("--symmetry"), "{}", run.describe());
 }
+
+#[test]
+fn malformed_op_scripts_exit_2_naming_the_op() {
+    let tmp = TempDir::new("malformed_op_scripts_exit_2_naming_the_op");
+    let open = r#"{"s":"A","op":"open","timeout_ms":4000}"#;
+    // (second op of the script, words the error must mention)
+    let cases: &[(&str, &[&str])] = &[
+        (r#"{"s":"A","op":"frobnicate"}"#, &["op 1", "frobnicate"]),
+        (r#"{"s":"A","op":"create","mode":"persistent"}"#, &["op 1", "path"]),
+        (r#"{"s":"A","op":"create","path":"no-slash","mode":"persistent"}"#, &["op 1"]),
+        (r#"{"s":"B","op":"exists","path":"/x"}"#, &["op 1", "B"]),
+    ];
+    for (i, (op, mentions)) in cases.iter().enumerate() {
+        let file = tmp.join(&format!("case-{i}.json"));
+        std::fs::write(&file, format!(r#"{{"name":"bad","ops":[{open},{op}]}}"#)).unwrap();
+        let run = zklab(&tmp, &["zk-script", file.to_str().unwrap()]);
+        let line = run.assert_bad_input();
+        for word in *mentions {
+            assert!(line.contains(word), "the error names {word:?}: {}", run.describe());
+        }
+    }
+}

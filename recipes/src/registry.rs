@@ -6,8 +6,8 @@ use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
-use crate::{curator_rw, shared_lock};
 use crate::write_lock::WriteLock;
+use crate::{curator_rw, shared_lock};
 use zklab_model::{Belief, Ctx, Input, Mode, Recipe, Renamer, Renaming, Request};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
