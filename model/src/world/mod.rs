@@ -37,6 +37,8 @@ pub struct World<R> {
     /// The session opened for client 0 (client `i` got the `i`-th after it). Fixed for a run,
     /// so not part of the state.
     first_session: SessionId,
+    /// The clients may be renamed into one another (see `symmetry`). Fixed for a run.
+    interchangeable: bool,
 }
 
 // The config is shared and never changes within a run, so it is not part of the state.
@@ -86,6 +88,7 @@ impl<R: Recipe> World<R> {
             })
             .collect();
         let first_session = clients.first().map_or(SessionId(0), |c| c.session);
+        let interchangeable = World::interchangeable(&clients, &config.lock_path, first_session);
         World {
             config: Arc::new(config),
             server,
@@ -95,6 +98,7 @@ impl<R: Recipe> World<R> {
             grants: 0,
             coverage: Coverage::default(),
             first_session,
+            interchangeable,
         }
     }
 

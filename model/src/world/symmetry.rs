@@ -7,7 +7,7 @@
 
 use super::{Client, World};
 use crate::recipe::{Belief, Recipe};
-use crate::{Renamer, Renaming};
+use crate::{Renamer, Renaming, SessionId};
 
 impl<R: Recipe> World<R> {
     /// The representative of this state and the renaming that turns this state into it, or
@@ -35,9 +35,7 @@ impl<R: Recipe> World<R> {
     /// The renaming that puts the clients in the order of their roles, if they are
     /// interchangeable.
     fn canonical_renaming(&self) -> Option<Renaming> {
-        let first = &self.clients.first()?.recipe;
-        let name = first.name();
-        if self.clients.iter().any(|c| c.recipe.name() != name) {
+        if !self.interchangeable {
             return None;
         }
         let mut order: Vec<u8> = (0..self.clients.len() as u8).collect();
@@ -47,17 +45,19 @@ impl<R: Recipe> World<R> {
             to[usize::from(i)] = slot as u8;
         }
         let renaming = Renaming::new(to, self.first_session);
-        // Whether the recipe supports renaming at all, asked cheaply of one client.
-        let identity = Renaming::new((0..order.len() as u8).collect(), self.first_session);
-        let name = |n: &str| n.to_string();
-        let probe = Renamer {
-            renaming: &identity,
-            lock_path: &self.config().lock_path,
-            name: &name,
-            order: self.server.config().children_order,
-        };
-        first.renamed(&probe)?;
         Some(renaming)
+    }
+
+    /// Whether the clients of a new world are interchangeable: they all run one recipe, and it
+    /// supports renaming. Decided once, since neither changes during a run.
+    pub(super) fn interchangeable(clients: &[Client<R>], lock_path: &str, first_session: SessionId) -> bool {
+        let Some(first) = clients.first().map(|c| &c.recipe) else { return false };
+        let name = first.name();
+        let identity = Renaming::new((0..clients.len() as u8).collect(), first_session);
+        let unchanged = |n: &str| n.to_string();
+        let probe =
+            Renamer { renaming: &identity, lock_path, name: &unchanged, order: crate::ChildrenOrder::default() };
+        clients.iter().all(|c| c.recipe.name() == name && c.recipe.renamed(&probe).is_some())
     }
 
     /// This state with the clients' roles swapped as `renaming` says.
@@ -83,6 +83,7 @@ impl<R: Recipe> World<R> {
             grants: self.grants,
             coverage: self.coverage,
             first_session: self.first_session,
+            interchangeable: self.interchangeable,
         })
     }
 
