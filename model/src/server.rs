@@ -454,6 +454,15 @@ impl Server {
         events
     }
 
+    /// The oldest zxid that re-arming watches (`set_watches`) cannot tell apart from `zxid` on
+    /// this tree: the newest mzxid or pzxid in the tree at or below it. SetWatches only asks
+    /// whether a node changed after the client's zxid, and every later change gets a newer zxid,
+    /// so a world can keep this instead of the exact zxid and merge states no client can tell
+    /// apart.
+    pub fn watch_equivalent_zxid(&self, zxid: i64) -> i64 {
+        self.tree.iter().flat_map(|(_, n)| [n.mzxid, n.pzxid]).filter(|z| *z <= zxid).max().unwrap_or(0)
+    }
+
     /// Paths with a data or exist watch of `session`, and paths with its child watches.
     pub fn watches_of(&self, session: SessionId) -> (Vec<String>, Vec<String>) {
         let of = |t: &WatchTable| t.iter().filter(|(_, s)| s.contains(&session)).map(|(p, _)| p.clone()).collect();

@@ -397,6 +397,13 @@ impl Harness {
         }
         assert_eq!(self.zk.tree(), before.tree(), "{what}");
         assert_eq!(events, expected, "{what}");
+        // The world keeps a disconnected client's zxid only as exact as this; it must re-arm
+        // exactly the same.
+        let equivalent = before.watch_equivalent_zxid(relative);
+        assert!(equivalent <= relative, "{what}: equivalent zxid {equivalent}");
+        let mut twin = before.clone();
+        assert_eq!(twin.set_watches(s, equivalent, &watches), events, "{what} relative to {equivalent} instead");
+        assert!(twin == self.zk, "{what}: relative to {equivalent} leaves another server");
         self.reached.catch_up_events += events.len() as u32;
     }
 

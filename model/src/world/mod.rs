@@ -233,7 +233,26 @@ impl<R: Recipe> World<R> {
                 debug_assert!(self.clients[i].armed.is_none(), "the lossy step sent a request");
             }
         }
+        self.settle_drop_zxids();
         Ok(())
+    }
+
+    /// Keeps each disconnected client's zxid only as exact as its reconnect can observe (see
+    /// `Server::watch_equivalent_zxid`), and not at all where no reconnect will re-arm watches:
+    /// states that differ only in how many unrelated writes happened before a drop are one.
+    fn settle_drop_zxids(&mut self) {
+        for c in &mut self.clients {
+            // Only a dropped connection of a live session, and only the Java client, re-arms
+            // watches on reconnect; a partitioned or crashed client's session can only expire.
+            let rearms = c.link == Link::Down
+                && !c.crashed
+                && self.config.client_behaviour == ClientBehaviour::Java
+                && self.server.is_alive(c.session);
+            c.drop_zxid = match rearms {
+                true => self.server.watch_equivalent_zxid(c.drop_zxid),
+                false => 0,
+            };
+        }
     }
 
     /// Whether client `i`'s `sending` step would send a request on a live connection now.
