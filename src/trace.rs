@@ -6,6 +6,7 @@ use crate::check::properties::{safety, LIVENESS_NAME};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use zklab_model::ClientId;
 use zklab_model::{Mode, Step, World};
 use zklab_recipes::AnyRecipe;
 
@@ -114,7 +115,8 @@ impl Trace {
                 if cycle[0] != *last {
                     return Err(TraceError::Diverged("the cycle does not return to its start".to_string()));
                 }
-                let starving = (0..last.clients.len() as u8).any(|c| cycle.iter().all(|w| w.waiting().contains(&c)));
+                let starving =
+                    (0..last.clients.len() as ClientId).any(|c| cycle.iter().all(|w| w.waiting().contains(&c)));
                 if !starving {
                     return Err(TraceError::Diverged("no client waits throughout the cycle".to_string()));
                 }
@@ -133,19 +135,19 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
 }
 
 /// Whether any of the holders `ids` holds in a mode other than a mutex's.
-fn shares(world: &World<AnyRecipe>, ids: &[u8]) -> bool {
+fn shares(world: &World<AnyRecipe>, ids: &[ClientId]) -> bool {
     world.modes(ids).iter().any(|m| *m != Mode::Exclusive)
 }
 
 /// The holders with the mode each holds in: `c0 (write) and c1 (read)`.
-fn held(world: &World<AnyRecipe>, ids: Vec<u8>) -> String {
+fn held(world: &World<AnyRecipe>, ids: Vec<ClientId>) -> String {
     let modes = world.modes(&ids);
     ids.iter().zip(modes).map(|(c, m)| format!("c{c} ({})", m.label())).collect::<Vec<_>>().join(" and ")
 }
 
 /// One line saying what went wrong at the end of a counterexample.
 pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> String {
-    let names = |ids: Vec<u8>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
+    let names = |ids: Vec<ClientId>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
     match property {
         "belief_exclusion" if shares(world, &world.believers()) => {
             format!("{} believe they hold the lock together", held(world, world.believers()))

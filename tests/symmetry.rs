@@ -30,7 +30,7 @@ fn reachable(init: World<AnyRecipe>, limit: usize) -> Vec<World<AnyRecipe>> {
     seen
 }
 
-fn permutations(n: u8) -> Vec<Vec<u8>> {
+fn permutations(n: zklab_model::ClientId) -> Vec<Vec<zklab_model::ClientId>> {
     if n == 0 {
         return vec![vec![]];
     }

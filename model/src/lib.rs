@@ -23,5 +23,5 @@ pub mod recipe;
 pub mod world;
 
 pub use client::{ClientBehaviour, ClientWatches};
-pub use recipe::{Belief, Ctx, Input, Mode, Recipe};
+pub use recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
 pub use world::{FaultBudget, FaultKind, Step, World, WorldConfig};

@@ -23,10 +23,14 @@ pub enum Input {
     State(SessionState),
 }
 
+/// A client's number in its world. Wide enough for the simulator's thousands of clients; the
+/// checker explores a handful.
+pub type ClientId = u16;
+
 /// Who the recipe is running as. The session changes when an expired session is replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ctx {
-    pub client: u8,
+    pub client: ClientId,
     pub session: SessionId,
 }
 

@@ -11,20 +11,20 @@
 //! either history.
 
 use crate::path;
-use crate::{ChildrenOrder, Input, Request, Response, SessionId, Stat, WatchedEvent, ZkResult};
+use crate::{ChildrenOrder, ClientId, Input, Request, Response, SessionId, Stat, WatchedEvent, ZkResult};
 
 /// A permutation of the clients, and what it does to their initial sessions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Renaming {
     /// `to[i]`: the index client `i` gets.
-    to: Vec<u8>,
+    to: Vec<ClientId>,
     /// The session opened for client 0 at the start; client `i` got `first_session + i`.
     first_session: u32,
 }
 
 impl Renaming {
     /// `to[i]` is the new index of client `i`; `to` must be a permutation of `0..to.len()`.
-    pub fn new(to: Vec<u8>, first_session: SessionId) -> Self {
+    pub fn new(to: Vec<ClientId>, first_session: SessionId) -> Self {
         debug_assert!({
             let mut sorted = to.clone();
             sorted.sort_unstable();
@@ -37,7 +37,7 @@ impl Renaming {
         self.to.iter().enumerate().all(|(i, c)| usize::from(*c) == i)
     }
 
-    pub fn client(&self, c: u8) -> u8 {
+    pub fn client(&self, c: ClientId) -> ClientId {
         self.to[usize::from(c)]
     }
 
@@ -52,7 +52,7 @@ impl Renaming {
     pub fn inverse(&self) -> Renaming {
         let mut back = vec![0; self.to.len()];
         for (i, c) in self.to.iter().enumerate() {
-            back[usize::from(*c)] = i as u8;
+            back[usize::from(*c)] = i as ClientId;
         }
         Renaming { to: back, first_session: self.first_session }
     }

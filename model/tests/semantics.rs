@@ -1300,7 +1300,7 @@ fn step(world: &mut World<Probe>, step: Step) {
 }
 
 /// Lets client `i` handle everything it has received (requests go out as the recipe sends them).
-fn settle(world: &mut World<Probe>, i: u8) {
+fn settle(world: &mut World<Probe>, i: zklab_model::ClientId) {
     while world.enabled(Step::Receive(i)) {
         step(world, Step::Receive(i));
     }

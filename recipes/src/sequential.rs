@@ -9,6 +9,7 @@
 //! client find its node after a ConnectionLoss left it unsure whether the create happened.
 
 use zklab_model::path;
+use zklab_model::ClientId;
 use zklab_model::{
     Belief, CreateMode, Ctx, EventType, Input, Renamer, Renaming, Request, Response, SessionId, SessionState, ZkError,
 };
@@ -264,12 +265,12 @@ impl zklab_model::Recipe for SequentialLock {
 }
 
 /// `c<client>-<session>`, the guid of our node names.
-fn guid_of(client: u8, session: SessionId) -> String {
+fn guid_of(client: ClientId, session: SessionId) -> String {
     format!("c{client}-{session}")
 }
 
 /// The client and session in a name that starts with a guid, and what follows the guid.
-fn parse_guid(name: &str) -> Option<(u8, u32, &str)> {
+fn parse_guid(name: &str) -> Option<(ClientId, u32, &str)> {
     let rest = name.strip_prefix('c')?;
     let (client, rest) = rest.split_once("-s")?;
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());

@@ -67,7 +67,7 @@ impl fmt::Display for FaultKind {
 
 /// How many times each fault may happen in one run (0: never).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct FaultBudget(pub [u8; 6]);
+pub struct FaultBudget(pub [u32; 6]);
 
 impl FaultBudget {
     pub fn none() -> Self {
@@ -81,7 +81,7 @@ impl FaultBudget {
         }
         budget
     }
-    pub fn get(&self, kind: FaultKind) -> u8 {
+    pub fn get(&self, kind: FaultKind) -> u32 {
         self.0[kind.index()]
     }
     pub fn enabled(&self) -> Vec<FaultKind> {

@@ -18,7 +18,7 @@ pub use observe::Coverage;
 pub use resource::Resource;
 pub use step::{Sending, Step};
 
-use crate::recipe::{Belief, Ctx, Input, Mode, Recipe};
+use crate::recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionId, SessionState, ZkError};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ pub struct World<R> {
     pub server: Server,
     pub clients: Vec<Client<R>>,
     /// How many of each fault have happened.
-    pub faults_used: [u8; 6],
+    pub faults_used: [u32; 6],
     pub resource: Resource,
     /// Grants handed out so far (a grant is a client coming to believe it holds).
     pub grants: u32,
@@ -114,7 +114,7 @@ impl<R: Recipe> World<R> {
     }
 
     pub fn steps_into(&self, steps: &mut Vec<Step>) {
-        for i in 0..self.clients.len() as u8 {
+        for i in 0..self.clients.len() as ClientId {
             for step in Step::of_client(i) {
                 if self.enabled(step) {
                     steps.push(step);
@@ -122,7 +122,7 @@ impl<R: Recipe> World<R> {
             }
         }
         for kind in FaultKind::ALL {
-            for i in 0..self.clients.len() as u8 {
+            for i in 0..self.clients.len() as ClientId {
                 if kind.strikes_a_request() {
                     for sending in Sending::ALL {
                         if self.enabled(Step::Lossy(kind, sending, i)) {
@@ -273,7 +273,7 @@ impl<R: Recipe> World<R> {
         }
         let mut recipe = c.recipe.clone();
         let mut out = Vec::new();
-        recipe.handle(&Ctx { client: i as u8, session: c.session }, input, &mut out);
+        recipe.handle(&Ctx { client: i as ClientId, session: c.session }, input, &mut out);
         !out.is_empty()
     }
 
@@ -419,7 +419,7 @@ impl<R: Recipe> World<R> {
         let c = &mut self.clients[i];
         let before = c.belief();
         let mode_before = c.recipe.mode();
-        let ctx = Ctx { client: i as u8, session: c.session };
+        let ctx = Ctx { client: i as ClientId, session: c.session };
         let expired = input == Input::State(SessionState::Expired);
         if input == Input::State(SessionState::Disconnected) {
             // Only the outage's own Disconnected counts, not one left from an earlier outage.

@@ -2,7 +2,7 @@
 //! here, next to the state they read, so the checker and the simulator judge runs alike.
 
 use super::{Step, World};
-use crate::recipe::{Mode, Recipe};
+use crate::recipe::{ClientId, Mode, Recipe};
 use crate::{Request, Response, ZkError, ZkResult};
 use serde::{Deserialize, Serialize};
 
@@ -36,12 +36,12 @@ impl<R: Recipe> World<R> {
     }
 
     /// Clients that believe they hold the lock.
-    pub fn believers(&self) -> Vec<u8> {
-        (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].belief().is_holding()).collect()
+    pub fn believers(&self) -> Vec<ClientId> {
+        (0..self.clients.len() as ClientId).filter(|i| self.clients[usize::from(*i)].belief().is_holding()).collect()
     }
 
     /// The mode each of `ids` holds in.
-    pub fn modes(&self, ids: &[u8]) -> Vec<Mode> {
+    pub fn modes(&self, ids: &[ClientId]) -> Vec<Mode> {
         ids.iter().map(|i| self.clients[usize::from(*i)].recipe.mode()).collect()
     }
 
@@ -59,7 +59,7 @@ impl<R: Recipe> World<R> {
 
     /// Holders that ZooKeeper agrees with: the client believes it holds, its session is alive,
     /// and the node it owns still exists and belongs to that session.
-    pub fn zk_holders(&self) -> Vec<u8> {
+    pub fn zk_holders(&self) -> Vec<ClientId> {
         self.believers()
             .into_iter()
             .filter(|i| {
@@ -87,7 +87,7 @@ impl<R: Recipe> World<R> {
 
     /// Nothing can happen any more unless a fault is injected.
     pub fn quiescent(&self) -> bool {
-        (0..self.clients.len() as u8).all(|i| Step::of_client(i).into_iter().all(|step| !self.enabled(step)))
+        (0..self.clients.len() as ClientId).all(|i| Step::of_client(i).into_iter().all(|step| !self.enabled(step)))
     }
 
     /// Ephemeral lock nodes that no live client believes it owns.
@@ -117,8 +117,8 @@ impl<R: Recipe> World<R> {
     }
 
     /// Clients waiting for the lock.
-    pub fn waiting(&self) -> Vec<u8> {
-        (0..self.clients.len() as u8).filter(|i| self.clients[usize::from(*i)].is_waiting()).collect()
+    pub fn waiting(&self) -> Vec<ClientId> {
+        (0..self.clients.len() as ClientId).filter(|i| self.clients[usize::from(*i)].is_waiting()).collect()
     }
 
     /// A waiting client with nothing left that could let it through (faults aside).

@@ -1,6 +1,7 @@
 //! The steps a world can take. A trace is a config plus a list of these.
 
 use super::FaultKind;
+use crate::recipe::ClientId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -9,25 +10,25 @@ use std::fmt;
 #[serde(rename_all = "kebab-case")]
 pub enum Step {
     /// The application asks for the lock.
-    Acquire(u8),
+    Acquire(ClientId),
     /// The holder writes to the protected resource with its fencing token.
-    Write(u8),
+    Write(ClientId),
     /// The holder gives the lock back.
-    Release(u8),
+    Release(ClientId),
     /// The client handles the next message from the server (reply, watch event, state change).
-    Receive(u8),
+    Receive(ClientId),
     /// The client library reconnects, learning whether its session survived.
-    Reconnect(u8),
+    Reconnect(ClientId),
     /// The server expires a session it has not heard from (after a partition, pause or crash).
-    Expire(u8),
+    Expire(ClientId),
     /// A paused process resumes.
-    Resume(u8),
+    Resume(ClientId),
     /// An injected fault.
-    Fault(FaultKind, u8),
+    Fault(FaultKind, ClientId),
     /// The client takes a step that sends a request, and the connection drops before the
     /// server applies it or after (losing the reply): the only moments a connection-loss fault
     /// changes anything.
-    Lossy(FaultKind, Sending, u8),
+    Lossy(FaultKind, Sending, ClientId),
 }
 
 /// The steps that can send a request.
@@ -44,7 +45,7 @@ impl Sending {
     pub const ALL: [Sending; 4] = [Sending::Acquire, Sending::Release, Sending::Receive, Sending::Reconnect];
 
     /// The plain step this one is a lossy version of.
-    pub fn step(self, client: u8) -> Step {
+    pub fn step(self, client: ClientId) -> Step {
         match self {
             Sending::Acquire => Step::Acquire(client),
             Sending::Release => Step::Release(client),
@@ -56,7 +57,7 @@ impl Sending {
 
 impl Step {
     /// Every step of client `i` that is not a fault, in the order the world lists them.
-    pub fn of_client(i: u8) -> [Step; 7] {
+    pub fn of_client(i: ClientId) -> [Step; 7] {
         [
             Step::Acquire(i),
             Step::Write(i),
@@ -68,7 +69,7 @@ impl Step {
         ]
     }
 
-    pub fn client(self) -> u8 {
+    pub fn client(self) -> ClientId {
         match self {
             Step::Acquire(c)
             | Step::Write(c)
@@ -82,7 +83,7 @@ impl Step {
         }
     }
     /// The same step taken by client `to` instead.
-    pub fn for_client(self, to: u8) -> Step {
+    pub fn for_client(self, to: ClientId) -> Step {
         match self {
             Step::Acquire(_) => Step::Acquire(to),
             Step::Write(_) => Step::Write(to),

@@ -7,7 +7,7 @@
 
 use super::{Client, World};
 use crate::recipe::{Belief, Recipe};
-use crate::{Renamer, Renaming, SessionId};
+use crate::{ClientId, Renamer, Renaming, SessionId};
 
 impl<R: Recipe> World<R> {
     /// The representative of this state and the renaming that turns this state into it, or
@@ -38,11 +38,11 @@ impl<R: Recipe> World<R> {
         if !self.interchangeable {
             return None;
         }
-        let mut order: Vec<u8> = (0..self.clients.len() as u8).collect();
+        let mut order: Vec<ClientId> = (0..self.clients.len() as ClientId).collect();
         order.sort_by_cached_key(|&i| self.role(usize::from(i)));
         let mut to = vec![0; order.len()];
         for (slot, &i) in order.iter().enumerate() {
-            to[usize::from(i)] = slot as u8;
+            to[usize::from(i)] = slot as ClientId;
         }
         let renaming = Renaming::new(to, self.first_session);
         Some(renaming)
@@ -53,7 +53,7 @@ impl<R: Recipe> World<R> {
     pub(super) fn interchangeable(clients: &[Client<R>], lock_path: &str, first_session: SessionId) -> bool {
         let Some(first) = clients.first().map(|c| &c.recipe) else { return false };
         let name = first.name();
-        let identity = Renaming::new((0..clients.len() as u8).collect(), first_session);
+        let identity = Renaming::new((0..clients.len() as ClientId).collect(), first_session);
         let unchanged = |n: &str| n.to_string();
         let probe =
             Renamer { renaming: &identity, lock_path, name: &unchanged, order: crate::ChildrenOrder::default() };
@@ -72,7 +72,7 @@ impl<R: Recipe> World<R> {
         };
         let mut clients: Vec<Option<Client<R>>> = vec![None; self.clients.len()];
         for (i, client) in self.clients.iter().enumerate() {
-            clients[usize::from(renaming.client(i as u8))] = Some(client.renamed(&renamer)?);
+            clients[usize::from(renaming.client(i as ClientId))] = Some(client.renamed(&renamer)?);
         }
         Some(World {
             config: self.config.clone(),
