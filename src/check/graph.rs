@@ -83,7 +83,8 @@ pub struct Progress {
 }
 
 /// The state the graph keeps for `world`: its representative under symmetry reduction.
-fn keep<R: Recipe>(world: World<R>, symmetric: bool) -> World<R> {
+fn keep<R: Recipe>(mut world: World<R>, symmetric: bool) -> World<R> {
+    world.settle();
     match symmetric {
         true => world.into_canonical().0,
         false => world,
@@ -99,6 +100,7 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
         .map(|&step| {
             let concrete = step.for_client(to_concrete.client(step.client()));
             at.apply(step).expect("a path of the graph replays");
+            at.settle();
             let (next, renaming) = at.canonical().expect("supported at the start");
             to_concrete = renaming.inverse().then(&to_concrete);
             at = next;

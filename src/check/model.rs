@@ -31,6 +31,7 @@ impl<R: Recipe> Model for WorldModel<R> {
     fn next_state(&self, state: &Self::State, step: Self::Action) -> Option<Self::State> {
         let mut next = state.clone();
         next.apply(step).ok()?;
+        next.settle();
         Some(next)
     }
 

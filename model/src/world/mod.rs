@@ -20,6 +20,7 @@ pub use step::{Sending, Step};
 
 use crate::recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionId, SessionState, ZkError};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -39,6 +40,12 @@ pub struct World<R> {
     first_session: SessionId,
     /// The clients may be renamed into one another (see `symmetry`). Fixed for a run.
     interchangeable: bool,
+    /// Which client each live handle's session belongs to: derived from `clients`, so not part
+    /// of the state; it spares routing a walk over thousands of clients.
+    by_session: BTreeMap<SessionId, ClientId>,
+    /// The clients the last step queued a watch notification for (the simulator schedules
+    /// their deliveries). Not part of the state.
+    routed: Vec<ClientId>,
 }
 
 // The config is shared and never changes within a run, so it is not part of the state.
@@ -89,6 +96,7 @@ impl<R: Recipe> World<R> {
             .collect();
         let first_session = clients.first().map_or(SessionId(0), |c| c.session);
         let interchangeable = World::interchangeable(&clients, &config.lock_path, first_session);
+        let by_session = World::index_sessions(&clients);
         World {
             config: Arc::new(config),
             server,
@@ -99,7 +107,18 @@ impl<R: Recipe> World<R> {
             coverage: Coverage::default(),
             first_session,
             interchangeable,
+            by_session,
+            routed: Vec::new(),
         }
+    }
+
+    fn index_sessions(clients: &[Client<R>]) -> BTreeMap<SessionId, ClientId> {
+        clients.iter().enumerate().map(|(i, c)| (c.session, i as ClientId)).collect()
+    }
+
+    /// The clients the last step queued a watch notification for.
+    pub fn routed(&self) -> &[ClientId] {
+        &self.routed
     }
 
     pub fn config(&self) -> &WorldConfig {
@@ -183,6 +202,9 @@ impl<R: Recipe> World<R> {
         if !self.enabled(step) {
             return Err(NotEnabled(step));
         }
+        if !matches!(step, Step::Lossy(..)) {
+            self.routed.clear();
+        }
         let i = usize::from(step.client());
         match step {
             Step::Acquire(_) => {
@@ -233,14 +255,15 @@ impl<R: Recipe> World<R> {
                 debug_assert!(self.clients[i].armed.is_none(), "the lossy step sent a request");
             }
         }
-        self.settle_drop_zxids();
         Ok(())
     }
 
     /// Keeps each disconnected client's zxid only as exact as its reconnect can observe (see
     /// `Server::watch_equivalent_zxid`), and not at all where no reconnect will re-arm watches:
-    /// states that differ only in how many unrelated writes happened before a drop are one.
-    fn settle_drop_zxids(&mut self) {
+    /// the checker settles every state it keeps, so that states differing only in how many
+    /// unrelated writes happened before a drop are one. Behaviour is unchanged, so a run need
+    /// not settle (the simulator does not: it would cost a walk of the tree per step).
+    pub fn settle(&mut self) {
         for c in &mut self.clients {
             // Only a dropped connection of a live session, and only the Java client, re-arms
             // watches on reconnect; a partitioned or crashed client's session can only expire.
@@ -349,9 +372,10 @@ impl<R: Recipe> World<R> {
     /// Queues watch notifications on the connected clients they are for.
     fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<Note>>) {
         for n in notifications {
-            if let Some(c) =
-                self.clients.iter_mut().find(|c| c.session == n.session && c.link == Link::Up && !c.crashed)
-            {
+            let Some(&to) = self.by_session.get(&n.session) else { continue };
+            let c = &mut self.clients[usize::from(to)];
+            if c.session == n.session && c.link == Link::Up && !c.crashed {
+                self.routed.push(to);
                 note(log, || Note::Notified { session: n.session, event: n.event.clone() });
                 c.watches.on_event(&n.event);
                 c.inbound.push_back(Input::Watch(n.event));
@@ -474,6 +498,8 @@ impl<R: Recipe> World<R> {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
             let c = &mut self.clients[i];
             note(log, || Note::Client(format!("opens a new session {session}")));
+            self.by_session.remove(&c.session);
+            self.by_session.insert(session, i as ClientId);
             c.session = session;
             c.link = Link::Up;
             c.drop_zxid = 0;

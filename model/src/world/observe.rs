@@ -48,8 +48,13 @@ impl<R: Recipe> World<R> {
     /// The clients that believe they hold may all hold at once: one mutex or writer holder
     /// alone, any number of readers, at most `max` lease holders.
     pub fn belief_exclusion(&self) -> bool {
-        self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1
-            || Mode::compatible(&self.modes(&self.believers()))
+        self.compatible(&self.believers())
+    }
+
+    /// The clients `ids` may all hold at once. The simulator, which tracks who believes it
+    /// holds as it goes, judges exclusion with this instead of walking every client per step.
+    pub fn compatible(&self, ids: &[ClientId]) -> bool {
+        ids.len() <= 1 || Mode::compatible(&self.modes(ids))
     }
 
     /// The resource never accepted a write from an older grant after a newer grant's.
@@ -60,8 +65,13 @@ impl<R: Recipe> World<R> {
     /// Holders that ZooKeeper agrees with: the client believes it holds, its session is alive,
     /// and the node it owns still exists and belongs to that session.
     pub fn zk_holders(&self) -> Vec<ClientId> {
-        self.believers()
-            .into_iter()
+        self.zk_holders_among(&self.believers())
+    }
+
+    /// Those of the believers `ids` that ZooKeeper agrees with.
+    pub fn zk_holders_among(&self, ids: &[ClientId]) -> Vec<ClientId> {
+        ids.iter()
+            .copied()
             .filter(|i| {
                 let c = &self.clients[usize::from(*i)];
                 self.server.is_alive(c.session)
@@ -75,8 +85,12 @@ impl<R: Recipe> World<R> {
 
     /// The holders that ZooKeeper agrees with may all hold at once.
     pub fn zk_exclusion(&self) -> bool {
-        self.clients.iter().filter(|c| c.belief().is_holding()).count() <= 1
-            || Mode::compatible(&self.modes(&self.zk_holders()))
+        self.zk_exclusion_among(&self.believers())
+    }
+
+    /// `zk_exclusion`, given every client that believes it holds.
+    pub fn zk_exclusion_among(&self, believers: &[ClientId]) -> bool {
+        believers.len() <= 1 || self.compatible(&self.zk_holders_among(believers))
     }
 
     /// At least two clients hold at once (readers, or lease holders): the sharing a shared

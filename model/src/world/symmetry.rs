@@ -74,10 +74,13 @@ impl<R: Recipe> World<R> {
         for (i, client) in self.clients.iter().enumerate() {
             clients[usize::from(renaming.client(i as ClientId))] = Some(client.renamed(&renamer)?);
         }
+        let clients: Vec<Client<R>> = clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect();
         Some(World {
             config: self.config.clone(),
             server: self.server.renamed(&renamer),
-            clients: clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect(),
+            by_session: World::index_sessions(&clients),
+            routed: Vec::new(),
+            clients,
             faults_used: self.faults_used,
             resource: self.resource.clone(),
             grants: self.grants,
