@@ -17,8 +17,7 @@ pub(super) fn ask(server: &str, word: &str) -> Result<String, String> {
         .map_err(|e| format!("bad server address `{server}`: {e}"))?
         .next()
         .ok_or_else(|| format!("bad server address `{server}`"))?;
-    let mut stream =
-        TcpStream::connect_timeout(&addr, PATIENCE).map_err(|e| format!("`{word}` to {server}: {e}"))?;
+    let mut stream = TcpStream::connect_timeout(&addr, PATIENCE).map_err(|e| format!("`{word}` to {server}: {e}"))?;
     stream.set_read_timeout(Some(PATIENCE)).map_err(|e| e.to_string())?;
     stream.write_all(word.as_bytes()).map_err(|e| format!("`{word}` to {server}: {e}"))?;
     let mut answer = String::new();

@@ -121,6 +121,24 @@ async fn connect(
     connector.connect(&format!("{server}{root}")).await
 }
 
+/// Connects a second client to `session` and closes it, on a thread of its own while this one
+/// waits: the session's own client, whose connection the server drops on the takeover, would
+/// otherwise reconnect at once and take the session back before it is closed. Blocking the
+/// script's runtime thread is the point: that client cannot run until the session is gone.
+fn take_over_and_close(server: &str, session: zk::SessionInfo, timeout: Duration) -> Result<(), String> {
+    let server = server.to_string();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let thief = connect(&server, ROOT, timeout, Some(session)).await.map_err(|e| e.to_string())?;
+            close(thief).await;
+            Ok(())
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| Err("the takeover thread panicked".to_string()))
+}
+
 /// Drops the last handle of a session (which closes it) and waits until the server answered.
 async fn close(client: zk::Client) {
     let mut state = client.state_watcher();
@@ -279,10 +297,8 @@ impl Live {
         let session = self.sessions.get_mut(name).expect("an open session");
         let client = session.client.as_ref().expect("an open session has a client");
         let mut state = client.state_watcher();
-        let thief = connect(&self.server, ROOT, session.timeout, Some(client.session().clone()))
-            .await
+        take_over_and_close(&self.server, client.session().clone(), session.timeout)
             .map_err(|e| ScriptError(format!("op {i}: taking over session {name} to expire it: {e}")))?;
-        close(thief).await;
         if !reached(&mut state, |s| s == zk::SessionState::Expired).await {
             return Err(ScriptError(format!(
                 "op {i}: session {name} did not learn of its expiry within {} s",

@@ -216,4 +216,3 @@ impl Runner {
         result.insert("ephemerals".into(), Value::Object(ephemerals));
     }
 }
-

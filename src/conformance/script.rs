@@ -68,9 +68,7 @@ pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request
         "exists" => Request::Exists { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
         "get_data" => Request::GetData { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
         "set_data" => Request::SetData { path: text(i, op, "path")?.to_string(), data: data(), version: version()? },
-        "get_children" => {
-            Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? }
-        }
+        "get_children" => Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
         _ => return Ok(None),
     };
     let sequential = matches!(&request, Request::Create { mode, .. } if mode.is_sequential());
@@ -79,7 +77,14 @@ pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request
 }
 
 /// A stat as the result format shows it, the owner already named.
-pub(super) fn stat_value(version: i32, cversion: i32, aversion: i32, data_length: i32, num_children: i32, owner: Value) -> Value {
+pub(super) fn stat_value(
+    version: i32,
+    cversion: i32,
+    aversion: i32,
+    data_length: i32,
+    num_children: i32,
+    owner: Value,
+) -> Value {
     json!({
         "aversion": aversion,
         "cversion": cversion,
