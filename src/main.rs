@@ -40,12 +40,17 @@ enum Command {
     },
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     Suite(SuiteArgs),
-    /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model and print the results.
+    /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
+    /// and print the results.
     ZkScript {
         script: PathBuf,
         /// Compare with a recorded result file and list the differences (exit 1 if any).
         #[arg(long)]
         expect: Option<PathBuf>,
+        /// Run against the ZooKeeper server at HOST:PORT instead of the model (its tree is
+        /// cleaned first: every top-level node but /zookeeper is deleted).
+        #[arg(long, value_name = "HOST:PORT")]
+        server: Option<String>,
     },
 }
 
@@ -129,7 +134,7 @@ fn main() -> ExitCode {
         Some(Command::Suite(args)) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
         Some(Command::Recipes) => list_recipes(),
         Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
-        Some(Command::ZkScript { script, expect }) => zk_script(&script, expect.as_deref()),
+        Some(Command::ZkScript { script, expect, server }) => zk_script(&script, expect.as_deref(), server.as_deref()),
         Some(Command::Check(args)) => match check_command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -292,9 +297,14 @@ fn read_json(path: &Path) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
 }
 
-fn zk_script(path: &Path, expect: Option<&Path>) -> i32 {
-    let results = read_json(path)
-        .and_then(|script| zklab::conformance::run_script(&script).map_err(|e| format!("{}: {e}", path.display())));
+fn zk_script(path: &Path, expect: Option<&Path>, server: Option<&str>) -> i32 {
+    let results = read_json(path).and_then(|script| {
+        match server {
+            None => zklab::conformance::run_script(&script),
+            Some(server) => zklab::conformance::run_script_live(&script, server),
+        }
+        .map_err(|e| format!("{}: {e}", path.display()))
+    });
     let results = match results {
         Ok(r) => r,
         Err(e) => {

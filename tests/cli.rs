@@ -805,3 +805,24 @@ fn malformed_op_scripts_exit_2_naming_the_op() {
         }
     }
 }
+
+#[test]
+fn zk_script_with_a_bad_server_exits_2_in_one_line() {
+    let tmp = TempDir::new("zk_script_with_a_bad_server_exits_2_in_one_line");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/cases/10-errors.json");
+    let case = case.to_str().unwrap();
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let unreachable = format!("127.0.0.1:{port}");
+    for (server, mentions) in
+        [("localhost", "localhost"), ("127.0.0.1:2181/chroot", "HOST:PORT"), (&*unreachable, "reach")]
+    {
+        let run = zklab(&tmp, &["zk-script", case, "--server", server]);
+        assert!(run.assert_bad_input().contains(mentions), "{}", run.describe());
+    }
+    // A malformed script is refused before any server is contacted.
+    let file = tmp.join("bad.json");
+    std::fs::write(&file, r#"{"name":"bad","ops":[{"s":"A","op":"frobnicate"}]}"#).unwrap();
+    let run = zklab(&tmp, &["zk-script", file.to_str().unwrap(), "--server", &unreachable]);
+    assert!(run.assert_bad_input().contains("frobnicate"), "{}", run.describe());
+}

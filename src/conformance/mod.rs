@@ -3,9 +3,14 @@
 //! compared answer by answer. See conformance/FORMAT.md.
 
 mod compare;
+mod fourlw;
+mod live;
 mod runner;
+mod sandbox;
+mod script;
 
 pub use compare::differences;
+pub use live::run_script_live;
 pub use runner::run_script;
 
 /// A script that cannot be run, said in one line naming the op.

@@ -2,10 +2,11 @@
 //! client keeps: sessions by name, the events each session has received (and which ops' watches
 //! they fired), and what a closed or expired handle answers.
 
+use super::script::{bad, children_fields, fail, number, request, result_head, stat_value, text};
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use zklab_model::{path, CreateMode, Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind, ZkError};
+use zklab_model::{Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind, ZkError};
 
 /// The server the recordings were made against: tickTime 100 ms, session timeouts 200..20000 ms.
 fn recorded_server() -> ServerConfig {
@@ -49,42 +50,10 @@ pub fn run_script(script: &Value) -> Result<Value, ScriptError> {
     Ok(json!({ "case": name, "results": results }))
 }
 
-fn bad(i: usize, what: impl std::fmt::Display) -> ScriptError {
-    ScriptError(format!("op {i}: {what}"))
-}
-
-fn text<'a>(i: usize, op: &'a Value, field: &str) -> Result<&'a str, ScriptError> {
-    op[field].as_str().ok_or_else(|| bad(i, format!("missing string field `{field}`")))
-}
-
-fn flag(i: usize, op: &Value, field: &str) -> Result<bool, ScriptError> {
-    match &op[field] {
-        Value::Null => Ok(false),
-        Value::Bool(b) => Ok(*b),
-        other => Err(bad(i, format!("`{field}` must be true or false, got {other}"))),
-    }
-}
-
-fn number(i: usize, op: &Value, field: &str, default: i64) -> Result<i64, ScriptError> {
-    match &op[field] {
-        Value::Null => Ok(default),
-        value => value.as_i64().ok_or_else(|| bad(i, format!("`{field}` must be an integer, got {value}"))),
-    }
-}
-
 impl Runner {
     fn run(&mut self, i: usize, op: &Value) -> Result<Value, ScriptError> {
         let kind = text(i, op, "op")?;
-        let mut result = Map::new();
-        result.insert("i".into(), json!(i));
-        result.insert("op".into(), json!(kind));
-        result.insert("ok".into(), json!(true));
-        if let Some(s) = op.get("s") {
-            result.insert("s".into(), s.clone());
-        }
-        if let Some(p) = op.get("path") {
-            result.insert("path".into(), p.clone());
-        }
+        let mut result = result_head(i, kind, op);
         match kind {
             "open" => self.open(i, op, &mut result)?,
             "server_watches" => self.server_watches(&mut result),
@@ -124,7 +93,7 @@ impl Runner {
         let Some(&(id, handle)) = self.sessions.get(&name) else {
             return Err(bad(i, format!("unknown session `{name}` (open it first)")));
         };
-        let request = self.request(i, kind, op)?;
+        let request = request(i, kind, op)?;
         match (kind, handle) {
             ("events", _) => {
                 let events = self.inbox.remove(&name).unwrap_or_default();
@@ -164,37 +133,6 @@ impl Runner {
             }
         }
         Ok(())
-    }
-
-    /// The request an op makes, checking its fields (and its path, as the client library does).
-    fn request(&self, i: usize, kind: &str, op: &Value) -> Result<Option<Request>, ScriptError> {
-        let data = || op["data"].as_str().unwrap_or("").to_string();
-        let version = || number(i, op, "version", -1).and_then(|v| i32::try_from(v).map_err(|_| bad(i, "bad version")));
-        let request = match kind {
-            "create" => {
-                let mode = match op["mode"].as_str().unwrap_or("persistent") {
-                    "persistent" => CreateMode::Persistent,
-                    "ephemeral" => CreateMode::Ephemeral,
-                    "persistent_sequential" => CreateMode::PersistentSequential,
-                    "ephemeral_sequential" => CreateMode::EphemeralSequential,
-                    other => return Err(bad(i, format!("unknown create mode `{other}`"))),
-                };
-                Request::Create { path: text(i, op, "path")?.to_string(), data: data(), mode }
-            }
-            "delete" => Request::Delete { path: text(i, op, "path")?.to_string(), version: version()? },
-            "exists" => Request::Exists { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
-            "get_data" => Request::GetData { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
-            "set_data" => {
-                Request::SetData { path: text(i, op, "path")?.to_string(), data: data(), version: version()? }
-            }
-            "get_children" => {
-                Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? }
-            }
-            _ => return Ok(None),
-        };
-        let sequential = matches!(&request, Request::Create { mode, .. } if mode.is_sequential());
-        path::validate(request.path(), sequential).map_err(|e| bad(i, format!("bad path: {e}")))?;
-        Ok(Some(request))
     }
 
     /// Remembers which op armed a watch, so a later event can say which ops it fired.
@@ -237,11 +175,7 @@ impl Runner {
                 result.insert("stat".into(), self.stat(&stat));
             }
             Response::Children { children, stat } => {
-                let mut sorted = children.clone();
-                sorted.sort();
-                result.insert("raw_sorted".into(), json!(sorted == children));
-                result.insert("raw".into(), json!(children));
-                result.insert("children".into(), json!(sorted));
+                children_fields(children, result);
                 if wants_stat {
                     result.insert("stat".into(), self.stat(&stat));
                 }
@@ -254,14 +188,7 @@ impl Runner {
             Some(id) => json!(self.names.get(&id).cloned().unwrap_or_else(|| id.to_string())),
             None => json!(0),
         };
-        json!({
-            "aversion": stat.aversion,
-            "cversion": stat.cversion,
-            "dataLength": stat.data_length,
-            "ephemeralOwner": owner,
-            "numChildren": stat.num_children,
-            "version": stat.version,
-        })
+        stat_value(stat.version, stat.cversion, stat.aversion, stat.data_length, stat.num_children, owner)
     }
 
     fn server_watches(&mut self, result: &mut Map<String, Value>) {
@@ -288,9 +215,4 @@ impl Runner {
         }
         result.insert("ephemerals".into(), Value::Object(ephemerals));
     }
-}
-
-fn fail(result: &mut Map<String, Value>, error: &str) {
-    result.insert("ok".into(), json!(false));
-    result.insert("err".into(), json!(error));
 }

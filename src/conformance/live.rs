@@ -1,0 +1,518 @@
+//! Runs an op script against a live ZooKeeper server and answers in the model runner's format,
+//! so a recording, the model and a server can be compared with one another.
+//!
+//! One client per session name. Every watch-arming op keeps its own one-shot watcher; the
+//! watchers one server notification fires become one event whose `via` names every such op, as
+//! a kazoo client's recording shows. Watchers are looked at after every op, and a session's
+//! `events` first makes a round trip on that session: the server sends a session its
+//! notifications before the answer to any later request of it, so nothing sent before is missed.
+
+use super::fourlw;
+use super::sandbox::{self, ROOT};
+use super::script::{children_fields, fail, number, request, result_head, stat_value, text};
+use super::ScriptError;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::net::ToSocketAddrs;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+use zklab_model::{CreateMode, Request};
+use zookeeper_client as zk;
+
+/// How long a close or an expiry may take to be seen before the runner gives up.
+const SETTLE: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Handle {
+    Open,
+    Closed,
+    Expired,
+}
+
+struct Session {
+    /// `None` once closed: a closed kazoo handle refuses every request itself.
+    client: Option<zk::Client>,
+    id: i64,
+    handle: Handle,
+    timeout: Duration,
+}
+
+/// A watch one op armed, waiting for its notification.
+struct Armed {
+    session: String,
+    via: String,
+    fired: Pin<Box<dyn Future<Output = zk::WatchedEvent> + Send>>,
+}
+
+struct Live {
+    server: String,
+    sessions: BTreeMap<String, Session>,
+    names: HashMap<i64, String>,
+    armed: Vec<Armed>,
+    /// Events received and not yet read, per session name.
+    inbox: BTreeMap<String, Vec<Value>>,
+}
+
+/// Runs `script` against the server at `server` (HOST:PORT) and returns
+/// `{"case": name, "results": [...]}` as [`super::run_script`] does for the model. The tree is
+/// cleaned first (see [`sandbox`]); every session the script leaves open is closed at the end.
+pub fn run_script_live(script: &Value, server: &str) -> Result<Value, ScriptError> {
+    // The model refuses exactly the malformed scripts this runner would: refuse them before
+    // touching the server.
+    super::run_script(script)?;
+    let name = script["name"].as_str().unwrap_or_default().to_string();
+    let ops = script["ops"].as_array().cloned().unwrap_or_default();
+    check_address(server)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|e| ScriptError(format!("cannot start the client runtime: {e}")))?;
+    runtime.block_on(async {
+        let cleaner = connect(server, "", Duration::from_secs(4), None)
+            .await
+            .map_err(|e| ScriptError(format!("cannot reach ZooKeeper at {server}: {e}")))?;
+        let prepared = sandbox::prepare(&cleaner).await;
+        close(cleaner).await;
+        prepared.map_err(|e| ScriptError(format!("cleaning the tree of {server}: {e}")))?;
+        let mut live = Live {
+            server: server.to_string(),
+            sessions: BTreeMap::new(),
+            names: HashMap::new(),
+            armed: Vec::new(),
+            inbox: BTreeMap::new(),
+        };
+        let mut results = Vec::with_capacity(ops.len());
+        for (i, op) in ops.iter().enumerate() {
+            match live.run(i, op).await {
+                Ok(result) => results.push(result),
+                Err(e) => {
+                    live.finish().await;
+                    return Err(e);
+                }
+            }
+        }
+        live.finish().await;
+        Ok(json!({ "case": name, "results": results }))
+    })
+}
+
+/// HOST:PORT and nothing else: the runner adds its own chroot.
+fn check_address(server: &str) -> Result<(), ScriptError> {
+    let bad = |why: String| ScriptError(format!("bad server address `{server}`: {why}"));
+    if server.contains(['/', ',']) {
+        return Err(bad("expected HOST:PORT".to_string()));
+    }
+    let mut addrs = server.to_socket_addrs().map_err(|e| bad(e.to_string()))?;
+    addrs.next().map(|_| ()).ok_or_else(|| bad("it names no address".to_string()))
+}
+
+async fn connect(
+    server: &str,
+    root: &str,
+    timeout: Duration,
+    session: Option<zk::SessionInfo>,
+) -> Result<zk::Client, zk::Error> {
+    let mut connector = zk::Client::connector().with_session_timeout(timeout).with_fail_eagerly();
+    if let Some(session) = session {
+        connector = connector.with_session(session);
+    }
+    connector.connect(&format!("{server}{root}")).await
+}
+
+/// Connects a second client to `session` and closes it, on a thread of its own while this one
+/// waits: the session's own client, whose connection the server drops on the takeover, would
+/// otherwise reconnect at once and take the session back before it is closed. Blocking the
+/// script's runtime thread is the point: that client cannot run until the session is gone.
+fn take_over_and_close(server: &str, session: zk::SessionInfo, timeout: Duration) -> Result<(), String> {
+    let server = server.to_string();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let thief = connect(&server, ROOT, timeout, Some(session)).await.map_err(|e| e.to_string())?;
+            close(thief).await;
+            Ok(())
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| Err("the takeover thread panicked".to_string()))
+}
+
+/// Drops the last handle of a session (which closes it) and waits until the server answered.
+async fn close(client: zk::Client) {
+    let mut state = client.state_watcher();
+    drop(client);
+    reached(&mut state, zk::SessionState::is_terminated).await;
+}
+
+/// Whether the session reaches a state satisfying `wanted` within [`SETTLE`].
+async fn reached(state: &mut zk::StateWatcher, wanted: impl Fn(zk::SessionState) -> bool) -> bool {
+    let wait = async {
+        let mut now = state.state();
+        loop {
+            if wanted(now) {
+                return true;
+            }
+            if now.is_terminated() {
+                return false;
+            }
+            now = state.changed().await;
+        }
+    };
+    tokio::time::timeout(SETTLE, wait).await.unwrap_or(false)
+}
+
+/// The ZooKeeper name of an error, as kazoo's exceptions name them.
+fn error_name(error: &zk::Error) -> String {
+    use zk::Error::*;
+    let name = match error {
+        NoNode => "NoNode",
+        NodeExists => "NodeExists",
+        NotEmpty => "NotEmpty",
+        BadVersion => "BadVersion",
+        NoChildrenForEphemerals => "NoChildrenForEphemerals",
+        SessionExpired => "SessionExpired",
+        SessionMoved => "SessionMoved",
+        ConnectionLoss => "ConnectionLoss",
+        NoAuth => "NoAuth",
+        InvalidAcl => "InvalidACL",
+        BadArguments(_) => "BadArguments",
+        ClientClosed => "ConnectionClosed",
+        other => return format!("{other:?}").split(['(', ' ', '{']).next().unwrap_or("Unknown").to_string(),
+    };
+    name.to_string()
+}
+
+fn create_mode(mode: CreateMode) -> zk::CreateMode {
+    match mode {
+        CreateMode::Persistent => zk::CreateMode::Persistent,
+        CreateMode::Ephemeral => zk::CreateMode::Ephemeral,
+        CreateMode::PersistentSequential => zk::CreateMode::PersistentSequential,
+        CreateMode::EphemeralSequential => zk::CreateMode::EphemeralSequential,
+    }
+}
+
+/// A path the server reports, as the script sees it under [`ROOT`]; `None` if outside.
+fn unrooted(path: &str) -> Option<String> {
+    match path.strip_prefix(ROOT)? {
+        "" => Some("/".to_string()),
+        rest if rest.starts_with('/') => Some(rest.to_string()),
+        _ => None,
+    }
+}
+
+impl Live {
+    async fn run(&mut self, i: usize, op: &Value) -> Result<Value, ScriptError> {
+        let kind = text(i, op, "op")?;
+        let mut result = result_head(i, kind, op);
+        match kind {
+            "open" => self.open(i, op, &mut result).await?,
+            "server_watches" => self.server_watches(&mut result)?,
+            "server_ephemerals" => self.server_ephemerals(&mut result)?,
+            "sleep" => {
+                let ms = number(i, op, "ms", 0)?;
+                tokio::time::sleep(Duration::from_millis(ms.max(0) as u64)).await;
+            }
+            _ => self.session_op(i, kind, op, &mut result).await?,
+        }
+        self.collect();
+        Ok(Value::Object(result))
+    }
+
+    async fn open(&mut self, i: usize, op: &Value, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
+        let name = text(i, op, "s")?.to_string();
+        let asked = Duration::from_millis(number(i, op, "timeout_ms", 4000)?.max(1) as u64);
+        let client = connect(&self.server, ROOT, asked, None)
+            .await
+            .map_err(|e| ScriptError(format!("op {i}: opening session {name} on {}: {e}", self.server)))?;
+        let id = client.session_id().0;
+        let timeout = client.session_timeout();
+        result.insert("negotiated_timeout_ms".into(), json!(timeout.as_millis() as u64));
+        self.names.insert(id, name.clone());
+        self.sessions.insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout });
+        Ok(())
+    }
+
+    async fn session_op(
+        &mut self,
+        i: usize,
+        kind: &str,
+        op: &Value,
+        result: &mut Map<String, Value>,
+    ) -> Result<(), ScriptError> {
+        let name = text(i, op, "s")?.to_string();
+        let handle = match self.sessions.get(&name) {
+            Some(session) => session.handle,
+            None => return Err(ScriptError(format!("op {i}: unknown session `{name}` (open it first)"))),
+        };
+        match (kind, handle) {
+            ("events", _) => {
+                self.flush(&name).await;
+                self.collect();
+                let events = self.inbox.remove(&name).unwrap_or_default();
+                result.insert("events".into(), Value::Array(events));
+            }
+            ("state", _) => {
+                let state = match handle {
+                    Handle::Open => "connected",
+                    Handle::Closed => "closed",
+                    Handle::Expired => "expired",
+                };
+                result.insert("state".into(), json!(state));
+            }
+            (_, Handle::Closed) => fail(result, "ConnectionClosed"),
+            ("close" | "expire", Handle::Expired) => fail(result, "SessionExpired"),
+            ("close", Handle::Open) => self.close(&name).await,
+            ("expire", Handle::Open) => self.expire(i, &name).await?,
+            _ => {
+                let Some(request) = request(i, kind, op)? else {
+                    return Err(ScriptError(format!("op {i}: unknown op `{kind}`")));
+                };
+                self.apply(i, kind, &name, request, op, result).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// A round trip on the session: every notification the server sent it before is delivered.
+    async fn flush(&self, name: &str) {
+        if let Some(Session { client: Some(client), handle: Handle::Open, .. }) = self.sessions.get(name) {
+            let _ = client.check_stat("/").await;
+        }
+    }
+
+    async fn close(&mut self, name: &str) {
+        let session = self.sessions.get_mut(name).expect("an open session");
+        let client = session.client.take().expect("an open session has a client");
+        session.handle = Handle::Closed;
+        let id = session.id;
+        close(client).await;
+        self.ended(name, id, "Closed").await;
+    }
+
+    /// Expires the session from outside: a second client takes it over with its id and password
+    /// and closes it; the session's own client then learns, on reconnecting, that it expired.
+    async fn expire(&mut self, i: usize, name: &str) -> Result<(), ScriptError> {
+        let session = self.sessions.get_mut(name).expect("an open session");
+        let client = session.client.as_ref().expect("an open session has a client");
+        let mut state = client.state_watcher();
+        take_over_and_close(&self.server, client.session().clone(), session.timeout)
+            .map_err(|e| ScriptError(format!("op {i}: taking over session {name} to expire it: {e}")))?;
+        if !reached(&mut state, |s| s == zk::SessionState::Expired).await {
+            return Err(ScriptError(format!(
+                "op {i}: session {name} did not learn of its expiry within {} s",
+                SETTLE.as_secs()
+            )));
+        }
+        session.handle = Handle::Expired;
+        let id = session.id;
+        self.ended(name, id, "Expired").await;
+        Ok(())
+    }
+
+    /// After a session ended: waits until the server dropped its connection (and with it the
+    /// session's watches), keeps what it had received, forgets its watches, and tells it.
+    async fn ended(&mut self, name: &str, id: i64, state: &str) {
+        let deadline = tokio::time::Instant::now() + SETTLE;
+        while tokio::time::Instant::now() < deadline {
+            match fourlw::ask(&self.server, "cons") {
+                Ok(cons) if fourlw::connected_sessions(&cons).contains(&id) => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                _ => break,
+            }
+        }
+        self.collect();
+        self.armed.retain(|a| a.session != name);
+        self.inbox.entry(name.to_string()).or_default().push(json!({ "state": state }));
+    }
+
+    async fn apply(
+        &mut self,
+        i: usize,
+        kind: &str,
+        name: &str,
+        request: Request,
+        op: &Value,
+        result: &mut Map<String, Value>,
+    ) {
+        let client = self.sessions[name].client.clone().expect("a session that is not closed has a client");
+        let wants_stat = op["stat"].as_bool().unwrap_or(false);
+        let outcome: Result<Option<zk::OneshotWatcher>, zk::Error> = async {
+            match request {
+                Request::Create { path, data, mode } => {
+                    let options = create_mode(mode).with_acls(zk::Acls::anyone_all());
+                    let (stat, sequence) = client.create(&path, data.as_bytes(), &options).await?;
+                    let created = if mode.is_sequential() { format!("{path}{sequence}") } else { path };
+                    result.insert("created".into(), json!(created));
+                    if wants_stat {
+                        result.insert("stat".into(), self.stat(&stat));
+                    }
+                    Ok(None)
+                }
+                Request::Delete { path, version } => client.delete(&path, Some(version)).await.map(|()| None),
+                Request::Exists { path, watch } => {
+                    let (stat, watcher) = if watch {
+                        let (stat, watcher) = client.check_and_watch_stat(&path).await?;
+                        (stat, Some(watcher))
+                    } else {
+                        (client.check_stat(&path).await?, None)
+                    };
+                    result.insert("stat".into(), stat.map_or(Value::Null, |s| self.stat(&s)));
+                    Ok(watcher)
+                }
+                Request::GetData { path, watch } => {
+                    let (data, stat, watcher) = if watch {
+                        let (data, stat, watcher) = client.get_and_watch_data(&path).await?;
+                        (data, stat, Some(watcher))
+                    } else {
+                        let (data, stat) = client.get_data(&path).await?;
+                        (data, stat, None)
+                    };
+                    result.insert("data".into(), json!(String::from_utf8_lossy(&data)));
+                    result.insert("stat".into(), self.stat(&stat));
+                    Ok(watcher)
+                }
+                Request::SetData { path, data, version } => {
+                    let stat = client.set_data(&path, data.as_bytes(), Some(version)).await?;
+                    result.insert("stat".into(), self.stat(&stat));
+                    Ok(None)
+                }
+                Request::GetChildren { path, watch } => {
+                    let (children, stat, watcher) = if watch {
+                        let (children, stat, watcher) = client.get_and_watch_children(&path).await?;
+                        (children, stat, Some(watcher))
+                    } else {
+                        let (children, stat) = client.get_children(&path).await?;
+                        (children, stat, None)
+                    };
+                    children_fields(children, result);
+                    if wants_stat {
+                        result.insert("stat".into(), self.stat(&stat));
+                    }
+                    Ok(watcher)
+                }
+            }
+        }
+        .await;
+        match outcome {
+            Err(e) => fail(result, &error_name(&e)),
+            Ok(Some(watcher)) => self.armed.push(Armed {
+                session: name.to_string(),
+                via: format!("{i}:{kind}"),
+                fired: Box::pin(watcher.changed()),
+            }),
+            Ok(None) => {}
+        }
+    }
+
+    /// Moves the notifications that have arrived into the sessions' inboxes, one event per
+    /// session, type and path with every op whose watch it fired. A one-shot watch fires once
+    /// and only an op of its session re-arms it, and watchers are looked at after every op, so
+    /// two notifications for one session, type and path never meet here.
+    fn collect(&mut self) {
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut fired: Vec<(String, String, String, Vec<String>)> = Vec::new();
+        self.armed.retain_mut(|armed| match armed.fired.as_mut().poll(&mut cx) {
+            Poll::Pending => true,
+            Poll::Ready(event) => {
+                if event.event_type != zk::EventType::Session {
+                    let kind = event.event_type.to_string();
+                    match fired.iter_mut().find(|(s, t, p, _)| *s == armed.session && *t == kind && *p == event.path) {
+                        Some((_, _, _, via)) => via.push(armed.via.clone()),
+                        None => fired.push((armed.session.clone(), kind, event.path, vec![armed.via.clone()])),
+                    }
+                }
+                false
+            }
+        });
+        for (session, kind, path, via) in fired {
+            // Watchers are armed in op order, so `via` already is.
+            self.inbox.entry(session).or_default().push(json!({ "type": kind, "path": path, "via": via }));
+        }
+    }
+
+    fn owner(&self, id: i64) -> Value {
+        if id == 0 {
+            json!(0)
+        } else {
+            json!(self.names.get(&id).cloned().unwrap_or_else(|| format!("{id:#x}")))
+        }
+    }
+
+    fn stat(&self, stat: &zk::Stat) -> Value {
+        let owner = self.owner(stat.ephemeral_owner);
+        stat_value(stat.version, stat.cversion, stat.aversion, stat.data_length, stat.num_children, owner)
+    }
+
+    /// Per-session paths from a four-letter word's answer, named and under [`ROOT`].
+    fn by_session(&self, raw: BTreeMap<i64, Vec<String>>) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (id, paths) in raw {
+            let mut paths: Vec<String> = paths.iter().filter_map(|p| unrooted(p)).collect();
+            if paths.is_empty() {
+                continue;
+            }
+            paths.sort();
+            let name = self.names.get(&id).cloned().unwrap_or_else(|| format!("{id:#x}"));
+            out.insert(name, json!(paths));
+        }
+        out
+    }
+
+    fn server_watches(&mut self, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
+        let wchc = fourlw::ask(&self.server, "wchc").map_err(ScriptError)?;
+        let mntr = fourlw::ask(&self.server, "mntr").map_err(ScriptError)?;
+        let total = fourlw::watch_count(&mntr)
+            .ok_or_else(|| ScriptError(format!("{}: `mntr` gave no zk_watch_count", self.server)))?;
+        result.insert("data_watches".into(), Value::Object(self.by_session(fourlw::data_watches(&wchc))));
+        result.insert("total_watches".into(), json!(total));
+        Ok(())
+    }
+
+    fn server_ephemerals(&mut self, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
+        let dump = fourlw::ask(&self.server, "dump").map_err(ScriptError)?;
+        result.insert("ephemerals".into(), Value::Object(self.by_session(fourlw::ephemerals(&dump))));
+        Ok(())
+    }
+
+    /// Closes every session still open, so the next script starts with none.
+    async fn finish(&mut self) {
+        self.armed.clear();
+        for session in self.sessions.values_mut() {
+            if let Some(client) = session.client.take() {
+                close(client).await;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_paths_are_read_under_the_sandbox_root() {
+        assert_eq!(unrooted(&format!("{ROOT}/lock/x-1")), Some("/lock/x-1".to_string()));
+        assert_eq!(unrooted(ROOT), Some("/".to_string()));
+        assert_eq!(unrooted(&format!("{ROOT}x/y")), None);
+        assert_eq!(unrooted("/elsewhere"), None);
+    }
+
+    #[test]
+    fn addresses_must_be_host_and_port() {
+        assert!(check_address("127.0.0.1:2181").is_ok());
+        assert!(check_address("127.0.0.1").is_err());
+        assert!(check_address("127.0.0.1:2181/chroot").is_err());
+        assert!(check_address("a:1,b:2").is_err());
+        assert!(check_address("127.0.0.1:99999").is_err());
+    }
+
+    #[test]
+    fn errors_take_zookeepers_names() {
+        assert_eq!(error_name(&zk::Error::NoNode), "NoNode");
+        assert_eq!(error_name(&zk::Error::ClientClosed), "ConnectionClosed");
+        assert_eq!(error_name(&zk::Error::Timeout), "Timeout");
+    }
+}

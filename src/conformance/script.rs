@@ -1,0 +1,105 @@
+//! Reading an op script's fields, shared by the model runner and the live runner so both accept
+//! and refuse exactly the same scripts.
+
+use super::ScriptError;
+use serde_json::{json, Map, Value};
+use zklab_model::{path, CreateMode, Request};
+
+pub(super) fn bad(i: usize, what: impl std::fmt::Display) -> ScriptError {
+    ScriptError(format!("op {i}: {what}"))
+}
+
+pub(super) fn text<'a>(i: usize, op: &'a Value, field: &str) -> Result<&'a str, ScriptError> {
+    op[field].as_str().ok_or_else(|| bad(i, format!("missing string field `{field}`")))
+}
+
+pub(super) fn flag(i: usize, op: &Value, field: &str) -> Result<bool, ScriptError> {
+    match &op[field] {
+        Value::Null => Ok(false),
+        Value::Bool(b) => Ok(*b),
+        other => Err(bad(i, format!("`{field}` must be true or false, got {other}"))),
+    }
+}
+
+pub(super) fn number(i: usize, op: &Value, field: &str, default: i64) -> Result<i64, ScriptError> {
+    match &op[field] {
+        Value::Null => Ok(default),
+        value => value.as_i64().ok_or_else(|| bad(i, format!("`{field}` must be an integer, got {value}"))),
+    }
+}
+
+/// The fields every result carries: `i`, `op`, `ok`, and the op's `s` and `path` where given.
+pub(super) fn result_head(i: usize, kind: &str, op: &Value) -> Map<String, Value> {
+    let mut result = Map::new();
+    result.insert("i".into(), json!(i));
+    result.insert("op".into(), json!(kind));
+    result.insert("ok".into(), json!(true));
+    if let Some(s) = op.get("s") {
+        result.insert("s".into(), s.clone());
+    }
+    if let Some(p) = op.get("path") {
+        result.insert("path".into(), p.clone());
+    }
+    result
+}
+
+pub(super) fn fail(result: &mut Map<String, Value>, error: &str) {
+    result.insert("ok".into(), json!(false));
+    result.insert("err".into(), json!(error));
+}
+
+/// The request an op makes, checking its fields (and its path, as the client library does);
+/// `None` for ops that are not requests.
+pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request>, ScriptError> {
+    let data = || op["data"].as_str().unwrap_or("").to_string();
+    let version = || number(i, op, "version", -1).and_then(|v| i32::try_from(v).map_err(|_| bad(i, "bad version")));
+    let request = match kind {
+        "create" => {
+            let mode = match op["mode"].as_str().unwrap_or("persistent") {
+                "persistent" => CreateMode::Persistent,
+                "ephemeral" => CreateMode::Ephemeral,
+                "persistent_sequential" => CreateMode::PersistentSequential,
+                "ephemeral_sequential" => CreateMode::EphemeralSequential,
+                other => return Err(bad(i, format!("unknown create mode `{other}`"))),
+            };
+            Request::Create { path: text(i, op, "path")?.to_string(), data: data(), mode }
+        }
+        "delete" => Request::Delete { path: text(i, op, "path")?.to_string(), version: version()? },
+        "exists" => Request::Exists { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
+        "get_data" => Request::GetData { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
+        "set_data" => Request::SetData { path: text(i, op, "path")?.to_string(), data: data(), version: version()? },
+        "get_children" => Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
+        _ => return Ok(None),
+    };
+    let sequential = matches!(&request, Request::Create { mode, .. } if mode.is_sequential());
+    path::validate(request.path(), sequential).map_err(|e| bad(i, format!("bad path: {e}")))?;
+    Ok(Some(request))
+}
+
+/// A stat as the result format shows it, the owner already named.
+pub(super) fn stat_value(
+    version: i32,
+    cversion: i32,
+    aversion: i32,
+    data_length: i32,
+    num_children: i32,
+    owner: Value,
+) -> Value {
+    json!({
+        "aversion": aversion,
+        "cversion": cversion,
+        "dataLength": data_length,
+        "ephemeralOwner": owner,
+        "numChildren": num_children,
+        "version": version,
+    })
+}
+
+/// `children` (sorted), `raw` (the server's order) and whether that order was already sorted.
+pub(super) fn children_fields(children: Vec<String>, result: &mut Map<String, Value>) {
+    let mut sorted = children.clone();
+    sorted.sort();
+    result.insert("raw_sorted".into(), json!(sorted == children));
+    result.insert("raw".into(), json!(children));
+    result.insert("children".into(), json!(sorted));
+}
