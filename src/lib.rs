@@ -30,4 +30,6 @@ pub mod trace;
 
 pub use zklab_model as model;
 pub use zklab_recipes as recipes;
+pub mod simulate;
+pub mod simulate_cli;
 pub mod suite;

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use zklab::check::{self, Options, Report, Status};
-use zklab::scenario::{parse_faults, BadInput, Scenario};
+use zklab::scenario::{parse_faults, BadInput, ClientChoice, Scenario};
+use zklab::simulate_cli::{self, SimulateArgs};
 use zklab::trace::Trace;
 use zklab::{say, say_raw, suite, timeline};
-use zklab_model::{ClientBehaviour, WorldConfig};
+use zklab_model::WorldConfig;
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +39,8 @@ enum Command {
         #[arg(long)]
         mermaid: bool,
     },
+    /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
+    Simulate(SimulateArgs),
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     Suite(SuiteArgs),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
@@ -75,7 +78,7 @@ struct CheckArgs {
     first_sequence: i32,
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
-    client: ClientArg,
+    client: ClientChoice,
     /// Threads: stateright gets all but one (at least one), the graph pass one.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -111,12 +114,6 @@ struct SuiteArgs {
     trace_dir: PathBuf,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum ClientArg {
-    Java,
-    Kazoo,
-}
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -135,6 +132,13 @@ fn main() -> ExitCode {
         Some(Command::Recipes) => list_recipes(),
         Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
         Some(Command::ZkScript { script, expect, server }) => zk_script(&script, expect.as_deref(), server.as_deref()),
+        Some(Command::Simulate(args)) => match simulate_cli::command(&args) {
+            Ok(code) => code,
+            Err(BadInput(message)) => {
+                eprintln!("error: {message}");
+                2
+            }
+        },
         Some(Command::Check(args)) => match check_command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -178,10 +182,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         rounds: args.rounds,
         first_sequence: args.first_sequence,
         faults: parse_faults(&args.faults)?,
-        client_behaviour: match args.client {
-            ClientArg::Java => ClientBehaviour::Java,
-            ClientArg::Kazoo => ClientBehaviour::Kazoo,
-        },
+        client_behaviour: args.client.behaviour(),
         ..WorldConfig::default()
     };
     let recipe = args.recipe.as_deref().unwrap_or_default();

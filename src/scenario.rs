@@ -6,7 +6,8 @@ use zklab_model::path;
 use zklab_model::{FaultBudget, FaultKind, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
-/// Client counts beyond this are refused: exhaustive search is hopeless long before.
+/// Client counts beyond this are refused by the checker: exhaustive search is hopeless long
+/// before. The simulator takes up to `zklab_sim::MAX_CLIENTS`.
 pub const MAX_CLIENTS: usize = 8;
 
 /// A server tick longer than a minute is not a ZooKeeper configuration anyone runs.
@@ -19,6 +20,29 @@ pub struct Scenario {
     pub config: WorldConfig,
 }
 
+/// The client library a command line asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientChoice {
+    Java,
+    Kazoo,
+}
+
+impl ClientChoice {
+    pub fn behaviour(self) -> zklab_model::ClientBehaviour {
+        match self {
+            ClientChoice::Java => zklab_model::ClientBehaviour::Java,
+            ClientChoice::Kazoo => zklab_model::ClientBehaviour::Kazoo,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientChoice::Java => "java",
+            ClientChoice::Kazoo => "kazoo",
+        }
+    }
+}
+
 /// Input that cannot make a scenario, said in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -27,8 +51,13 @@ pub struct BadInput(pub String);
 impl Scenario {
     /// `clients` clients running `recipe` (one name for all, or a comma list of one per client).
     pub fn new(recipe: &str, clients: usize, config: WorldConfig) -> Result<Self, BadInput> {
-        if clients == 0 || clients > MAX_CLIENTS {
-            return Err(BadInput(format!("--clients must be between 1 and {MAX_CLIENTS}, got {clients}")));
+        Scenario::with_limit(recipe, clients, config, MAX_CLIENTS)
+    }
+
+    /// As `new`, for a run that may have up to `limit` clients (a simulation).
+    pub fn with_limit(recipe: &str, clients: usize, config: WorldConfig, limit: usize) -> Result<Self, BadInput> {
+        if clients == 0 || clients > limit {
+            return Err(BadInput(format!("--clients must be between 1 and {limit}, got {clients}")));
         }
         let names: Vec<String> = recipe.split(',').map(|s| s.trim().to_string()).collect();
         let recipes = match names.len() {
@@ -41,21 +70,29 @@ impl Scenario {
             }
         };
         let scenario = Scenario { recipes, config };
-        scenario.validate()?;
+        scenario.validate_with(limit)?;
         Ok(scenario)
     }
 
     /// Checks what a hand-written or loaded scenario could get wrong.
     pub fn validate(&self) -> Result<(), BadInput> {
-        if self.recipes.is_empty() || self.recipes.len() > MAX_CLIENTS {
-            return Err(BadInput(format!("a scenario needs 1 to {MAX_CLIENTS} clients, got {}", self.recipes.len())));
+        self.validate_with(MAX_CLIENTS)
+    }
+
+    /// As `validate`, allowing up to `limit` clients.
+    pub fn validate_with(&self, limit: usize) -> Result<(), BadInput> {
+        if self.recipes.is_empty() || self.recipes.len() > limit {
+            return Err(BadInput(format!("a scenario needs 1 to {limit} clients, got {}", self.recipes.len())));
         }
         let lock = &self.config.lock_path;
         path::validate(lock, false).map_err(|e| BadInput(format!("lock path: {e}")))?;
         if lock == "/" || path::parent(lock) != "/" {
             return Err(BadInput(format!("lock path must be a top-level node such as /lock, got {lock:?}")));
         }
-        for name in &self.recipes {
+        let mut names: Vec<&String> = self.recipes.iter().collect();
+        names.sort();
+        names.dedup();
+        for name in names {
             zklab_recipes::build(name, lock).map_err(BadInput)?;
         }
         if self.config.rounds == 0 {

@@ -335,8 +335,9 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         Trace {
             format: FORMAT,
             scenario: scenario.clone(),
+            seed: None,
             summary: summarize(name, &world, cx.cycle_start.is_some()),
-            verdict: TraceVerdict { property: name.to_string(), cycle_start: cx.cycle_start },
+            verdict: TraceVerdict { property: name.to_string(), cycle_start: cx.cycle_start, stalled: false },
             steps: cx.steps.clone(),
         }
     };

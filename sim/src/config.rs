@@ -1,0 +1,147 @@
+//! What one simulated run is: the world, the seed, the network, the workload and the faults.
+
+use crate::faults::TimedFault;
+use crate::queue::Micros;
+use serde::{Deserialize, Serialize};
+use zklab_model::{FaultKind, WorldConfig};
+
+/// The most clients a run may have: enough for a production-sized herd, small enough that a
+/// mistyped count is refused rather than eating the machine.
+pub const MAX_CLIENTS: usize = 100_000;
+
+/// A uniform one-way latency, server to client, in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Latency {
+    pub min_us: u64,
+    pub max_us: u64,
+}
+
+impl Default for Latency {
+    /// A LAN: well under a millisecond.
+    fn default() -> Self {
+        Latency { min_us: 100, max_us: 400 }
+    }
+}
+
+/// How often each fault strikes during the chaos phase. A lost request or reply is a
+/// probability per request sent; the other faults are counts spread over the chaos phase, each
+/// striking a client chosen at random.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultRates {
+    pub loss_before_apply: f64,
+    pub loss_after_apply: f64,
+    pub disconnects: u32,
+    pub expiries: u32,
+    pub crashes: u32,
+    pub pauses: u32,
+}
+
+impl FaultRates {
+    /// The default rate of `kind` when it is named without one: 1% of requests for connection
+    /// loss, one occurrence of the others.
+    pub fn set_default(&mut self, kind: FaultKind) {
+        self.set(kind, if kind.strikes_a_request() { 0.01 } else { 1.0 });
+    }
+
+    pub fn set(&mut self, kind: FaultKind, rate: f64) {
+        match kind {
+            FaultKind::LossBeforeApply => self.loss_before_apply = rate,
+            FaultKind::LossAfterApply => self.loss_after_apply = rate,
+            FaultKind::Disconnect => self.disconnects = rate as u32,
+            FaultKind::Expire => self.expiries = rate as u32,
+            FaultKind::Crash => self.crashes = rate as u32,
+            FaultKind::Pause => self.pauses = rate as u32,
+        }
+    }
+
+    /// How many times a timed fault kind strikes.
+    pub fn count(&self, kind: FaultKind) -> u32 {
+        match kind {
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => 0,
+            FaultKind::Disconnect => self.disconnects,
+            FaultKind::Expire => self.expiries,
+            FaultKind::Crash => self.crashes,
+            FaultKind::Pause => self.pauses,
+        }
+    }
+
+    pub fn any(&self) -> bool {
+        self.loss_before_apply > 0.0
+            || self.loss_after_apply > 0.0
+            || FaultKind::ALL.into_iter().any(|k| self.count(k) > 0)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    /// The world as the checker would build it (fault budgets are the simulator's to set).
+    pub world: WorldConfig,
+    pub seed: u64,
+    pub latency: Latency,
+    /// Clients start within this long of the beginning (0: all together, in client order).
+    pub start_spread_us: Micros,
+    /// How long a holder keeps the lock.
+    pub hold_us: Micros,
+    /// How long a client waits between releasing and asking again.
+    pub think_us: Micros,
+    pub rates: FaultRates,
+    /// Faults at given moments, on top of the rates.
+    pub schedule: Vec<TimedFault>,
+    /// Faults strike only before this moment; after it the run heals.
+    pub chaos_us: Micros,
+    /// After the chaos phase every live waiter must acquire within this long, or the run is a
+    /// liveness violation. `None`: ten session timeouts plus every round's hold, one after the
+    /// other.
+    pub heal_bound_us: Option<Micros>,
+}
+
+impl SimConfig {
+    pub fn new(world: WorldConfig, seed: u64) -> Self {
+        SimConfig {
+            world,
+            seed,
+            latency: Latency::default(),
+            start_spread_us: 0,
+            hold_us: 10_000,
+            think_us: 1_000,
+            rates: FaultRates::default(),
+            schedule: Vec::new(),
+            chaos_us: 2_000_000,
+            heal_bound_us: None,
+        }
+    }
+
+    pub fn validate(&self, clients: usize) -> Result<(), BadConfig> {
+        if clients == 0 || clients > MAX_CLIENTS {
+            return Err(BadConfig(format!("--clients must be between 1 and {MAX_CLIENTS}, got {clients}")));
+        }
+        if self.latency.min_us > self.latency.max_us {
+            return Err(BadConfig(format!(
+                "latency minimum {} us is above its maximum {} us",
+                self.latency.min_us, self.latency.max_us
+            )));
+        }
+        for (name, p) in
+            [("loss-before-apply", self.rates.loss_before_apply), ("loss-after-apply", self.rates.loss_after_apply)]
+        {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(BadConfig(format!("{name} must be a probability between 0 and 1, got {p}")));
+            }
+        }
+        if self.rates.loss_before_apply + self.rates.loss_after_apply > 1.0 {
+            return Err(BadConfig("the connection-loss probabilities add up to more than 1".to_string()));
+        }
+        if let Some(fault) = self.schedule.iter().find(|f| usize::from(f.client) >= clients) {
+            return Err(BadConfig(format!(
+                "the schedule names client {} but the run has {clients} clients",
+                fault.client
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A configuration that cannot be simulated, said in one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadConfig(pub String);

@@ -1,0 +1,52 @@
+//! Failure schedules: faults at given moments, written as JSON so that a run found by one seed
+//! (or shrunk by proptest) can be kept and replayed as an explicit list.
+
+use crate::queue::Micros;
+use serde::{Deserialize, Serialize};
+use zklab_model::{ClientId, FaultKind};
+
+/// One fault at one moment on one client. Connection loss strikes the client's next request
+/// after `at_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedFault {
+    /// Virtual milliseconds since the run began.
+    pub at_ms: u64,
+    pub fault: FaultKind,
+    pub client: ClientId,
+}
+
+impl TimedFault {
+    pub fn at(&self) -> Micros {
+        self.at_ms * 1000
+    }
+}
+
+/// A schedule file: `{"faults": [{"at_ms": 120, "fault": "expire", "client": 0}, ...]}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Schedule {
+    pub faults: Vec<TimedFault>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error("cannot read schedule {0}: {1}")]
+    Io(String, std::io::Error),
+    #[error("{0} is not a fault schedule: {1}")]
+    Malformed(String, serde_json::Error),
+}
+
+impl Schedule {
+    pub fn load(path: &std::path::Path) -> Result<Schedule, ScheduleError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScheduleError::Io(name.clone(), e))?;
+        serde_json::from_str(&text).map_err(|e| ScheduleError::Malformed(name, e))
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("schedules serialize");
+        text.push('\n');
+        text
+    }
+}

@@ -1,0 +1,453 @@
+//! One simulated run: pop the next event, turn it into a world step when the step is enabled,
+//! schedule what follows from it, judge the safety properties after every step and liveness
+//! once the faults have stopped.
+
+use crate::config::{BadConfig, SimConfig};
+use crate::metrics::{inversions, Metrics};
+use crate::queue::{Event, Micros, Queue};
+use crate::streams::{between, Streams};
+use crate::timing::SessionTiming;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+use zklab_model::world::{Link, Sending};
+use zklab_model::{Belief, ClientId, FaultBudget, FaultKind, Input, Recipe, Request, Step, World};
+
+/// A property a run broke, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub property: &'static str,
+    /// Steps taken up to and including the one that broke it.
+    pub steps: usize,
+    pub at_us: Micros,
+    /// For liveness: who still waits and who holds.
+    pub detail: String,
+    /// Liveness only: the world was still busy when the bound ran out (no deadlock), so a replay
+    /// can only confirm that someone still waits.
+    pub stalled: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    Violated(Violation),
+}
+
+/// A finished run: the world as it ended, every step taken, and the counts.
+pub struct SimRun<R> {
+    pub world: World<R>,
+    pub steps: Vec<Step>,
+    pub metrics: Metrics,
+    pub outcome: Outcome,
+}
+
+/// Runs `config` with one recipe per client to the end of its healed phase.
+pub fn simulate<R: Recipe>(config: &SimConfig, recipes: Vec<R>) -> Result<SimRun<R>, BadConfig> {
+    config.validate(recipes.len())?;
+    let mut sim = Sim::new(config, recipes);
+    sim.run();
+    Ok(SimRun { world: sim.world, steps: sim.steps, metrics: sim.metrics, outcome: sim.outcome })
+}
+
+struct Sim<'a, R> {
+    config: &'a SimConfig,
+    world: World<R>,
+    streams: Streams,
+    /// One stream per fault kind, so turning one family off leaves the others' draws alone.
+    fault_streams: Vec<ChaCha8Rng>,
+    queue: Queue,
+    now: Micros,
+    timing: SessionTiming,
+    /// A delivery is scheduled for the client.
+    delivering: Vec<bool>,
+    /// A reconnect attempt is scheduled for the client.
+    reconnecting: Vec<bool>,
+    /// A scheduled connection loss waiting for the client's next request.
+    armed: Vec<Option<FaultKind>>,
+    /// Clients that believe they hold.
+    holders: BTreeSet<ClientId>,
+    /// Handled a notification while waiting and has not acquired since.
+    woken: Vec<bool>,
+    asked_at: Vec<Option<Micros>>,
+    /// First-round order of asking, by client.
+    arrival: Vec<Option<u32>>,
+    arrivals: u32,
+    /// First-round arrival ranks in the order the lock was granted.
+    granted_ranks: Vec<u32>,
+    steps: Vec<Step>,
+    metrics: Metrics,
+    outcome: Outcome,
+}
+
+impl<'a, R: Recipe> Sim<'a, R> {
+    fn new(config: &'a SimConfig, recipes: Vec<R>) -> Self {
+        let n = recipes.len();
+        let mut world_config = config.world.clone();
+        // The simulator decides when faults strike; the world's budgets only must not refuse.
+        world_config.faults = FaultBudget([u32::MAX; 6]);
+        let world = World::new(world_config, recipes);
+        let negotiated = world.server.session(world.clients[0].session).map_or(4000, |s| s.timeout_ms);
+        let timing = SessionTiming::new(negotiated, world.server.config().tick_ms);
+        let fault_streams = FaultKind::ALL
+            .iter()
+            .map(|k| {
+                let mut rng = Streams::new(config.seed).faults;
+                rng.set_stream(10 + k.index() as u64);
+                rng
+            })
+            .collect();
+        Sim {
+            config,
+            world,
+            streams: Streams::new(config.seed),
+            fault_streams,
+            queue: Queue::default(),
+            now: 0,
+            timing,
+            delivering: vec![false; n],
+            reconnecting: vec![false; n],
+            armed: vec![None; n],
+            holders: BTreeSet::new(),
+            woken: vec![false; n],
+            asked_at: vec![None; n],
+            arrival: vec![None; n],
+            arrivals: 0,
+            granted_ranks: Vec::new(),
+            steps: Vec::new(),
+            metrics: Metrics::default(),
+            outcome: Outcome::Passed,
+        }
+    }
+
+    fn clients(&self) -> usize {
+        self.world.clients.len()
+    }
+
+    fn heal_deadline(&self) -> Micros {
+        let per_round = self.config.hold_us + self.config.think_us + 2 * self.config.latency.max_us;
+        let rounds = u64::from(self.config.world.rounds) * self.clients() as u64;
+        let bound = self.config.heal_bound_us.unwrap_or(10 * self.timing.timeout + rounds * per_round);
+        self.config.chaos_us + bound
+    }
+
+    fn run(&mut self) {
+        for i in 0..self.clients() {
+            let at = between(&mut self.streams.workload, 0, self.config.start_spread_us);
+            self.queue.push(at, Event::Acquire(i as ClientId));
+        }
+        self.plan_faults();
+        let deadline = self.heal_deadline();
+        while let Some((at, event)) = self.queue.pop() {
+            if at > deadline {
+                break;
+            }
+            self.now = at;
+            self.handle(event);
+            if self.outcome != Outcome::Passed {
+                break;
+            }
+        }
+        self.metrics.virtual_us = self.now;
+        for i in 0..self.clients() {
+            if self.woken[i] {
+                self.metrics.futile_wakeups += 1;
+            }
+        }
+        let mut ranks = self.granted_ranks.clone();
+        self.metrics.out_of_order_pairs = inversions(&mut ranks);
+        let n = self.granted_ranks.len() as u64;
+        self.metrics.pairs = n * n.saturating_sub(1) / 2;
+        if self.outcome == Outcome::Passed {
+            self.judge_the_end();
+        }
+    }
+
+    /// The timed faults of the rates, spread over the chaos phase, and the schedule's.
+    fn plan_faults(&mut self) {
+        for kind in FaultKind::ALL {
+            let rng = &mut self.fault_streams[kind.index()];
+            for _ in 0..self.config.rates.count(kind) {
+                let at = between(rng, 0, self.config.chaos_us.saturating_sub(1));
+                let client = between(rng, 0, self.world.clients.len() as u64 - 1) as ClientId;
+                self.queue.push(at, Event::Fault(kind, client));
+            }
+        }
+        for fault in &self.config.schedule {
+            self.queue.push(fault.at(), Event::Fault(fault.fault, fault.client));
+        }
+    }
+
+    fn latency(&mut self) -> Micros {
+        between(&mut self.streams.network, self.config.latency.min_us, self.config.latency.max_us)
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Acquire(i) => {
+                if self.world.enabled(Step::Acquire(i)) {
+                    if self.arrival[usize::from(i)].is_none() {
+                        self.arrival[usize::from(i)] = Some(self.arrivals);
+                        self.arrivals += 1;
+                    }
+                    self.asked_at[usize::from(i)] = Some(self.now);
+                    self.take(Sending::Acquire, i);
+                } else if self.wants_to_acquire(i) {
+                    // Not connected yet: the application asks again once the library is back.
+                    let later = self.now + self.timing.ping_interval();
+                    self.queue.push(later, Event::Acquire(i));
+                }
+            }
+            Event::Deliver(i) => {
+                self.delivering[usize::from(i)] = false;
+                if self.world.enabled(Step::Receive(i)) {
+                    self.count_input(i);
+                    self.take(Sending::Receive, i);
+                }
+            }
+            Event::Write(i) => {
+                if self.world.enabled(Step::Write(i)) {
+                    self.apply(Step::Write(i));
+                }
+            }
+            Event::Release(i) => {
+                if self.world.enabled(Step::Release(i)) {
+                    self.metrics.releases += 1;
+                    self.take(Sending::Release, i);
+                } else if matches!(self.world.clients[usize::from(i)].belief(), Belief::Suspended { .. }) {
+                    let later = self.now + self.timing.ping_interval();
+                    self.queue.push(later, Event::Release(i));
+                }
+            }
+            Event::Reconnect(i) => {
+                self.reconnecting[usize::from(i)] = false;
+                if self.world.enabled(Step::Reconnect(i)) {
+                    self.take(Sending::Reconnect, i);
+                } else if self.world.clients[usize::from(i)].link == Link::Down {
+                    // Paused: the library tries again once the process runs.
+                    self.reconnect_at(i, self.now + self.timing.tick);
+                }
+            }
+            Event::ServerExpire(i) => {
+                let c = &self.world.clients[usize::from(i)];
+                if self.world.enabled(Step::Expire(i)) {
+                    self.apply(Step::Expire(i));
+                } else if self.world.server.is_alive(c.session) && c.link == Link::Partitioned {
+                    // The client has not yet given up on the connection; the tracker looks again.
+                    let later = self.now + self.timing.tick;
+                    self.queue.push(later, Event::ServerExpire(i));
+                }
+            }
+            Event::Resume(i) => {
+                if self.world.enabled(Step::Resume(i)) {
+                    self.apply(Step::Resume(i));
+                }
+            }
+            Event::Fault(kind, i) => self.fault(kind, i),
+        }
+    }
+
+    fn wants_to_acquire(&self, i: ClientId) -> bool {
+        let c = &self.world.clients[usize::from(i)];
+        !c.crashed && c.rounds_left > 0 && c.belief() == Belief::Idle
+    }
+
+    fn fault(&mut self, kind: FaultKind, i: ClientId) {
+        let i_ = usize::from(i);
+        if kind.strikes_a_request() {
+            self.armed[i_] = Some(kind);
+            return;
+        }
+        if !self.world.enabled(Step::Fault(kind, i)) {
+            return;
+        }
+        self.metrics.faults[kind.index()] += 1;
+        self.apply(Step::Fault(kind, i));
+        let (lo, hi) = self.timing.expiry_window();
+        let rng = &mut self.fault_streams[kind.index()];
+        match kind {
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => unreachable!("armed above"),
+            FaultKind::Disconnect => {}
+            FaultKind::Expire | FaultKind::Crash => {
+                let expiry = self.now + between(rng, lo, hi);
+                self.queue.push(expiry, Event::ServerExpire(i));
+            }
+            FaultKind::Pause => {
+                // A pause longer than the session timeout is a partition as far as the server is
+                // concerned: the process sends no pings.
+                let length = between(rng, self.timing.timeout / 2, 2 * self.timing.timeout);
+                self.queue.push(self.now + length, Event::Resume(i));
+                let expiry = self.now + between(rng, lo, hi);
+                if length > lo && self.world.enabled(Step::Fault(FaultKind::Expire, i)) {
+                    self.apply(Step::Fault(FaultKind::Expire, i));
+                    self.queue.push(expiry, Event::ServerExpire(i));
+                }
+            }
+        }
+    }
+
+    /// Takes a step that may send a request, losing the connection with it when a scheduled
+    /// loss is armed or the loss rates say so.
+    fn take(&mut self, sending: Sending, i: ClientId) {
+        let mut loss = self.armed[usize::from(i)];
+        if loss.is_none() && self.now < self.config.chaos_us {
+            for (kind, p) in [
+                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
+                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
+            ] {
+                if p > 0.0 {
+                    let draw: f64 = self.fault_streams[kind.index()].random();
+                    if loss.is_none() && draw < p {
+                        loss = Some(kind);
+                    }
+                }
+            }
+        }
+        if let Some(kind) = loss {
+            if self.world.enabled(Step::Lossy(kind, sending, i)) {
+                self.armed[usize::from(i)] = None;
+                self.metrics.faults[kind.index()] += 1;
+                self.apply(Step::Lossy(kind, sending, i));
+                return;
+            }
+        }
+        self.apply(sending.step(i));
+    }
+
+    fn count_input(&mut self, i: ClientId) {
+        let c = &self.world.clients[usize::from(i)];
+        match c.inbound.front() {
+            Some(Input::Reply { request, .. }) => {
+                self.metrics.requests += 1;
+                if matches!(request, Request::GetChildren { .. }) {
+                    self.metrics.get_children += 1;
+                }
+            }
+            Some(Input::Watch(_)) if c.is_waiting() => {
+                self.metrics.wakeups += 1;
+                if std::mem::replace(&mut self.woken[usize::from(i)], true) {
+                    self.metrics.futile_wakeups += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn apply(&mut self, step: Step) {
+        let i = step.client();
+        let i_ = usize::from(i);
+        let belief = self.world.clients[i_].belief();
+        self.world.apply(step).expect("the simulator takes only enabled steps");
+        self.steps.push(step);
+        self.metrics.steps += 1;
+        self.metrics.notifications += self.world.routed().len() as u64;
+        for j in 0..self.world.routed().len() {
+            let j = self.world.routed()[j];
+            self.deliver_soon(j);
+        }
+        self.deliver_soon(i);
+        let c = &self.world.clients[i_];
+        let now_believes = c.belief();
+        if c.link == Link::Down && !c.crashed && !self.reconnecting[i_] {
+            // The library looks for a server again after a short back-off.
+            let back = between(&mut self.streams.network, self.config.latency.max_us, self.timing.ping_interval());
+            self.reconnect_at(i, self.now + back);
+        }
+        if now_believes.is_holding() && !belief.is_holding() {
+            self.holders.insert(i);
+            if !matches!(belief, Belief::Suspended { .. }) {
+                self.granted(i);
+            }
+        } else if belief.is_holding() && !now_believes.is_holding() {
+            self.holders.remove(&i);
+        }
+        if now_believes == Belief::Idle && belief != Belief::Idle && self.wants_to_acquire(i) {
+            self.queue.push(self.now + self.config.think_us, Event::Acquire(i));
+        }
+        self.judge_safety();
+    }
+
+    fn reconnect_at(&mut self, i: ClientId, at: Micros) {
+        self.reconnecting[usize::from(i)] = true;
+        self.queue.push(at, Event::Reconnect(i));
+    }
+
+    fn granted(&mut self, i: ClientId) {
+        let i_ = usize::from(i);
+        self.metrics.acquisitions += 1;
+        self.woken[i_] = false;
+        if let Some(asked) = self.asked_at[i_].take() {
+            self.metrics.latencies_us.push(self.now - asked);
+        }
+        if let Some(rank) = self.arrival[i_] {
+            if self.granted_ranks.len() < self.arrivals as usize && !self.granted_ranks.contains(&rank) {
+                self.granted_ranks.push(rank);
+            }
+        }
+        self.queue.push(self.now, Event::Write(i));
+        self.queue.push(self.now + self.config.hold_us, Event::Release(i));
+    }
+
+    /// Schedules the client's next delivery if it has mail and none is scheduled. A client cut
+    /// off from the server hears of it only when its read timeout passes.
+    fn deliver_soon(&mut self, j: ClientId) {
+        let j_ = usize::from(j);
+        let c = &self.world.clients[j_];
+        if self.delivering[j_] || c.inbound.is_empty() || !c.runs() {
+            return;
+        }
+        let delay = match c.link {
+            Link::Partitioned if self.world.server.is_alive(c.session) => self.timing.read_timeout(),
+            _ => self.latency(),
+        };
+        self.delivering[j_] = true;
+        self.queue.push(self.now + delay, Event::Deliver(j));
+    }
+
+    fn judge_safety(&mut self) {
+        let holders: Vec<ClientId> = self.holders.iter().copied().collect();
+        let broken = if !self.world.compatible(&holders) {
+            Some("belief_exclusion")
+        } else if !self.world.fenced_exclusion() {
+            Some("fenced_exclusion")
+        } else if !self.world.zk_exclusion_among(&holders) {
+            Some("zk_exclusion")
+        } else {
+            None
+        };
+        if let Some(property) = broken {
+            self.violated(property, String::new(), false);
+        }
+    }
+
+    fn violated(&mut self, property: &'static str, detail: String, stalled: bool) {
+        self.outcome =
+            Outcome::Violated(Violation { property, steps: self.steps.len(), at_us: self.now, detail, stalled });
+    }
+
+    /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
+    fn judge_the_end(&mut self) {
+        let waiting = self.world.waiting();
+        if !waiting.is_empty() {
+            let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
+            let holders: Vec<ClientId> = self.holders.iter().copied().collect();
+            let shown = &waiting[..waiting.len().min(10)];
+            let more = if waiting.len() > shown.len() {
+                format!(" and {} more", waiting.len() - shown.len())
+            } else {
+                String::new()
+            };
+            let detail = format!(
+                "{} waiting clients ({}{more}) had not acquired {} ms after the faults stopped; holder: {}",
+                waiting.len(),
+                names(shown),
+                (self.now.saturating_sub(self.config.chaos_us)) / 1000,
+                if holders.is_empty() { "none".to_string() } else { names(&holders) },
+            );
+            let stalled = !self.world.deadlocked();
+            self.violated("eventual_acquire", detail, stalled);
+        } else if !self.world.no_orphans() {
+            let detail = format!("orphaned lock nodes: {}", self.world.orphans().join(", "));
+            self.violated("no_orphans", detail, false);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The simulator drives the same world and recipes as the checker: a seed fixes the run, the
+//! properties are judged on it, the herd effect shows in its counts, and broken recipes fail.
+
+use zklab_model::{FaultKind, WorldConfig};
+use zklab_recipes::AnyRecipe;
+use zklab_sim::{simulate, Outcome, SimConfig, SimRun};
+
+fn run(recipe: &str, clients: usize, seed: u64, tune: impl FnOnce(&mut SimConfig)) -> SimRun<AnyRecipe> {
+    let mut config = SimConfig::new(WorldConfig::default(), seed);
+    tune(&mut config);
+    let recipes = (0..clients).map(|_| zklab_recipes::build(recipe, "/lock").unwrap()).collect();
+    simulate(&config, recipes).unwrap()
+}
+
+fn lossy_with_expiries(config: &mut SimConfig) {
+    config.rates.loss_before_apply = 0.01;
+    config.rates.loss_after_apply = 0.01;
+    config.rates.expiries = 3;
+}
+
+#[test]
+fn one_seed_gives_one_run() {
+    let a = run("standard", 40, 7, lossy_with_expiries);
+    let b = run("standard", 40, 7, lossy_with_expiries);
+    let c = run("standard", 40, 8, lossy_with_expiries);
+    assert_eq!(a.steps, b.steps);
+    assert_eq!(a.metrics, b.metrics);
+    assert_ne!(a.steps, c.steps, "another seed, another run");
+}
+
+#[test]
+fn the_standard_lock_wakes_one_waiter_per_release() {
+    let r = run("standard", 50, 1, |_| {});
+    assert_eq!(r.outcome, Outcome::Passed);
+    assert_eq!(r.metrics.acquisitions, 50);
+    assert!(r.metrics.notifications <= r.metrics.releases, "{:?}", r.metrics);
+    assert_eq!(r.metrics.futile_wakeups, 0);
+    assert_eq!(r.metrics.herd().fairness, 1.0, "first come, first served");
+}
+
+#[test]
+fn the_children_watch_lock_wakes_every_waiter_on_every_release() {
+    let per_release = |n: usize| {
+        let r = run("parent-watch", n, 1, |_| {});
+        assert_eq!(r.outcome, Outcome::Passed);
+        assert_eq!(r.metrics.acquisitions, n as u64);
+        r.metrics.herd().notifications_per_release
+    };
+    let (small, large) = (per_release(10), per_release(40));
+    // Every change to the children wakes everyone watching them: about (N + 1) / 2 per
+    // release on average, growing linearly with N.
+    assert!((small - 5.5).abs() < 1.0, "{small}");
+    assert!((large - 20.5).abs() < 1.0, "{large}");
+}
+
+#[test]
+fn the_standard_lock_survives_connection_loss_and_expiry_at_scale() {
+    let r = run("standard", 300, 3, lossy_with_expiries);
+    assert_eq!(r.outcome, Outcome::Passed, "{:?}", r.outcome);
+    // Non-vacuous: the faults did strike.
+    for kind in [FaultKind::LossBeforeApply, FaultKind::LossAfterApply, FaultKind::Expire] {
+        assert!(r.world.faults_used[kind.index()] > 0, "{kind} never struck");
+    }
+    assert!(r.metrics.acquisitions >= 290, "{:?}", r.metrics);
+}
+
+#[test]
+fn broken_recipes_are_caught_within_a_few_seeds() {
+    let caught = |recipe: &str, property: &str, tune: fn(&mut SimConfig)| {
+        let found = (1..=60).find(
+            |seed| matches!(run(recipe, 10, *seed, tune).outcome, Outcome::Violated(v) if v.property == property),
+        );
+        assert!(found.is_some(), "{recipe}: no seed of 60 breaks {property}");
+    };
+    caught("blind-retry", "eventual_acquire", lossy_with_expiries);
+    caught("wait-on-null", "eventual_acquire", |c| {
+        c.start_spread_us = 50_000;
+        c.hold_us = 2_000;
+    });
+    caught("kazoo-lock", "belief_exclusion", |c| {
+        c.rates.pauses = 3;
+        c.chaos_us = 200_000;
+        c.start_spread_us = 50_000;
+        c.hold_us = 2_000;
+    });
+}
+
+#[test]
+fn a_scheduled_fault_strikes_when_it_says() {
+    let schedule = vec![zklab_sim::TimedFault { at_ms: 3, fault: FaultKind::Expire, client: 0 }];
+    let r = run("standard", 3, 1, |c| c.schedule = schedule);
+    assert_eq!(r.outcome, Outcome::Passed, "{:?}", r.outcome);
+    assert_eq!(r.world.faults_used[FaultKind::Expire.index()], 1);
+    assert!(r.world.server.session(r.world.clients[0].session).is_some_and(|s| s.timeout_ms > 0));
+    assert_ne!(r.world.clients[0].session, r.world.clients[1].session);
+}
+
+#[test]
+fn bad_configs_are_refused() {
+    let config = SimConfig::new(WorldConfig::default(), 1);
+    let none: Vec<AnyRecipe> = Vec::new();
+    assert!(simulate(&config, none).err().unwrap().0.contains("--clients"));
+    let mut config = SimConfig::new(WorldConfig::default(), 1);
+    config.rates.loss_after_apply = 1.5;
+    let one = vec![zklab_recipes::build("standard", "/lock").unwrap()];
+    assert!(simulate(&config, one).err().unwrap().0.contains("probability"));
+}

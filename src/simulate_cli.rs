@@ -1,0 +1,202 @@
+//! The `zklab simulate` command line: flags to a simulator config, runs to a report, a violation
+//! to a trace file and the command that reproduces it.
+
+use crate::scenario::{BadInput, Scenario};
+use crate::simulate::{parse_rates, run_seeds, RunReport};
+use std::path::PathBuf;
+use std::time::Instant;
+use zklab_model::WorldConfig;
+use zklab_sim::{Latency, Schedule, SimConfig};
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct SimulateArgs {
+    /// Recipe name, or a comma list of one name per client.
+    #[arg(long)]
+    pub recipe: String,
+    #[arg(long, default_value_t = 3)]
+    pub clients: usize,
+    /// How many times each client acquires and releases.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u8,
+    /// The seed (default: $ZKLAB_SEED, else 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run this many seeds, from the seed on, in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u64,
+    /// Faults: kind[=rate] separated by commas (loss kinds: probability per request, default
+    /// 0.01; others: how many over the chaos phase, default 1), `all` or `none`.
+    #[arg(long, default_value = "none")]
+    pub faults: String,
+    /// A JSON fault schedule: {"faults": [{"at_ms": 120, "fault": "expire", "client": 0}]}.
+    #[arg(long)]
+    pub schedule: Option<PathBuf>,
+    /// How long faults strike, in virtual milliseconds; the run heals afterwards.
+    #[arg(long, default_value_t = 2000)]
+    pub chaos_ms: u64,
+    /// After the chaos phase every waiter must acquire within this many virtual ms (default:
+    /// ten session timeouts plus every hold one after the other).
+    #[arg(long)]
+    pub heal_ms: Option<u64>,
+    /// How long a holder keeps the lock, in virtual ms.
+    #[arg(long, default_value_t = 10)]
+    pub hold_ms: u64,
+    /// Server-to-client latency range in microseconds, MIN..MAX.
+    #[arg(long, default_value = "100..400")]
+    pub latency_us: String,
+    /// Clients start within this many virtual ms of each other (0: together).
+    #[arg(long, default_value_t = 0)]
+    pub start_spread_ms: u64,
+    /// Client library behaviour on reconnect.
+    #[arg(long, value_enum, default_value = "java")]
+    pub client: crate::scenario::ClientChoice,
+    /// Threads for a sweep of seeds.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Print one JSON array (one object per seed) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Where violation traces are written.
+    #[arg(long, default_value = "zklab-traces")]
+    pub trace_dir: PathBuf,
+}
+
+/// Runs the command; returns the exit code (0 every run passed, 1 a violation).
+pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
+    let world =
+        WorldConfig { rounds: args.rounds, client_behaviour: args.client.behaviour(), ..WorldConfig::default() };
+    let scenario = Scenario::with_limit(&args.recipe, args.clients, world.clone(), zklab_sim::MAX_CLIENTS)?;
+    let first = match args.seed {
+        Some(seed) => seed,
+        None => match std::env::var("ZKLAB_SEED") {
+            Ok(text) => text.trim().parse().map_err(|_| BadInput(format!("ZKLAB_SEED `{text}` is not a seed")))?,
+            Err(_) => 1,
+        },
+    };
+    if args.seeds == 0 || args.seeds > 1_000_000 {
+        return Err(BadInput(format!("--seeds must be between 1 and 1000000, got {}", args.seeds)));
+    }
+    if args.threads == 0 || args.threads > 256 {
+        return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
+    }
+    let mut config = SimConfig::new(world, first);
+    config.rates = parse_rates(&args.faults)?;
+    config.latency = parse_latency(&args.latency_us)?;
+    config.chaos_us = args.chaos_ms.saturating_mul(1000);
+    config.heal_bound_us = args.heal_ms.map(|ms| ms.saturating_mul(1000));
+    config.hold_us = args.hold_ms.saturating_mul(1000);
+    config.start_spread_us = args.start_spread_ms.saturating_mul(1000);
+    if let Some(path) = &args.schedule {
+        config.schedule = Schedule::load(path).map_err(|e| BadInput(e.to_string()))?.faults;
+    }
+    config.validate(args.clients).map_err(|e| BadInput(e.0))?;
+    let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
+    let started = Instant::now();
+    let reports = run_seeds(&scenario, &config, &seeds, args.threads);
+    let wall = started.elapsed();
+    let mut failed = false;
+    for report in &reports {
+        if let Some(trace) = &report.trace {
+            failed = true;
+            let file = write_trace(args, report, trace)?;
+            if !args.json {
+                say!(
+                    "seed {}: {} violated: {}",
+                    report.seed,
+                    report.violated.as_deref().unwrap_or(""),
+                    report.detail.as_deref().unwrap_or("")
+                );
+                say!("  trace: {file}");
+                say!("  reproduce: {}", reproduce(args, report.seed));
+            }
+        } else if !args.json {
+            say!("seed {}: passed", report.seed);
+        }
+    }
+    if args.json {
+        say!("{}", serde_json::to_string(&reports).expect("reports serialize"));
+    } else {
+        print_summary(&reports, wall);
+    }
+    Ok(if failed { 1 } else { 0 })
+}
+
+fn parse_latency(text: &str) -> Result<Latency, BadInput> {
+    let bad = || BadInput(format!("--latency-us must look like 100..400, got `{text}`"));
+    let (lo, hi) = text.split_once("..").ok_or_else(bad)?;
+    let (min_us, max_us) = (lo.trim().parse().map_err(|_| bad())?, hi.trim().parse().map_err(|_| bad())?);
+    Ok(Latency { min_us, max_us })
+}
+
+fn write_trace(args: &SimulateArgs, report: &RunReport, trace: &crate::trace::Trace) -> Result<String, BadInput> {
+    let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
+    std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
+    let name = format!(
+        "sim-{}-n{}-seed{}-{}.json",
+        trace.scenario.recipe_label().replace(',', "+"),
+        args.clients,
+        report.seed,
+        trace.verdict.property
+    );
+    let file = args.trace_dir.join(name);
+    std::fs::write(&file, trace.to_json()).map_err(cant)?;
+    Ok(file.display().to_string())
+}
+
+/// The command that runs exactly this seed again.
+fn reproduce(args: &SimulateArgs, seed: u64) -> String {
+    let mut line = format!(
+        "zklab simulate --recipe {} --clients {} --rounds {} --seed {seed} --faults {} --chaos-ms {} --hold-ms {} --latency-us {} --start-spread-ms {} --client {}",
+        args.recipe,
+        args.clients,
+        args.rounds,
+        args.faults,
+        args.chaos_ms,
+        args.hold_ms,
+        args.latency_us,
+        args.start_spread_ms,
+        args.client.name()
+    );
+    if let Some(ms) = args.heal_ms {
+        line.push_str(&format!(" --heal-ms {ms}"));
+    }
+    if let Some(schedule) = &args.schedule {
+        line.push_str(&format!(" --schedule {}", schedule.display()));
+    }
+    line
+}
+
+fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
+    let steps: u64 = reports.iter().map(|r| r.metrics.steps).sum();
+    let passed = reports.iter().filter(|r| r.trace.is_none()).count();
+    if let [one] = reports {
+        let (m, h) = (&one.metrics, &one.herd);
+        say!(
+            "{} steps in {:.1} s of virtual time: {} acquisitions, {} releases, {} notifications ({:.2} per release), {} futile wakeups",
+            m.steps,
+            m.virtual_us as f64 / 1e6,
+            m.acquisitions,
+            m.releases,
+            m.notifications,
+            h.notifications_per_release,
+            m.futile_wakeups
+        );
+        say!(
+            "per acquisition: {:.2} getChildren, {:.2} requests; latency ms p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}; fairness {:.3}",
+            h.get_children_per_acquisition,
+            h.requests_per_acquisition,
+            h.latency_ms_p50,
+            h.latency_ms_p90,
+            h.latency_ms_p99,
+            h.latency_ms_max,
+            h.fairness
+        );
+    }
+    let secs = wall.as_secs_f64().max(1e-9);
+    say!(
+        "{passed} of {} runs passed; {steps} steps in {:.2} s wall ({:.0} simulated operations/s)",
+        reports.len(),
+        secs,
+        steps as f64 / secs
+    );
+}

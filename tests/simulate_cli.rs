@@ -1,0 +1,106 @@
+//! `zklab simulate` as a user meets it: a seed sweep gives the same runs on one thread or two, a
+//! violation is a trace that `zklab replay` confirms plus the command that reproduces it, and
+//! bad input is one line and exit 2.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_zklab");
+
+fn zklab(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("zklab runs")
+}
+
+fn temp_dir(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("zklab-sim-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_sweep_gives_the_same_runs_on_any_number_of_threads() {
+    let sweep = |threads: &str| {
+        let out = zklab(&[
+            "simulate",
+            "--recipe",
+            "standard",
+            "--clients",
+            "30",
+            "--seed",
+            "5",
+            "--seeds",
+            "6",
+            "--faults",
+            "loss-after-apply=0.02,expire=2",
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["seed"].as_u64().unwrap(), r["steps_hash"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let one = sweep("1");
+    assert_eq!(one.iter().map(|(s, _)| *s).collect::<Vec<_>>(), vec![5, 6, 7, 8, 9, 10]);
+    assert_eq!(one, sweep("2"));
+    assert_eq!(one, sweep("2"), "and again");
+}
+
+#[test]
+fn a_violation_writes_a_trace_that_replays_and_says_how_to_reproduce_it() {
+    let dir = temp_dir("violation");
+    let args = [
+        "simulate",
+        "--recipe",
+        "blind-retry",
+        "--clients",
+        "10",
+        "--seeds",
+        "40",
+        "--faults",
+        "loss-before-apply=0.01,loss-after-apply=0.01,expire=3",
+        "--trace-dir",
+        dir.to_str().unwrap(),
+    ];
+    let out = zklab(&args);
+    assert_eq!(out.status.code(), Some(1), "blind-retry is caught");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reproduce = text.lines().find_map(|l| l.trim().strip_prefix("reproduce: zklab ")).expect("a reproduce line");
+    let trace = text.lines().find_map(|l| l.trim().strip_prefix("trace: ")).expect("a trace line").to_string();
+    let bytes = std::fs::read(&trace).unwrap();
+    let replayed = zklab(&["replay", &trace]);
+    assert_eq!(replayed.status.code(), Some(0), "{}", String::from_utf8_lossy(&replayed.stdout));
+    // The printed command runs that one seed again, byte for byte.
+    std::fs::remove_file(&trace).unwrap();
+    let mut again: Vec<&str> = reproduce.split(' ').collect();
+    again.extend(["--trace-dir", dir.to_str().unwrap()]);
+    assert_eq!(zklab(&again).status.code(), Some(1));
+    assert_eq!(std::fs::read(&trace).unwrap(), bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    for (args, says) in [
+        (vec!["--recipe", "standard", "--clients", "0"], "--clients"),
+        (vec!["--recipe", "standard", "--clients", "200000"], "--clients"),
+        (vec!["--recipe", "nope"], "unknown recipe"),
+        (vec!["--recipe", "standard", "--faults", "expire=lots"], "not a rate"),
+        (vec!["--recipe", "standard", "--faults", "loss-after-apply=2"], "probability"),
+        (vec!["--recipe", "standard", "--latency-us", "5"], "--latency-us"),
+        (vec!["--recipe", "standard", "--seeds", "0"], "--seeds"),
+        (vec!["--recipe", "standard", "--schedule", "/no/such/schedule.json"], "cannot read schedule"),
+    ] {
+        let mut full = vec!["simulate"];
+        full.extend(&args);
+        let out = zklab(&full);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
