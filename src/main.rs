@@ -41,6 +41,24 @@ enum Command {
     },
     /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
     Simulate(SimulateArgs),
+    /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
+    /// chart of notifications per release.
+    Herd {
+        /// Comma list of recipes.
+        #[arg(long, default_value = "standard,parent-watch,naive")]
+        recipes: String,
+        /// Comma list of client counts.
+        #[arg(long, default_value = "5,10,25,50,100")]
+        clients: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the chart is written.
+        #[arg(long, default_value = "herd.svg")]
+        svg: PathBuf,
+        /// Print the rows as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     Suite(SuiteArgs),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
@@ -132,6 +150,15 @@ fn main() -> ExitCode {
         Some(Command::Recipes) => list_recipes(),
         Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
         Some(Command::ZkScript { script, expect, server }) => zk_script(&script, expect.as_deref(), server.as_deref()),
+        Some(Command::Herd { recipes, clients, seed, svg, json }) => {
+            match herd_command(&recipes, &clients, seed, &svg, json) {
+                Ok(code) => code,
+                Err(BadInput(message)) => {
+                    eprintln!("error: {message}");
+                    2
+                }
+            }
+        }
         Some(Command::Simulate(args)) => match simulate_cli::command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -211,6 +238,26 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         print_report(&report);
     }
     Ok(report.exit_code())
+}
+
+fn herd_command(recipes: &str, clients: &str, seed: u64, svg: &Path, json: bool) -> Result<i32, BadInput> {
+    let recipes: Vec<String> = recipes.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    let counts = clients
+        .split(',')
+        .map(|s| s.trim().parse::<usize>().map_err(|_| BadInput(format!("--clients: `{s}` is not a count"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if recipes.is_empty() || counts.is_empty() {
+        return Err(BadInput("--recipes and --clients each need at least one entry".to_string()));
+    }
+    let rows = zklab::herd::measure(&recipes, &counts, seed)?;
+    zklab::herd::chart(&rows, svg).map_err(BadInput)?;
+    if json {
+        say!("{}", serde_json::to_string(&rows).expect("rows serialize"));
+    } else {
+        say_raw!("{}", zklab::herd::table(&rows));
+        say!("chart: {}", svg.display());
+    }
+    Ok(if rows.iter().all(|r| r.passed) { 0 } else { 1 })
 }
 
 /// Runs a manifest: one table row per entry, exit 1 on any deviation.

@@ -104,3 +104,36 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_herd_table_shows_one_wakeup_per_release_for_the_standard_lock_and_a_herd_for_the_others() {
+    let dir = temp_dir("herd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("herd.svg");
+    let out = zklab(&[
+        "herd",
+        "--recipes",
+        "standard,parent-watch",
+        "--clients",
+        "5,20,40",
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let per_release = |recipe: &str| -> Vec<f64> {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["recipe"] == recipe)
+            .map(|r| r["herd"]["notifications_per_release"].as_f64().unwrap())
+            .collect()
+    };
+    assert!(per_release("standard").iter().all(|n| *n <= 1.0), "{:?}", per_release("standard"));
+    let herd = per_release("parent-watch");
+    assert!(herd[1] > 3.0 * herd[0] && herd[2] > 1.8 * herd[1], "linear growth: {herd:?}");
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains("standard") && chart.contains("parent-watch"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
