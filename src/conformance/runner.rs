@@ -115,8 +115,10 @@ impl Runner {
                 let (handle, state) =
                     if kind == "close" { (Handle::Closed, "Closed") } else { (Handle::Expired, "Expired") };
                 self.sessions.insert(name.clone(), (id, handle));
-                self.armed.retain(|(s, _, _), _| *s != id);
+                // A close fires the session's own watches on what it deletes (an expiry has
+                // dropped them already); whatever is left is gone with the session.
                 self.deliver(notifications);
+                self.armed.retain(|(s, _, _), _| *s != id);
                 self.inbox.entry(name).or_default().push(json!({ "state": state }));
             }
             (_, Handle::Open) => {
