@@ -208,6 +208,10 @@ impl Server {
     fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {
         let sequential = matches!(request, Request::Create { mode, .. } if mode.is_sequential());
         path::validate(request.path(), sequential).map_err(|_| ZkError::BadArguments)?;
+        // The client refuses to delete the root before it looks at its session.
+        if matches!(request, Request::Delete { path, .. } if path == "/") {
+            return Err(ZkError::BadArguments);
+        }
         if !self.is_alive(session) {
             return Err(ZkError::SessionExpired);
         }
@@ -252,9 +256,6 @@ impl Server {
     }
 
     fn delete(&mut self, path: &str, version: i32, out: &mut Vec<Notification>) -> ZkResult {
-        if path == "/" {
-            return Err(ZkError::BadArguments);
-        }
         let node = self.tree.get(path).ok_or(ZkError::NoNode)?;
         if version != -1 && version != node.version {
             return Err(ZkError::BadVersion);

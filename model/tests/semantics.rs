@@ -525,6 +525,16 @@ fn error_bad_arguments_for_bad_paths() {
 }
 
 #[test]
+fn deleting_the_root_is_bad_arguments_even_on_an_ended_session() {
+    // Found by zk-fuzz: the client refuses it before it looks at its session.
+    let mut zk = server();
+    let a = open(&mut zk);
+    zk.expire_session(a);
+    assert_eq!(fails(&mut zk, a, Request::delete("/")), ZkError::BadArguments);
+    assert_eq!(fails(&mut zk, a, Request::delete("/p")), ZkError::SessionExpired);
+}
+
+#[test]
 fn failed_op_changes_nothing() {
     // A busy server with watches armed, ephemerals and a counter in use; every failure below
     // must leave it exactly as it was (`fails` compares the whole Server) and fire nothing.

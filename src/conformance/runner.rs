@@ -108,7 +108,7 @@ impl Runner {
                 result.insert("state".into(), json!(state));
             }
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
-            (_, Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
+            ("close" | "expire", Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
             ("close", Handle::Open) | ("expire", Handle::Open) => {
                 let notifications =
                     if kind == "close" { self.server.close_session(id) } else { self.server.expire_session(id) };
@@ -121,7 +121,9 @@ impl Runner {
                 self.armed.retain(|(s, _, _), _| *s != id);
                 self.inbox.entry(name).or_default().push(json!({ "state": state }));
             }
-            (_, Handle::Open) => {
+            // An expired handle still makes its requests: the server (the model's client-side
+            // checks included) refuses them.
+            (_, Handle::Open | Handle::Expired) => {
                 let request = request.expect("every other op is a request");
                 let outcome = self.server.apply(id, &request);
                 self.deliver(outcome.notifications);
