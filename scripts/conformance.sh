@@ -7,6 +7,10 @@
 # timeouts 200..20000 ms, four-letter words allowed (the runner reads watches and ephemerals
 # with them), no admin server; on 127.0.0.1, a free port and a temporary data dir, stopped on exit.
 #
+# Then differential fuzzing: FUZZ_SCRIPTS (200) random op scripts of seed FUZZ_SEED (1) run against
+# the model and the server (zklab zk-fuzz); a mismatch is shrunk and saved as a case pair in
+# FUZZ_SAVE_DIR (zklab-fuzz/cases and zklab-fuzz/expected). FUZZ_SCRIPTS=0 skips it.
+#
 # ZooKeeper comes from ZOOKEEPER_CLASSPATH (a java classpath), else ZOOKEEPER_HOME (an unpacked
 # release: its jars in lib/), else the Debian package (apt-get install zookeeper).
 set -euo pipefail
@@ -128,6 +132,13 @@ if [ -s "$notes" ]; then
   echo "differences:"
   cat "$notes"
 fi
+echo "$bad of $(ls conformance/cases/*.json | wc -l) cases differ"
+
+fuzz_bad=0
+if [ "${FUZZ_SCRIPTS:-200}" -gt 0 ]; then
+  "$zklab" zk-fuzz --server "127.0.0.1:$port" --scripts "${FUZZ_SCRIPTS:-200}" --seed "${FUZZ_SEED:-1}" \
+    --save-dir "${FUZZ_SAVE_DIR:-zklab-fuzz}" || fuzz_bad=1
+fi
 ms=$((($(date +%s%N) - started) / 1000000))
-echo "$bad of $(ls conformance/cases/*.json | wc -l) cases differ; wall time $((ms / 1000)).$((ms % 1000 / 100)) s"
-[ "$bad" -eq 0 ]
+echo "wall time $((ms / 1000)).$((ms % 1000 / 100)) s"
+[ "$bad" -eq 0 ] && [ "$fuzz_bad" -eq 0 ]

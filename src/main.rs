@@ -73,6 +73,26 @@ enum Command {
         #[arg(long, value_name = "HOST:PORT")]
         server: Option<String>,
     },
+    /// Differential fuzzing: run random op scripts against the model and a live ZooKeeper; on a
+    /// difference, shrink the script, save it with the server's answer as a case, exit 1.
+    ZkFuzz {
+        /// The ZooKeeper server (its tree is cleaned before every script).
+        #[arg(long, value_name = "HOST:PORT")]
+        server: String,
+        /// How many scripts to compare.
+        #[arg(long, default_value_t = 100)]
+        scripts: u32,
+        /// The random seed: the same seed makes the same scripts.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where a shrunk mismatch is saved (as DIR/cases/NN-fuzz-seed-S.json and
+        /// DIR/expected/NN-fuzz-seed-S.json).
+        #[arg(long, value_name = "DIR", default_value = "zklab-fuzz")]
+        save_dir: PathBuf,
+        /// At most this many shrinking steps (each runs the server once).
+        #[arg(long, default_value_t = 200)]
+        max_shrink: u32,
+    },
 }
 
 #[derive(clap::Args)]
@@ -166,6 +186,11 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Some(Command::ZkFuzz { server, scripts, seed, save_dir, max_shrink }) => {
+            let options =
+                zklab::conformance::FuzzOptions { server, scripts, seed, max_shrink_iters: max_shrink, progress: true };
+            zk_fuzz(&options, &save_dir)
+        }
         Some(Command::Check(args)) => match check_command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -379,6 +404,48 @@ fn zk_script(path: &Path, expect: Option<&Path>, server: Option<&str>) -> i32 {
         eprintln!("differs: {d}");
     }
     i32::from(!differences.is_empty())
+}
+
+fn zk_fuzz(options: &zklab::conformance::FuzzOptions, save_dir: &Path) -> i32 {
+    if options.scripts == 0 {
+        eprintln!("error: --scripts must be at least 1");
+        return 2;
+    }
+    if save_dir.exists() && !save_dir.is_dir() {
+        eprintln!("error: --save-dir {} exists and is not a directory", save_dir.display());
+        return 2;
+    }
+    let report = match zklab::conformance::fuzz(options) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let Some(mismatch) = report.mismatch else {
+        say!(
+            "zk-fuzz: {} scripts (seed {}): the model answered every one like the server",
+            report.compared,
+            options.seed
+        );
+        return 0;
+    };
+    say!(
+        "zk-fuzz: script {} of seed {} differs; shrunk in {} runs to {} ops:",
+        report.compared,
+        options.seed,
+        report.shrink_runs,
+        mismatch.script["ops"].as_array().map_or(0, Vec::len)
+    );
+    say_raw!("{}", zklab::conformance::script_text(&mismatch.script));
+    for d in &mismatch.differences {
+        say!("differs: {d}");
+    }
+    match zklab::conformance::save(&mismatch, save_dir) {
+        Ok(name) => say!("saved as {name} in {}/cases and {}/expected", save_dir.display(), save_dir.display()),
+        Err(e) => say!("not saved: {e}"),
+    }
+    1
 }
 
 fn replay(path: &Path, show: bool, mermaid: bool) -> i32 {

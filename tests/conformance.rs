@@ -37,3 +37,13 @@ fn a_difference_is_reported() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].starts_with("op 9:"), "{found:?}");
 }
+
+#[test]
+fn every_case_is_listed_in_the_conformance_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/conformance.md")).unwrap();
+    for case in std::fs::read_dir(root.join("conformance/cases")).unwrap() {
+        let name = case.unwrap().path().file_stem().unwrap().to_string_lossy().to_string();
+        assert!(page.contains(&format!("| {name} |")), "docs/conformance.md has no line for case {name}");
+    }
+}

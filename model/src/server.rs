@@ -208,6 +208,10 @@ impl Server {
     fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {
         let sequential = matches!(request, Request::Create { mode, .. } if mode.is_sequential());
         path::validate(request.path(), sequential).map_err(|_| ZkError::BadArguments)?;
+        // The client refuses to delete the root before it looks at its session.
+        if matches!(request, Request::Delete { path, .. } if path == "/") {
+            return Err(ZkError::BadArguments);
+        }
         if !self.is_alive(session) {
             return Err(ZkError::SessionExpired);
         }
@@ -252,9 +256,6 @@ impl Server {
     }
 
     fn delete(&mut self, path: &str, version: i32, out: &mut Vec<Notification>) -> ZkResult {
-        if path == "/" {
-            return Err(ZkError::BadArguments);
-        }
         let node = self.tree.get(path).ok_or(ZkError::NoNode)?;
         if version != -1 && version != node.version {
             return Err(ZkError::BadVersion);
@@ -385,6 +386,8 @@ impl Server {
     }
 
     /// Closes a session: one atomic step that deletes all its ephemerals and drops its watches.
+    /// Its connection is still open while the server applies the close, so the session's own
+    /// watches on what the close deletes fire to it first (measured on ZooKeeper 3.8.0).
     pub fn close_session(&mut self, session: SessionId) -> Vec<Notification> {
         self.end_session(session, SessionStatus::Closed)
     }
@@ -399,11 +402,16 @@ impl Server {
         if !self.is_alive(session) {
             return out;
         }
-        self.drop_watches(session);
+        // The server expires a session it has not heard from: its connection, and with it every
+        // watch of the session, is gone before the ephemerals are.
+        if status == SessionStatus::Expired {
+            self.drop_watches(session);
+        }
         let zxid = self.next_zxid();
         for path in self.tree.ephemerals_of(session) {
             self.remove_node(&path, zxid, &mut out);
         }
+        self.drop_watches(session);
         let info = self.sessions.get_mut(&session).expect("alive above");
         info.status = status;
         info.view = None;

@@ -525,6 +525,16 @@ fn error_bad_arguments_for_bad_paths() {
 }
 
 #[test]
+fn deleting_the_root_is_bad_arguments_even_on_an_ended_session() {
+    // Found by zk-fuzz: the client refuses it before it looks at its session.
+    let mut zk = server();
+    let a = open(&mut zk);
+    zk.expire_session(a);
+    assert_eq!(fails(&mut zk, a, Request::delete("/")), ZkError::BadArguments);
+    assert_eq!(fails(&mut zk, a, Request::delete("/p")), ZkError::SessionExpired);
+}
+
+#[test]
 fn failed_op_changes_nothing() {
     // A busy server with watches armed, ephemerals and a counter in use; every failure below
     // must leave it exactly as it was (`fails` compares the whole Server) and fire nothing.
@@ -682,8 +692,8 @@ fn expiry_deletes_ephemerals_atomically_with_one_children_changed_per_parent() {
     close_scenario(|zk, s| zk.expire_session(s), SessionStatus::Expired);
 }
 
-#[test]
-fn closing_session_own_watches_are_dropped() {
+/// A session with watches on its own ephemerals (and their parent) and on a node still to come.
+fn watching_own_ephemerals() -> (Server, SessionId, SessionId) {
     let mut zk = server();
     let a = open(&mut zk);
     let b = open(&mut zk);
@@ -695,8 +705,31 @@ fn closing_session_own_watches_are_dropped() {
     ok(&mut zk, a, Request::get_children("/lock/x-0000000000", true));
     ok(&mut zk, a, Request::exists("/later", true));
     ok(&mut zk, b, Request::get_children("/lock", true));
+    (zk, a, b)
+}
+
+#[test]
+fn closing_session_hears_its_own_watches_on_what_the_close_deletes() {
+    // 33-close-own-ephemeral-watch: the connection is open while the server applies the close.
+    let (mut zk, a, b) = watching_own_ephemerals();
     let notifications = zk.close_session(a);
-    assert!(events_of(&notifications, a).is_empty(), "the closing session gets nothing: {notifications:?}");
+    assert_eq!(
+        events_of(&notifications, a),
+        vec![ev(NodeDeleted, "/lock/x-0000000000"), ev(NodeChildrenChanged, "/lock")],
+        "one NodeDeleted for its data and child watches on the node, one NodeChildrenChanged"
+    );
+    assert_eq!(events_of(&notifications, b), vec![ev(NodeChildrenChanged, "/lock")]);
+    assert!(no_watches(&zk, a), "the rest of its watches go with the session");
+    let (_, later) = run(&mut zk, b, Request::create("/later", Persistent));
+    assert!(later.is_empty(), "a dropped exist watch does not fire: {later:?}");
+}
+
+#[test]
+fn expired_session_own_watches_are_dropped_before_its_ephemerals_go() {
+    // 32-expire-drops-watches: the server expires a session whose connection is gone.
+    let (mut zk, a, b) = watching_own_ephemerals();
+    let notifications = zk.expire_session(a);
+    assert!(events_of(&notifications, a).is_empty(), "the expired session gets nothing: {notifications:?}");
     assert_eq!(events_of(&notifications, b), vec![ev(NodeChildrenChanged, "/lock")]);
     assert!(no_watches(&zk, a));
     let (_, later) = run(&mut zk, b, Request::create("/later", Persistent));

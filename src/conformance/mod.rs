@@ -3,13 +3,16 @@
 //! compared answer by answer. See conformance/FORMAT.md.
 
 mod compare;
+mod differential;
 mod fourlw;
+mod fuzz;
 mod live;
 mod runner;
 mod sandbox;
 mod script;
 
 pub use compare::differences;
+pub use differential::{fuzz, results_text, save, script_text, FuzzOptions, FuzzReport, Mismatch};
 pub use live::run_script_live;
 pub use runner::run_script;
 

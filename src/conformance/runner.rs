@@ -108,18 +108,22 @@ impl Runner {
                 result.insert("state".into(), json!(state));
             }
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
-            (_, Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
+            ("close" | "expire", Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
             ("close", Handle::Open) | ("expire", Handle::Open) => {
                 let notifications =
                     if kind == "close" { self.server.close_session(id) } else { self.server.expire_session(id) };
                 let (handle, state) =
                     if kind == "close" { (Handle::Closed, "Closed") } else { (Handle::Expired, "Expired") };
                 self.sessions.insert(name.clone(), (id, handle));
-                self.armed.retain(|(s, _, _), _| *s != id);
+                // A close fires the session's own watches on what it deletes (an expiry has
+                // dropped them already); whatever is left is gone with the session.
                 self.deliver(notifications);
+                self.armed.retain(|(s, _, _), _| *s != id);
                 self.inbox.entry(name).or_default().push(json!({ "state": state }));
             }
-            (_, Handle::Open) => {
+            // An expired handle still makes its requests: the server (the model's client-side
+            // checks included) refuses them.
+            (_, Handle::Open | Handle::Expired) => {
                 let request = request.expect("every other op is a request");
                 let outcome = self.server.apply(id, &request);
                 self.deliver(outcome.notifications);
