@@ -23,6 +23,8 @@ impl ChildrenOrder {
     pub fn arrange(self, mut names: Vec<String>) -> Vec<String> {
         match self {
             ChildrenOrder::Sorted => names.sort(),
+            // The tree lists children in key order already: reversing it is all it takes.
+            ChildrenOrder::Reversed if names.is_sorted() => names.reverse(),
             ChildrenOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
             ChildrenOrder::Scrambled(seed) => names.sort_by_key(|n| (fnv1a(seed, n), n.clone())),
         }
