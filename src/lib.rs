@@ -31,6 +31,7 @@ pub mod trace;
 pub use zklab_model as model;
 pub use zklab_recipes as recipes;
 pub mod herd;
+pub mod schedules;
 pub mod simulate;
 pub mod simulate_cli;
 pub mod suite;

@@ -87,7 +87,7 @@ pub fn run_seeds(scenario: &Scenario, base: &SimConfig, seeds: &[u64], threads: 
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn run_one(scenario: &Scenario, config: &SimConfig) -> RunReport {
+pub fn run_one(scenario: &Scenario, config: &SimConfig) -> RunReport {
     let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
     let run = zklab_sim::simulate(config, recipes).expect("validated before the sweep");
     let steps_json = serde_json::to_string(&run.steps).expect("steps serialize");

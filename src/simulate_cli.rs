@@ -6,7 +6,7 @@ use crate::simulate::{parse_rates, run_seeds, RunReport};
 use std::path::PathBuf;
 use std::time::Instant;
 use zklab_model::WorldConfig;
-use zklab_sim::{Latency, Schedule, SimConfig};
+use zklab_sim::{Breaks, Latency, Schedule, SimConfig};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct SimulateArgs {
@@ -56,6 +56,13 @@ pub struct SimulateArgs {
     /// Print one JSON array (one object per seed) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Instead of fault rates, try this many random fault schedules (of the kinds --faults
+    /// names) and shrink the first that breaks a property to a minimal one, kept as a file.
+    #[arg(long)]
+    pub search: Option<u32>,
+    /// The most faults a searched schedule holds.
+    #[arg(long, default_value_t = 4)]
+    pub max_faults: usize,
     /// Where violation traces are written.
     #[arg(long, default_value = "zklab-traces")]
     pub trace_dir: PathBuf,
@@ -90,6 +97,9 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
         config.schedule = Schedule::load(path).map_err(|e| BadInput(e.to_string()))?.faults;
     }
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
+    if let Some(cases) = args.search {
+        return search(args, &scenario, &config, cases, first);
+    }
     let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
     let started = Instant::now();
     let reports = run_seeds(&scenario, &config, &seeds, args.threads);
@@ -145,25 +155,97 @@ fn write_trace(args: &SimulateArgs, report: &RunReport, trace: &crate::trace::Tr
 
 /// The command that runs exactly this seed again.
 fn reproduce(args: &SimulateArgs, seed: u64) -> String {
-    let mut line = format!(
-        "zklab simulate --recipe {} --clients {} --rounds {} --seed {seed} --faults {} --chaos-ms {} --hold-ms {} --latency-us {} --start-spread-ms {} --client {}",
-        args.recipe,
-        args.clients,
-        args.rounds,
-        args.faults,
-        args.chaos_ms,
-        args.hold_ms,
-        args.latency_us,
-        args.start_spread_ms,
-        args.client.name()
-    );
-    if let Some(ms) = args.heal_ms {
-        line.push_str(&format!(" --heal-ms {ms}"));
-    }
+    let mut words = vec!["zklab".to_string()];
+    words.extend(run_args(args, seed, &args.faults));
     if let Some(schedule) = &args.schedule {
-        line.push_str(&format!(" --schedule {}", schedule.display()));
+        words.extend(["--schedule".to_string(), schedule.display().to_string()]);
     }
-    line
+    words.join(" ")
+}
+
+/// The `simulate` arguments that fix a run, apart from its schedule.
+fn run_args(args: &SimulateArgs, seed: u64, faults: &str) -> Vec<String> {
+    let mut words: Vec<String> = [
+        "simulate",
+        "--recipe",
+        &args.recipe,
+        "--clients",
+        &args.clients.to_string(),
+        "--rounds",
+        &args.rounds.to_string(),
+        "--seed",
+        &seed.to_string(),
+        "--faults",
+        faults,
+        "--chaos-ms",
+        &args.chaos_ms.to_string(),
+        "--hold-ms",
+        &args.hold_ms.to_string(),
+        "--latency-us",
+        &args.latency_us,
+        "--start-spread-ms",
+        &args.start_spread_ms.to_string(),
+        "--client",
+        args.client.name(),
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    if let Some(ms) = args.heal_ms {
+        words.extend(["--heal-ms".to_string(), ms.to_string()]);
+    }
+    words
+}
+
+/// `--search`: random schedules, the first failing one shrunk and kept.
+fn search(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    config: &SimConfig,
+    cases: u32,
+    seed: u64,
+) -> Result<i32, BadInput> {
+    let kinds: Vec<zklab_model::FaultKind> = zklab_model::FaultKind::ALL
+        .into_iter()
+        .filter(|k| match k {
+            zklab_model::FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
+            zklab_model::FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
+            _ => config.rates.count(*k) > 0,
+        })
+        .collect();
+    let Some(found) = crate::schedules::search(scenario, config, &kinds, cases, args.max_faults)? else {
+        say!("{cases} schedules of up to {} faults: none breaks a property", args.max_faults);
+        return Ok(0);
+    };
+    let report = &found.report;
+    let (Some(property), Some(trace)) = (report.violated.clone(), report.trace.as_ref()) else {
+        return Err(BadInput("the shrunk schedule no longer fails (the run is not deterministic)".to_string()));
+    };
+    let cant = |e: std::io::Error| BadInput(format!("cannot write to {}: {e}", args.trace_dir.display()));
+    std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
+    let stem = format!("sched-{}-n{}-{property}", args.recipe.replace(',', "+"), args.clients);
+    let schedule_file = args.trace_dir.join(format!("{stem}.json"));
+    let schedule = Schedule {
+        faults: found.faults.clone(),
+        breaks: Some(Breaks { args: run_args(args, seed, "none"), property: property.clone() }),
+    };
+    std::fs::write(&schedule_file, schedule.to_json()).map_err(cant)?;
+    let trace_file = args.trace_dir.join(format!("{stem}-trace.json"));
+    std::fs::write(&trace_file, trace.to_json()).map_err(cant)?;
+    say!(
+        "schedule {} of {cases} breaks {property}; shrunk in {} runs to {} fault(s):",
+        found.tried,
+        found.shrink_runs,
+        found.faults.len()
+    );
+    for f in &found.faults {
+        say!("  at {} ms: {} on c{}", f.at_ms, f.fault, f.client);
+    }
+    say!("  {}", report.detail.as_deref().unwrap_or(""));
+    say!("schedule: {}", schedule_file.display());
+    say!("trace: {}", trace_file.display());
+    say!("reproduce: zklab {} --schedule {}", run_args(args, seed, "none").join(" "), schedule_file.display());
+    Ok(1)
 }
 
 fn print_summary(reports: &[RunReport], wall: std::time::Duration) {

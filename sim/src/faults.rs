@@ -27,6 +27,17 @@ impl TimedFault {
 #[serde(deny_unknown_fields)]
 pub struct Schedule {
     pub faults: Vec<TimedFault>,
+    /// For a schedule kept because it breaks a recipe: the run it breaks and how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breaks: Option<Breaks>,
+}
+
+/// The run a kept schedule breaks: `zklab simulate <args> --schedule FILE` violates `property`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Breaks {
+    pub args: Vec<String>,
+    pub property: String,
 }
 
 #[derive(Debug, thiserror::Error)]

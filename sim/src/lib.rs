@@ -14,7 +14,7 @@ mod streams;
 mod timing;
 
 pub use config::{BadConfig, FaultRates, Latency, SimConfig, MAX_CLIENTS};
-pub use faults::{Schedule, ScheduleError, TimedFault};
+pub use faults::{Breaks, Schedule, ScheduleError, TimedFault};
 pub use metrics::{Herd, Metrics};
 pub use run::{simulate, Outcome, SimRun, Violation};
 pub use timing::SessionTiming;

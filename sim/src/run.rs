@@ -131,11 +131,12 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn run(&mut self) {
+        // Faults first: one planned for the very start strikes the clients' first requests.
+        self.plan_faults();
         for i in 0..self.clients() {
             let at = between(&mut self.streams.workload, 0, self.config.start_spread_us);
             self.queue.push(at, Event::Acquire(i as ClientId));
         }
-        self.plan_faults();
         let deadline = self.heal_deadline();
         while let Some((at, event)) = self.queue.pop() {
             if at > deadline {
@@ -207,12 +208,17 @@ impl<'a, R: Recipe> Sim<'a, R> {
             Event::Write(i) => {
                 if self.world.enabled(Step::Write(i)) {
                     self.apply(Step::Write(i));
+                } else if self.paused(i) {
+                    self.queue.push(self.now + self.timing.tick, event);
                 }
             }
             Event::Release(i) => {
                 if self.world.enabled(Step::Release(i)) {
                     self.metrics.releases += 1;
                     self.take(Sending::Release, i);
+                } else if self.paused(i) {
+                    // The application finishes its work once the process runs again.
+                    self.queue.push(self.now + self.timing.tick, event);
                 } else if matches!(self.world.clients[usize::from(i)].belief(), Belief::Suspended { .. }) {
                     let later = self.now + self.timing.ping_interval();
                     self.queue.push(later, Event::Release(i));
@@ -244,6 +250,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
             }
             Event::Fault(kind, i) => self.fault(kind, i),
         }
+    }
+
+    fn paused(&self, i: ClientId) -> bool {
+        let c = &self.world.clients[usize::from(i)];
+        c.paused && !c.crashed
     }
 
     fn wants_to_acquire(&self, i: ClientId) -> bool {
@@ -436,14 +447,22 @@ impl<'a, R: Recipe> Sim<'a, R> {
             } else {
                 String::new()
             };
-            let detail = format!(
-                "{} waiting clients ({}{more}) had not acquired {} ms after the faults stopped; holder: {}",
-                waiting.len(),
-                names(shown),
-                (self.now.saturating_sub(self.config.chaos_us)) / 1000,
-                if holders.is_empty() { "none".to_string() } else { names(&holders) },
-            );
+            let holder = if holders.is_empty() { "none".to_string() } else { names(&holders) };
             let stalled = !self.world.deadlocked();
+            let detail = match stalled {
+                true => format!(
+                    "{} waiting clients ({}{more}) had not acquired {} ms after the faults stopped; holder: {holder}",
+                    waiting.len(),
+                    names(shown),
+                    self.now.saturating_sub(self.config.chaos_us) / 1000,
+                ),
+                false => format!(
+                    "{} waiting clients ({}{more}) wait and nothing but a fault can happen (from {} ms on); holder: {holder}",
+                    waiting.len(),
+                    names(shown),
+                    self.now / 1000,
+                ),
+            };
             self.violated("eventual_acquire", detail, stalled);
         } else if !self.world.no_orphans() {
             let detail = format!("orphaned lock nodes: {}", self.world.orphans().join(", "));

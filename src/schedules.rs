@@ -1,0 +1,77 @@
+//! Searching for failure schedules with proptest: random lists of timed faults for a small
+//! world, each run by the simulator; the first list that breaks a property is shrunk (fewer
+//! faults, earlier, on lower-numbered clients) to a minimal schedule, which is kept as a file
+//! that `zklab simulate --schedule` replays.
+
+use crate::scenario::{BadInput, Scenario};
+use crate::simulate::{run_one, RunReport};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use std::cell::Cell;
+use zklab_model::{ClientId, FaultKind};
+use zklab_sim::{SimConfig, TimedFault};
+
+/// A shrunk schedule and the run it breaks.
+pub struct Found {
+    pub faults: Vec<TimedFault>,
+    pub report: RunReport,
+    /// Schedules run before the first failure, and runs spent shrinking it.
+    pub tried: u32,
+    pub shrink_runs: u32,
+}
+
+/// Tries `cases` random schedules of up to `max_faults` faults of `kinds`, within the chaos
+/// phase, on `base` (whose own fault rates are ignored). `None`: every schedule passed.
+pub fn search(
+    scenario: &Scenario,
+    base: &SimConfig,
+    kinds: &[FaultKind],
+    cases: u32,
+    max_faults: usize,
+) -> Result<Option<Found>, BadInput> {
+    if kinds.is_empty() {
+        return Err(BadInput("--search needs fault kinds to schedule (give --faults)".to_string()));
+    }
+    let clients = scenario.recipes.len() as ClientId;
+    // Faults matter while the clients contend: twice the time their holds take one after the
+    // other (and never past the chaos phase).
+    let busy_us = (base.hold_us + base.think_us) * u64::from(base.world.rounds) * u64::from(clients) * 2;
+    let window_ms = (base.chaos_us.min(busy_us) / 1000).max(1);
+    let fault = (0..window_ms, proptest::sample::select(kinds.to_vec()), 0..clients)
+        .prop_map(|(at_ms, fault, client)| TimedFault { at_ms, fault, client });
+    let schedules = proptest::collection::vec(fault, 1..=max_faults.max(1));
+    let config = Config { cases, failure_persistence: None, max_shrink_iters: 4096, ..Config::default() };
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&base.seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let quiet = SimConfig { rates: Default::default(), ..base.clone() };
+    let (tried, failed, shrink_runs) = (Cell::new(0u32), Cell::new(false), Cell::new(0u32));
+    let outcome = runner.run(&schedules, |faults| {
+        match failed.get() {
+            true => shrink_runs.set(shrink_runs.get() + 1),
+            false => tried.set(tried.get() + 1),
+        }
+        let report = run_one(scenario, &SimConfig { schedule: sorted(faults), ..quiet.clone() });
+        match report.violated {
+            Some(property) => {
+                failed.set(true);
+                Err(TestCaseError::fail(property))
+            }
+            None => Ok(()),
+        }
+    });
+    match outcome {
+        Ok(()) => Ok(None),
+        Err(TestError::Abort(why)) => Err(BadInput(format!("the schedule search stopped: {why}"))),
+        Err(TestError::Fail(_, minimal)) => {
+            let faults = sorted(minimal);
+            let report = run_one(scenario, &SimConfig { schedule: faults.clone(), ..quiet });
+            Ok(Some(Found { faults, report, tried: tried.get(), shrink_runs: shrink_runs.get() }))
+        }
+    }
+}
+
+fn sorted(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {
+    faults.sort();
+    faults
+}
