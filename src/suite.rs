@@ -5,6 +5,7 @@
 use crate::check::{self, Options, Status};
 use crate::scenario::{parse_faults, Scenario};
 use std::path::PathBuf;
+use zklab_model::ClientBehaviour::{self, Java, Kazoo};
 use zklab_model::WorldConfig;
 
 pub struct Settings {
@@ -23,40 +24,49 @@ pub struct Case {
     pub recipe: &'static str,
     pub clients: usize,
     pub faults: &'static str,
+    /// The client library's behaviour over a disconnect (kazoo drops its watches).
+    pub client: ClientBehaviour,
     pub violated: &'static [&'static str],
     pub lesson: &'static str,
 }
 
 pub const CASES: &[Case] = &[
-    Case { recipe: "standard", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect,expire", violated: &[], lesson: "the recipe survives lost requests, lost replies, disconnects and expiry" },
-    Case { recipe: "standard", clients: 3, faults: "loss-before-apply,loss-after-apply", violated: &[], lesson: "three contenders, requests lost before and after the server applies them" },
-    Case { recipe: "standard", clients: 3, faults: "expire", violated: &[], lesson: "three contenders, one session expired under its holder or a waiter" },
-    Case { recipe: "standard", clients: 2, faults: "expire,pause", violated: &["belief_exclusion"], lesson: "holder-outlives-session: a paused holder believes past its expiry; the fencing token still protects the resource" },
-    Case { recipe: "naive", clients: 3, faults: "loss-after-apply", violated: &[], lesson: "the single-node lock is safe (its cost is the herd)" },
-    Case { recipe: "parent-watch", clients: 3, faults: "loss-after-apply", violated: &[], lesson: "the children-watch lock is safe (its cost is the herd)" },
-    Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
-    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
-    Case { recipe: "wait-on-null", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
-    Case { recipe: "rw-writer,rw-reader,rw-reader", clients: 3, faults: "none", violated: &[], lesson: "the recipes page read/write lock: readers share, a writer excludes everyone" },
-    Case { recipe: "rw-reader,rw-writer", clients: 2, faults: "expire", violated: &[], lesson: "a reader and a writer, either session expired under its holder or a waiter" },
-    Case { recipe: "curator-rw-reader,curator-rw-writer", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "Curator's read/write lock adopts its protected node after a lost reply" },
-    Case { recipe: "curator-rw-downgrade,curator-rw-reader", clients: 2, faults: "expire", violated: &[], lesson: "a writer downgrades to read (acquire read, release write) beside a reader" },
-    Case { recipe: "curator-rw-downgrade-621,curator-rw-writer", clients: 2, faults: "none", violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)" },
-    Case { recipe: "curator-rw-writer,curator-rw-reader-211", clients: 2, faults: "expire", violated: &["eventual_acquire"], lesson: "rw-vanished-own-node: a reader whose node went with its session never notices (CURATOR-211)" },
-    Case { recipe: "semaphore", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "a two-lease semaphore: both leases in use at once, lost replies recovered" },
-    Case { recipe: "semaphore-max1", clients: 2, faults: "expire", violated: &[], lesson: "a one-lease semaphore survives an expired session" },
-    Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", violated: &["no_orphans", "eventual_acquire"], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
-    Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", violated: &["eventual_acquire"], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
-    Case { recipe: "revocable-writer,revocable-reader", clients: 2, faults: "loss-after-apply", violated: &[], lesson: "the revocable lock: a waiter asks the node it waits on to unlock" },
-    Case { recipe: "zk-write-lock", clients: 2, faults: "none", violated: &["eventual_acquire"], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
-    Case { recipe: "kazoo-lock", clients: 2, faults: "expire", violated: &["belief_exclusion"], lesson: "holder-ignores-session: kazoo's Lock never tells its holder that the session expired" },
-    Case { recipe: "kazoo-lock", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect", violated: &[], lesson: "kazoo's Lock survives lost requests, lost replies and disconnects: it finds its node by its uuid prefix" },
+    Case { recipe: "standard", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect,expire", client: Java, violated: &[], lesson: "the recipe survives lost requests, lost replies, disconnects and expiry" },
+    Case { recipe: "standard", clients: 3, faults: "loss-before-apply,loss-after-apply", client: Java, violated: &[], lesson: "three contenders, requests lost before and after the server applies them" },
+    Case { recipe: "standard", clients: 3, faults: "expire", client: Java, violated: &[], lesson: "three contenders, one session expired under its holder or a waiter" },
+    Case { recipe: "standard", clients: 2, faults: "expire,pause", client: Java, violated: &["belief_exclusion"], lesson: "holder-outlives-session: a paused holder believes past its expiry; the fencing token still protects the resource" },
+    Case { recipe: "naive", clients: 3, faults: "loss-after-apply", client: Java, violated: &[], lesson: "the single-node lock is safe (its cost is the herd)" },
+    Case { recipe: "parent-watch", clients: 3, faults: "loss-after-apply", client: Java, violated: &[], lesson: "the children-watch lock is safe (its cost is the herd)" },
+    Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", client: Java, violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
+    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", client: Java, violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
+    Case { recipe: "wait-on-null", clients: 2, faults: "none", client: Java, violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
+    Case { recipe: "rw-writer,rw-reader,rw-reader", clients: 3, faults: "none", client: Java, violated: &[], lesson: "the recipes page read/write lock: readers share, a writer excludes everyone" },
+    Case { recipe: "rw-reader,rw-writer", clients: 2, faults: "expire", client: Java, violated: &[], lesson: "a reader and a writer, either session expired under its holder or a waiter" },
+    Case { recipe: "curator-rw-reader,curator-rw-writer", clients: 2, faults: "loss-after-apply", client: Java, violated: &[], lesson: "Curator's read/write lock adopts its protected node after a lost reply" },
+    Case { recipe: "curator-rw-downgrade,curator-rw-reader", clients: 2, faults: "expire", client: Java, violated: &[], lesson: "a writer downgrades to read (acquire read, release write) beside a reader" },
+    Case { recipe: "curator-rw-downgrade-621,curator-rw-writer", clients: 2, faults: "none", client: Java, violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)" },
+    Case { recipe: "curator-rw-writer,curator-rw-reader-211", clients: 2, faults: "expire", client: Java, violated: &["eventual_acquire"], lesson: "rw-vanished-own-node: a reader whose node went with its session never notices (CURATOR-211)" },
+    Case { recipe: "semaphore", clients: 2, faults: "loss-after-apply", client: Java, violated: &[], lesson: "a two-lease semaphore: both leases in use at once, lost replies recovered" },
+    Case { recipe: "semaphore-max1", clients: 2, faults: "expire", client: Java, violated: &[], lesson: "a one-lease semaphore survives an expired session" },
+    Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", client: Java, violated: &["no_orphans", "eventual_acquire"], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
+    Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", client: Java, violated: &["eventual_acquire"], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
+    Case { recipe: "revocable-writer,revocable-reader", clients: 2, faults: "loss-after-apply", client: Java, violated: &[], lesson: "the revocable lock: a waiter asks the node it waits on to unlock" },
+    Case { recipe: "zk-write-lock", clients: 2, faults: "none", client: Java, violated: &["eventual_acquire"], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "expire", client: Java, violated: &["belief_exclusion"], lesson: "holder-ignores-session: kazoo's Lock never tells its holder that the session expired" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect", client: Java, violated: &[], lesson: "kazoo's Lock survives lost requests, lost replies and disconnects: it finds its node by its uuid prefix" },
+    Case { recipe: "release-under-connloss", clients: 2, faults: "loss-before-apply", client: Java, violated: &["no_orphans", "eventual_acquire"], lesson: "release-under-connloss: a release that forgets its node after a failed delete leaves it to block everyone (CURATOR-678)" },
+    Case { recipe: "watches-not-rearmed", clients: 2, faults: "disconnect", client: Kazoo, violated: &["eventual_acquire"], lesson: "watches-not-rearmed: under kazoo a waiter that ignores the reconnect never hears its predecessor go (kazoo PR #170)" },
+    Case { recipe: "timeout-lock", clients: 3, faults: "loss-after-apply", client: Java, violated: &[], lesson: "a waiter that gives up deletes its node, found by its guid when the create's reply was lost" },
+    Case { recipe: "timeout-lock-forget-node", clients: 2, faults: "loss-after-apply", client: Java, violated: &["no_orphans", "eventual_acquire"], lesson: "interrupt-after-create: giving up before the create's reply, the node is forgotten and blocks everyone (CURATOR-79)" },
+    Case { recipe: "client-id-lock", clients: 3, faults: "loss-after-apply", client: Java, violated: &[], lesson: "the lock that keeps its client id as node data finds its node by reading each child after a lost reply" },
+    Case { recipe: "client-id-lock-nonode-fatal", clients: 2, faults: "loss-after-apply", client: Java, violated: &["no_orphans"], lesson: "getdata-nonode-fatal: a child gone between listing and getData fails the acquire and orphans its node" },
 ];
 
 impl Case {
     pub fn scenario(&self) -> Scenario {
         let config = WorldConfig {
             faults: parse_faults(self.faults).expect("suite faults are valid"),
+            client_behaviour: self.client,
             ..WorldConfig::default()
         };
         Scenario::new(self.recipe, self.clients, config).expect("suite scenarios are valid")
@@ -91,11 +101,15 @@ pub fn run(settings: &Settings) -> i32 {
         };
         let verdict = if unexpected.is_empty() { verdict } else { format!("UNEXPECTED: {}", unexpected.join(", ")) };
         failures += usize::from(!unexpected.is_empty());
+        let faults = match case.client {
+            Java => case.faults.to_string(),
+            Kazoo => format!("{} (kazoo)", case.faults),
+        };
         say!(
             "{:<18} {:>2}  {:<50} {:>9} {:>8}  {verdict}",
             case.recipe,
             case.clients,
-            case.faults,
+            faults,
             report.unique_states,
             report.elapsed_ms
         );

@@ -7,6 +7,9 @@ pub mod registry;
 pub mod sequential;
 pub mod write_lock;
 
+pub mod client_id_lock;
+pub mod timeout_lock;
+
 pub mod curator_rw;
 pub mod revocable;
 pub mod rw_queue;

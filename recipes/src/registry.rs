@@ -1,11 +1,15 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
+use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
 use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
-use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
+use crate::sequential::{
+    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
+};
+use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;
 use crate::{curator_rw, shared_lock};
 use zklab_model::{Belief, Ctx, Input, Mode, Recipe, Renamer, Renaming, Request};
@@ -28,6 +32,8 @@ const STANDARD: Variant = Variant {
     wait_on: WaitOn::Predecessor,
     on_create_loss: OnCreateLoss::FindOwnNode,
     on_missing_predecessor: OnMissingPredecessor::ListAgain,
+    on_delete_loss: OnDeleteLoss::Retry,
+    on_reconnect: OnReconnect::Recheck,
 };
 
 pub const CATALOGUE: &[Entry] = &[
@@ -159,6 +165,42 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &["belief_exclusion"] }),
         build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
     },
+    Entry {
+        name: "release-under-connloss",
+        summary: "standard lock whose release drops its state when the delete fails with ConnectionLoss (CURATOR-678, CURATOR-307): an unapplied delete leaves the node, and the waiters wait until the session ends",
+        flaw: Some(Flaw { bug: "release-under-connloss", breaks: &["eventual_acquire", "no_orphans"] }),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("release-under-connloss", p, Variant { on_delete_loss: OnDeleteLoss::Forget, ..STANDARD })),
+    },
+    Entry {
+        name: "watches-not-rearmed",
+        summary: "standard lock that ignores the reconnect and trusts its watch (kazoo PR #170): under a client that drops watches on disconnect (--client kazoo) a predecessor deleted during the outage never wakes it",
+        flaw: Some(Flaw { bug: "watches-not-rearmed", breaks: &["eventual_acquire"] }),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("watches-not-rearmed", p, Variant { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD })),
+    },
+    Entry {
+        name: "timeout-lock",
+        summary: "standard lock acquired with a timeout that runs out during an outage (given up on Disconnected): deletes its node for sure, finding it by guid if the create's reply was lost",
+        flaw: None,
+        build: |p| AnyRecipe::Timeout(TimeoutLock::new("timeout-lock", p, STANDARD, OnGiveUp::DeleteNode)),
+    },
+    Entry {
+        name: "timeout-lock-forget-node",
+        summary: "timeout lock that, giving up before the create's reply came, assumes the create failed (CURATOR-79): the node it made blocks everyone",
+        flaw: Some(Flaw { bug: "interrupt-after-create", breaks: &["eventual_acquire", "no_orphans"] }),
+        build: |p| AnyRecipe::Timeout(TimeoutLock::new("timeout-lock-forget-node", p, STANDARD, OnGiveUp::ForgetUnknownNode)),
+    },
+    Entry {
+        name: "client-id-lock",
+        summary: "sequential lock whose nodes carry the client id as data, not in the name; after ConnectionLoss it lists the children and reads each one's data to find its node, skipping children gone meanwhile",
+        flaw: None,
+        build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock", p, OnDataNoNode::Skip)),
+    },
+    Entry {
+        name: "client-id-lock-nonode-fatal",
+        summary: "client-id lock whose recovery fails the acquire when a child vanishes between the listing and its getData (as CURATOR-358's getLeader threw NoNode): its own node, created but not yet found, is left behind",
+        flaw: Some(Flaw { bug: "getdata-nonode-fatal", breaks: &["no_orphans"] }),
+        build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock-nonode-fatal", p, OnDataNoNode::Fail)),
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -187,6 +229,8 @@ pub enum AnyRecipe {
     Revocable(Revocable),
     WriteLock(WriteLock),
     Kazoo(KazooLock),
+    Timeout(TimeoutLock),
+    ClientId(ClientIdLock),
 }
 
 impl Recipe for AnyRecipe {
@@ -199,6 +243,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.name(),
             AnyRecipe::WriteLock(r) => r.name(),
             AnyRecipe::Kazoo(r) => r.name(),
+            AnyRecipe::Timeout(r) => r.name(),
+            AnyRecipe::ClientId(r) => r.name(),
         }
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
@@ -210,6 +256,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.handle(ctx, input, out),
             AnyRecipe::WriteLock(r) => r.handle(ctx, input, out),
             AnyRecipe::Kazoo(r) => r.handle(ctx, input, out),
+            AnyRecipe::Timeout(r) => r.handle(ctx, input, out),
+            AnyRecipe::ClientId(r) => r.handle(ctx, input, out),
         }
     }
     fn belief(&self) -> Belief {
@@ -221,6 +269,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.belief(),
             AnyRecipe::WriteLock(r) => r.belief(),
             AnyRecipe::Kazoo(r) => r.belief(),
+            AnyRecipe::Timeout(r) => r.belief(),
+            AnyRecipe::ClientId(r) => r.belief(),
         }
     }
     fn owned_node(&self) -> Option<&str> {
@@ -232,6 +282,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.owned_node(),
             AnyRecipe::WriteLock(r) => r.owned_node(),
             AnyRecipe::Kazoo(r) => r.owned_node(),
+            AnyRecipe::Timeout(r) => r.owned_node(),
+            AnyRecipe::ClientId(r) => r.owned_node(),
         }
     }
     fn mode(&self) -> Mode {
@@ -243,6 +295,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.mode(),
             AnyRecipe::WriteLock(r) => r.mode(),
             AnyRecipe::Kazoo(r) => r.mode(),
+            AnyRecipe::Timeout(r) => r.mode(),
+            AnyRecipe::ClientId(r) => r.mode(),
         }
     }
     fn owned_nodes(&self) -> Vec<&str> {
@@ -254,6 +308,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.owned_nodes(),
             AnyRecipe::WriteLock(r) => r.owned_nodes(),
             AnyRecipe::Kazoo(r) => r.owned_nodes(),
+            AnyRecipe::Timeout(r) => r.owned_nodes(),
+            AnyRecipe::ClientId(r) => r.owned_nodes(),
         }
     }
     fn waits_on_one_node(&self) -> bool {
@@ -265,6 +321,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.waits_on_one_node(),
             AnyRecipe::WriteLock(r) => r.waits_on_one_node(),
             AnyRecipe::Kazoo(r) => r.waits_on_one_node(),
+            AnyRecipe::Timeout(r) => r.waits_on_one_node(),
+            AnyRecipe::ClientId(r) => r.waits_on_one_node(),
         }
     }
     fn renamed(&self, renamer: &Renamer) -> Option<Self> {
@@ -276,6 +334,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.renamed(renamer).map(AnyRecipe::Revocable),
             AnyRecipe::WriteLock(r) => r.renamed(renamer).map(AnyRecipe::WriteLock),
             AnyRecipe::Kazoo(r) => r.renamed(renamer).map(AnyRecipe::Kazoo),
+            AnyRecipe::Timeout(r) => r.renamed(renamer).map(AnyRecipe::Timeout),
+            AnyRecipe::ClientId(r) => r.renamed(renamer).map(AnyRecipe::ClientId),
         }
     }
     fn rename_name(&self, name: &str, renaming: &Renaming) -> String {
@@ -287,6 +347,8 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Revocable(r) => r.rename_name(name, renaming),
             AnyRecipe::WriteLock(r) => r.rename_name(name, renaming),
             AnyRecipe::Kazoo(r) => r.rename_name(name, renaming),
+            AnyRecipe::Timeout(r) => r.rename_name(name, renaming),
+            AnyRecipe::ClientId(r) => r.rename_name(name, renaming),
         }
     }
 }

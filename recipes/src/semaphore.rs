@@ -24,7 +24,9 @@
 //! "no lease" (releases the mutex and fails the acquire) without looking for the node it may
 //! have made. The node lives as long as the session and counts against `max` for everyone.
 
-use crate::sequential::{OnCreateLoss, OnMissingPredecessor, SequentialLock, Variant, WaitOn};
+use crate::sequential::{
+    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
+};
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState, ZkError};
 
@@ -34,6 +36,8 @@ const MUTEX: Variant = Variant {
     wait_on: WaitOn::Predecessor,
     on_create_loss: OnCreateLoss::FindOwnNode,
     on_missing_predecessor: OnMissingPredecessor::ListAgain,
+    on_delete_loss: OnDeleteLoss::Retry,
+    on_reconnect: OnReconnect::Recheck,
 };
 
 /// What a client does when the create of its lease fails with ConnectionLoss.

@@ -42,11 +42,32 @@ pub enum OnMissingPredecessor {
     Wait,
 }
 
+/// What the holder does when its release's delete fails with ConnectionLoss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnDeleteLoss {
+    /// Delete again until the node or the session is gone (Curator's guaranteed delete).
+    Retry,
+    /// Consider the lock released: if the delete was never applied the node stays, and every
+    /// waiter waits until the session ends.
+    Forget,
+}
+
+/// What a waiter does when its connection comes back with the session intact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnReconnect {
+    /// List again: a client library that dropped its watches will never wake us.
+    Recheck,
+    /// Go on waiting for the watch, trusting the library to have re-armed it.
+    KeepWaiting,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
     pub wait_on: WaitOn,
     pub on_create_loss: OnCreateLoss,
     pub on_missing_predecessor: OnMissingPredecessor,
+    pub on_delete_loss: OnDeleteLoss,
+    pub on_reconnect: OnReconnect,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -79,11 +100,19 @@ pub struct SequentialLock {
 }
 
 /// The marker between the guid and the sequence number in every node name.
-const MARKER: &str = "-lock-";
+pub(crate) const MARKER: &str = "-lock-";
 
 impl SequentialLock {
     pub fn new(name: &'static str, lock_path: &str, variant: Variant) -> Self {
         SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None }
+    }
+
+    pub fn lock_path(&self) -> &str {
+        &self.lock_path
+    }
+
+    pub fn variant(&self) -> &Variant {
+        &self.variant
     }
 
     /// The guid part of our node names: unique per client and session.
@@ -174,7 +203,10 @@ impl SequentialLock {
             (Phase::Releasing, Request::Delete { .. }, Ok(_) | Err(ZkError::NoNode)) => self.reset(),
             // Guaranteed delete: keep trying until the node is gone or the session is.
             (Phase::Releasing, Request::Delete { path, .. }, Err(ZkError::ConnectionLoss)) => {
-                out.push(Request::delete(&path))
+                match self.variant.on_delete_loss {
+                    OnDeleteLoss::Retry => out.push(Request::delete(&path)),
+                    OnDeleteLoss::Forget => self.reset(),
+                }
             }
             _ => {}
         }
@@ -225,7 +257,9 @@ impl zklab_model::Recipe for SequentialLock {
             Input::State(SessionState::SyncConnected) => match self.phase {
                 Phase::Suspended => self.phase = Phase::Holding,
                 // A client library that dropped its watches will never wake us: look again.
-                Phase::Waiting(_) => self.list(Phase::Listing, out),
+                Phase::Waiting(_) if self.variant.on_reconnect == OnReconnect::Recheck => {
+                    self.list(Phase::Listing, out)
+                }
                 _ => {}
             },
             Input::State(SessionState::Expired) => self.reset(),
@@ -274,7 +308,7 @@ impl zklab_model::Recipe for SequentialLock {
 }
 
 /// `c<client>-<session>`, the guid of our node names.
-fn guid_of(client: ClientId, session: SessionId) -> String {
+pub(crate) fn guid_of(client: ClientId, session: SessionId) -> String {
     format!("c{client}-{session}")
 }
 
