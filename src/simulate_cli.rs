@@ -210,6 +210,7 @@ fn search(
         .filter(|k| match k {
             zklab_model::FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
             zklab_model::FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
+            zklab_model::FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
             _ => config.rates.count(*k) > 0,
         })
         .collect();

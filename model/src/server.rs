@@ -374,10 +374,29 @@ impl Server {
     /// session's own history allow: never older than what the session has already seen.
     /// Returns the zxid its reads now see.
     pub fn attach_lagging(&mut self, session: SessionId) -> Option<i64> {
-        let info = self.sessions.get(&session)?;
-        let view = self.history.iter().map(|(z, _)| *z).find(|z| *z >= info.last_zxid)?;
+        let view = self.lag_view(session)?;
         self.sessions.get_mut(&session)?.view = Some(view);
         Some(view)
+    }
+
+    /// The zxid a lagging follower would show `session`: the oldest state in the lag window that
+    /// is not older than what the session has seen. `None`: no state in the window qualifies.
+    pub fn lag_view(&self, session: SessionId) -> Option<i64> {
+        let info = self.sessions.get(&session)?;
+        self.history.iter().map(|(z, _)| *z).find(|z| *z >= info.last_zxid)
+    }
+
+    /// `session` belongs to a new client handle, which has seen nothing yet: a follower may show
+    /// it any state in the lag window (the old handle's zxid died with it).
+    pub fn forget_seen(&mut self, session: SessionId) {
+        if let Some(info) = self.sessions.get_mut(&session) {
+            info.last_zxid = 0;
+        }
+    }
+
+    /// How many past states a lagging follower could show.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
     }
 
     /// The follower has caught up with the leader: reads by `session` see the latest tree again.

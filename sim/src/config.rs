@@ -30,6 +30,8 @@ impl Default for Latency {
 pub struct FaultRates {
     pub loss_before_apply: f64,
     pub loss_after_apply: f64,
+    /// The probability that a read is answered by a lagging follower.
+    pub lagging_read: f64,
     pub disconnects: u32,
     pub expiries: u32,
     pub crashes: u32,
@@ -47,6 +49,7 @@ impl FaultRates {
         match kind {
             FaultKind::LossBeforeApply => self.loss_before_apply = rate,
             FaultKind::LossAfterApply => self.loss_after_apply = rate,
+            FaultKind::LaggingRead => self.lagging_read = rate,
             FaultKind::Disconnect => self.disconnects = rate as u32,
             FaultKind::Expire => self.expiries = rate as u32,
             FaultKind::Crash => self.crashes = rate as u32,
@@ -57,7 +60,7 @@ impl FaultRates {
     /// How many times a timed fault kind strikes.
     pub fn count(&self, kind: FaultKind) -> u32 {
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => 0,
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => 0,
             FaultKind::Disconnect => self.disconnects,
             FaultKind::Expire => self.expiries,
             FaultKind::Crash => self.crashes,
@@ -68,6 +71,7 @@ impl FaultRates {
     pub fn any(&self) -> bool {
         self.loss_before_apply > 0.0
             || self.loss_after_apply > 0.0
+            || self.lagging_read > 0.0
             || FaultKind::ALL.into_iter().any(|k| self.count(k) > 0)
     }
 }
@@ -121,9 +125,11 @@ impl SimConfig {
                 self.latency.min_us, self.latency.max_us
             )));
         }
-        for (name, p) in
-            [("loss-before-apply", self.rates.loss_before_apply), ("loss-after-apply", self.rates.loss_after_apply)]
-        {
+        for (name, p) in [
+            ("loss-before-apply", self.rates.loss_before_apply),
+            ("loss-after-apply", self.rates.loss_after_apply),
+            ("lagging-read", self.rates.lagging_read),
+        ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err(BadConfig(format!("{name} must be a probability between 0 and 1, got {p}")));
             }

@@ -23,7 +23,7 @@ pub struct Metrics {
     pub requests: u64,
     pub get_children: u64,
     /// Faults that struck, by kind (FaultKind order).
-    pub faults: [u64; 6],
+    pub faults: [u64; zklab_model::FaultKind::COUNT],
     /// Time from asking to holding, per acquisition, in microseconds.
     #[serde(skip)]
     pub latencies_us: Vec<u64>,

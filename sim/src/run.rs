@@ -84,7 +84,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let n = recipes.len();
         let mut world_config = config.world.clone();
         // The simulator decides when faults strike; the world's budgets only must not refuse.
-        world_config.faults = FaultBudget([u32::MAX; 6]);
+        world_config.faults = FaultBudget([u32::MAX; FaultKind::COUNT]);
         let world = World::new(world_config, recipes);
         let negotiated = world.server.session(world.clients[0].session).map_or(4000, |s| s.timeout_ms);
         let timing = SessionTiming::new(negotiated, world.server.config().tick_ms);
@@ -276,7 +276,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let (lo, hi) = self.timing.expiry_window();
         let rng = &mut self.fault_streams[kind.index()];
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => unreachable!("armed above"),
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => {
+                unreachable!("armed above")
+            }
             FaultKind::Disconnect => {}
             FaultKind::Expire | FaultKind::Crash => {
                 let expiry = self.now + between(rng, lo, hi);
@@ -304,6 +306,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             for (kind, p) in [
                 (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
                 (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
+                (FaultKind::LaggingRead, self.config.rates.lagging_read),
             ] {
                 if p > 0.0 {
                     let draw: f64 = self.fault_streams[kind.index()].random();

@@ -58,6 +58,7 @@ fn reached_fault<R: Recipe>(kind: FaultKind) -> Def<R> {
         FaultKind::Expire => |w| w.fault_happened(FaultKind::Expire),
         FaultKind::Crash => |w| w.fault_happened(FaultKind::Crash),
         FaultKind::Pause => |w| w.fault_happened(FaultKind::Pause),
+        FaultKind::LaggingRead => |w| w.fault_happened(FaultKind::LaggingRead),
     };
     let name = match kind {
         FaultKind::LossBeforeApply => "reached:loss-before-apply",
@@ -66,6 +67,7 @@ fn reached_fault<R: Recipe>(kind: FaultKind) -> Def<R> {
         FaultKind::Expire => "reached:expire",
         FaultKind::Crash => "reached:crash",
         FaultKind::Pause => "reached:pause",
+        FaultKind::LaggingRead => "reached:lagging-read",
     };
     Def::new(name, Kind::Reached, holds)
 }

@@ -22,16 +22,24 @@ pub enum FaultKind {
     Crash,
     /// The client process stops (a GC pause) and later resumes, acting on what it believed.
     Pause,
+    /// A read is answered by a follower that lags behind the leader: it sees an older state,
+    /// though never older than what its session has already seen (a new session, after an
+    /// expiry, has seen nothing).
+    LaggingRead,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 6] = [
+    /// How many kinds there are.
+    pub const COUNT: usize = 7;
+
+    pub const ALL: [FaultKind; FaultKind::COUNT] = [
         FaultKind::LossBeforeApply,
         FaultKind::LossAfterApply,
         FaultKind::Disconnect,
         FaultKind::Expire,
         FaultKind::Crash,
         FaultKind::Pause,
+        FaultKind::LaggingRead,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,12 +50,14 @@ impl FaultKind {
             FaultKind::Expire => "expire",
             FaultKind::Crash => "crash",
             FaultKind::Pause => "pause",
+            FaultKind::LaggingRead => "lagging-read",
         }
     }
 
-    /// Connection-loss faults strike the request a step sends (taken as `Step::Lossy`).
+    /// Connection loss and lagging reads strike the request a step sends (taken as
+    /// `Step::Lossy`).
     pub fn strikes_a_request(self) -> bool {
-        matches!(self, FaultKind::LossBeforeApply | FaultKind::LossAfterApply)
+        matches!(self, FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead)
     }
 
     pub fn index(self) -> usize {
@@ -65,13 +75,27 @@ impl fmt::Display for FaultKind {
     }
 }
 
-/// How many times each fault may happen in one run (0: never).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct FaultBudget(pub [u32; 6]);
+/// How many times each fault may happen in one run (0: never), in `FaultKind::ALL` order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct FaultBudget(pub [u32; FaultKind::COUNT]);
+
+/// A budget written before a fault kind existed lists fewer kinds: the missing ones are 0, so
+/// older traces still load.
+impl<'de> Deserialize<'de> for FaultBudget {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let counts = Vec::<u32>::deserialize(deserializer)?;
+        if counts.len() > FaultKind::COUNT {
+            return Err(serde::de::Error::invalid_length(counts.len(), &"at most one count per fault kind"));
+        }
+        let mut budget = [0; FaultKind::COUNT];
+        budget[..counts.len()].copy_from_slice(&counts);
+        Ok(FaultBudget(budget))
+    }
+}
 
 impl FaultBudget {
     pub fn none() -> Self {
-        FaultBudget([0; 6])
+        FaultBudget([0; FaultKind::COUNT])
     }
     /// Each of `kinds` once.
     pub fn once(kinds: &[FaultKind]) -> Self {

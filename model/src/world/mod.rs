@@ -30,7 +30,7 @@ pub struct World<R> {
     pub server: Server,
     pub clients: Vec<Client<R>>,
     /// How many of each fault have happened.
-    pub faults_used: [u32; 6],
+    pub faults_used: [u32; FaultKind::COUNT],
     pub resource: Resource,
     /// Grants handed out so far (a grant is a client coming to believe it holds).
     pub grants: u32,
@@ -72,6 +72,11 @@ impl<R: PartialEq> PartialEq for World<R> {
 }
 impl<R: Eq> Eq for World<R> {}
 
+/// How many past states a lagging follower may show when a world allows lagging reads and its
+/// server config sets no window: enough for a session's own old node to still be listed after
+/// its expiry and a few writes by others.
+pub const DEFAULT_LAG_WINDOW: u8 = 4;
+
 /// A step that is not enabled in the current state (a replayed trace that does not fit).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("step `{0}` is not enabled here")]
@@ -79,7 +84,10 @@ pub struct NotEnabled(pub Step);
 
 impl<R: Recipe> World<R> {
     /// A world whose lock parent exists and whose clients each have an open session.
-    pub fn new(config: WorldConfig, recipes: Vec<R>) -> Self {
+    pub fn new(mut config: WorldConfig, recipes: Vec<R>) -> Self {
+        if config.faults.get(FaultKind::LaggingRead) > 0 && config.server.lag_window == 0 {
+            config.server.lag_window = DEFAULT_LAG_WINDOW;
+        }
         let mut server = Server::new(config.server);
         let (admin, _) = server.open_session(config.session_timeout_ms);
         let create = Request::create(&config.lock_path, CreateMode::Persistent);
@@ -101,7 +109,7 @@ impl<R: Recipe> World<R> {
             config: Arc::new(config),
             server,
             clients,
-            faults_used: [0; 6],
+            faults_used: [0; FaultKind::COUNT],
             resource: Resource::default(),
             grants: 0,
             coverage: Coverage::default(),
@@ -175,14 +183,17 @@ impl<R: Recipe> World<R> {
                 kind.strikes_a_request()
                     && self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && self.enabled(sending.step(i))
-                    && self.would_send(usize::from(i), sending)
+                    && match kind {
+                        FaultKind::LaggingRead => self.would_read_lagging(usize::from(i), sending),
+                        _ => self.would_send(usize::from(i), sending),
+                    }
             }
             Step::Fault(kind, _) => {
                 !kind.strikes_a_request()
                     && self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && !c.crashed
                     && match kind {
-                        FaultKind::LossBeforeApply | FaultKind::LossAfterApply => false,
+                        FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => false,
                         FaultKind::Disconnect => c.link == Link::Up,
                         FaultKind::Expire => c.link != Link::Partitioned && alive(),
                         FaultKind::Crash => true,
@@ -281,28 +292,50 @@ impl<R: Recipe> World<R> {
     /// Whether client `i`'s `sending` step would send a request on a live connection now.
     fn would_send(&self, i: usize, sending: Sending) -> bool {
         let c = &self.clients[i];
-        let input = match sending {
-            Sending::Reconnect => return self.server.is_alive(c.session) && !c.outbound.is_empty(),
-            _ if c.link != Link::Up => return false,
-            Sending::Acquire => Input::Acquire,
-            Sending::Release => Input::Release,
-            Sending::Receive => match c.inbound.front() {
-                Some(input) => input.clone(),
-                None => return false,
-            },
-        };
-        if input == Input::State(SessionState::Expired) {
+        if sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired)) {
+            // Its requests go out on a new session: no request of the old one to lose.
             return false;
         }
+        self.first_request(i, sending).is_some()
+    }
+
+    /// Whether client `i`'s `sending` step would send a read first, and a lagging follower has
+    /// an older state to show its session.
+    fn would_read_lagging(&self, i: usize, sending: Sending) -> bool {
+        let c = &self.clients[i];
+        if self.first_request(i, sending).is_none_or(|r| r.is_write()) {
+            return false;
+        }
+        let new_handle = sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired));
+        match new_handle {
+            // The new session has seen nothing: any state in the window will do.
+            true => self.server.history_len() > 0,
+            false => self.server.lag_view(c.session).is_some(),
+        }
+    }
+
+    /// The first request client `i`'s `sending` step would send on a live connection now.
+    fn first_request(&self, i: usize, sending: Sending) -> Option<Request> {
+        let c = &self.clients[i];
+        let input = match sending {
+            Sending::Reconnect if self.server.is_alive(c.session) => return c.outbound.front().cloned(),
+            Sending::Reconnect => return None,
+            _ if c.link != Link::Up => return None,
+            Sending::Acquire => Input::Acquire,
+            Sending::Release => Input::Release,
+            Sending::Receive => c.inbound.front()?.clone(),
+        };
         let mut recipe = c.recipe.clone();
         let mut out = Vec::new();
         recipe.handle(&Ctx { client: i as ClientId, session: c.session }, input, &mut out);
-        !out.is_empty()
+        out.into_iter().next()
     }
 
     fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<Note>>) {
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply => unreachable!("taken as Step::Lossy"),
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => {
+                unreachable!("taken as Step::Lossy")
+            }
             FaultKind::Disconnect => {
                 self.drop_link(i, Link::Down, None);
                 note(log, || Note::Client("connection drops".to_string()));
@@ -348,7 +381,15 @@ impl<R: Recipe> World<R> {
                 return;
             }
             let session = self.clients[i].session;
+            let lagging = armed == Some(FaultKind::LaggingRead) && self.server.attach_lagging(session).is_some();
+            if lagging {
+                note(log, || Note::Client("!! a lagging follower answers the read".to_string()));
+                self.coverage.lagged_read = true;
+            }
             let outcome = self.server.apply(session, &request);
+            if lagging {
+                self.server.catch_up(session);
+            }
             note(log, || Note::Request { request: request.clone(), result: Some(outcome.result.clone()) });
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
@@ -356,7 +397,13 @@ impl<R: Recipe> World<R> {
                     self.clients[i].created = Some((path.clone(), stat.czxid));
                 }
             }
-            self.route(outcome.notifications, log);
+            // A write's notifications go out before its reply (the server fires watches as it
+            // applies the transaction); a lagging follower fires the watch a read set once it
+            // applies what it was missing, after it has answered the read.
+            let mut notifications = Some(outcome.notifications);
+            if !lagging {
+                self.route(notifications.take().unwrap_or_default(), log);
+            }
             if armed == Some(FaultKind::LossAfterApply) {
                 note(log, || Note::Client("!! connection drops: the reply is lost".to_string()));
                 self.coverage.lost_after_apply = true;
@@ -366,6 +413,9 @@ impl<R: Recipe> World<R> {
             let c = &mut self.clients[i];
             c.watches.on_reply(&request, &outcome.result);
             c.inbound.push_back(Input::Reply { request, result: outcome.result });
+            if let Some(late) = notifications {
+                self.route(late, log);
+            }
         }
     }
 
@@ -503,6 +553,9 @@ impl<R: Recipe> World<R> {
             c.session = session;
             c.link = Link::Up;
             c.drop_zxid = 0;
+            if self.server.config().lag_window > 0 {
+                self.server.forget_seen(session);
+            }
         }
         self.send(i, log);
     }

@@ -20,6 +20,8 @@ pub struct Coverage {
     pub lost_before_apply: bool,
     /// A connection dropped after the server applied a request, losing its reply.
     pub lost_after_apply: bool,
+    /// A read was answered from a lagging follower's older state.
+    pub lagged_read: bool,
 }
 
 impl<R: Recipe> World<R> {
@@ -146,6 +148,7 @@ impl<R: Recipe> World<R> {
             super::FaultKind::LossBeforeApply => self.coverage.lost_before_apply,
             super::FaultKind::LossAfterApply => self.coverage.lost_after_apply,
             super::FaultKind::Expire => self.coverage.expired,
+            super::FaultKind::LaggingRead => self.coverage.lagged_read,
             _ => self.faults_used[kind.index()] > 0,
         }
     }
