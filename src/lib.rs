@@ -30,6 +30,7 @@ pub mod trace;
 
 pub use zklab_model as model;
 pub use zklab_recipes as recipes;
+pub mod calibrate;
 pub mod herd;
 pub mod schedules;
 pub mod simulate;

@@ -59,6 +59,27 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// How far simulation can be trusted: which fraction of the checker's states a number of
+    /// simulated seeds reaches, for a world small enough to explore.
+    Calibrate {
+        #[arg(long, default_value = "standard")]
+        recipe: String,
+        #[arg(long, default_value_t = 3)]
+        clients: usize,
+        /// The checker's faults (each once); the simulator runs them as rates.
+        #[arg(long, default_value = "loss-after-apply")]
+        faults: String,
+        #[arg(long, value_enum, default_value = "java")]
+        client: ClientChoice,
+        /// Comma list of seed counts to report.
+        #[arg(long, default_value = "1,10,100,1000")]
+        seeds: String,
+        /// Refuse worlds with more states than this.
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     Suite(SuiteArgs),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
@@ -179,6 +200,15 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some(Command::Calibrate { recipe, clients, faults, client, seeds, max_states, json }) => {
+            match calibrate_command(&recipe, clients, &faults, client, &seeds, max_states, json) {
+                Ok(code) => code,
+                Err(BadInput(message)) => {
+                    eprintln!("error: {message}");
+                    2
+                }
+            }
+        }
         Some(Command::Simulate(args)) => match simulate_cli::command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -263,6 +293,34 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         print_report(&report);
     }
     Ok(report.exit_code())
+}
+
+fn calibrate_command(
+    recipe: &str,
+    clients: usize,
+    faults: &str,
+    client: ClientChoice,
+    seeds: &str,
+    max_states: usize,
+    json: bool,
+) -> Result<i32, BadInput> {
+    let config =
+        WorldConfig { faults: parse_faults(faults)?, client_behaviour: client.behaviour(), ..WorldConfig::default() };
+    let scenario = Scenario::new(recipe, clients, config)?;
+    let counts = seeds
+        .split(',')
+        .map(|s| match s.trim().parse::<u64>() {
+            Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
+            _ => Err(BadInput(format!("--seeds: `{s}` is not a count between 1 and 1000000"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let calibration = zklab::calibrate::calibrate(&scenario, &counts, max_states).map_err(BadInput)?;
+    if json {
+        say!("{}", serde_json::to_string(&calibration).expect("calibrations serialize"));
+    } else {
+        say_raw!("{}", zklab::calibrate::table(&calibration));
+    }
+    Ok(if calibration.rows.iter().all(|r| r.unexplained == 0) { 0 } else { 1 })
 }
 
 fn herd_command(recipes: &str, clients: &str, seed: u64, svg: &Path, json: bool) -> Result<i32, BadInput> {

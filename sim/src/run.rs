@@ -43,14 +43,26 @@ pub struct SimRun<R> {
 
 /// Runs `config` with one recipe per client to the end of its healed phase.
 pub fn simulate<R: Recipe>(config: &SimConfig, recipes: Vec<R>) -> Result<SimRun<R>, BadConfig> {
+    simulate_observed(config, recipes, &mut |_| {})
+}
+
+/// As `simulate`, showing `observe` the initial world and the world after every step (to
+/// compare what a number of seeds reaches with what the checker explores).
+pub fn simulate_observed<R: Recipe>(
+    config: &SimConfig,
+    recipes: Vec<R>,
+    observe: &mut dyn FnMut(&World<R>),
+) -> Result<SimRun<R>, BadConfig> {
     config.validate(recipes.len())?;
-    let mut sim = Sim::new(config, recipes);
+    let mut sim = Sim::new(config, recipes, observe);
+    (sim.observe)(&sim.world);
     sim.run();
     Ok(SimRun { world: sim.world, steps: sim.steps, metrics: sim.metrics, outcome: sim.outcome })
 }
 
 struct Sim<'a, R> {
     config: &'a SimConfig,
+    observe: &'a mut dyn FnMut(&World<R>),
     world: World<R>,
     streams: Streams,
     /// One stream per fault kind, so turning one family off leaves the others' draws alone.
@@ -80,11 +92,30 @@ struct Sim<'a, R> {
 }
 
 impl<'a, R: Recipe> Sim<'a, R> {
-    fn new(config: &'a SimConfig, recipes: Vec<R>) -> Self {
+    fn new(config: &'a SimConfig, recipes: Vec<R>, observe: &'a mut dyn FnMut(&World<R>)) -> Self {
         let n = recipes.len();
         let mut world_config = config.world.clone();
-        // The simulator decides when faults strike; the world's budgets only must not refuse.
-        world_config.faults = FaultBudget([u32::MAX; FaultKind::COUNT]);
+        // The simulator decides when faults strike; the world's budgets only must not refuse the
+        // kinds it uses (and must not enable the others: a lagging-read budget alone makes the
+        // server keep its history).
+        let mut budget = [0; FaultKind::COUNT];
+        for kind in FaultKind::ALL {
+            let rated = match kind {
+                FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
+                FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
+                FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
+                _ => config.rates.count(kind) > 0,
+            };
+            // A pause that outlasts the session is a partition too.
+            let scheduled = config
+                .schedule
+                .iter()
+                .any(|f| f.fault == kind || (kind == FaultKind::Expire && f.fault == FaultKind::Pause));
+            if rated || scheduled || (kind == FaultKind::Expire && config.rates.pauses > 0) {
+                budget[kind.index()] = u32::MAX;
+            }
+        }
+        world_config.faults = FaultBudget(budget);
         let world = World::new(world_config, recipes);
         let negotiated = world.server.session(world.clients[0].session).map_or(4000, |s| s.timeout_ms);
         let timing = SessionTiming::new(negotiated, world.server.config().tick_ms);
@@ -98,6 +129,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             .collect();
         Sim {
             config,
+            observe,
             world,
             streams: Streams::new(config.seed),
             fault_streams,
@@ -351,6 +383,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let i_ = usize::from(i);
         let belief = self.world.clients[i_].belief();
         self.world.apply(step).expect("the simulator takes only enabled steps");
+        (self.observe)(&self.world);
         self.steps.push(step);
         self.metrics.steps += 1;
         self.metrics.notifications += self.world.routed().len() as u64;
