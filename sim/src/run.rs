@@ -487,14 +487,14 @@ impl<'a, R: Recipe> Sim<'a, R> {
             let stalled = !self.world.deadlocked();
             let detail = match stalled {
                 true => format!(
-                    "{} waiting clients ({}{more}) had not acquired {} ms after the faults stopped; holder: {holder}",
-                    waiting.len(),
+                    "{} ({}{more}) still {} ms after the faults stopped; holder: {holder}",
+                    count(waiting.len()),
                     names(shown),
                     self.now.saturating_sub(self.config.chaos_us) / 1000,
                 ),
                 false => format!(
-                    "{} waiting clients ({}{more}) wait and nothing but a fault can happen (from {} ms on); holder: {holder}",
-                    waiting.len(),
+                    "{} ({}{more}) and nothing but a fault can happen (from {} ms on); holder: {holder}",
+                    count(waiting.len()),
                     names(shown),
                     self.now / 1000,
                 ),
@@ -504,5 +504,13 @@ impl<'a, R: Recipe> Sim<'a, R> {
             let detail = format!("orphaned lock nodes: {}", self.world.orphans().join(", "));
             self.violated("no_orphans", detail, false);
         }
+    }
+}
+
+/// "1 client waits", "3 clients wait".
+fn count(waiting: usize) -> String {
+    match waiting {
+        1 => "1 client waits".to_string(),
+        n => format!("{n} clients wait"),
     }
 }
