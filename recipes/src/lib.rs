@@ -8,6 +8,7 @@ pub mod sequential;
 pub mod write_lock;
 
 pub mod client_id_lock;
+pub mod contender;
 pub mod timeout_lock;
 
 pub mod curator_rw;

@@ -1,13 +1,14 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
 use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
+use crate::contender::{Contender, CURATOR_MUTEX, LEADER_ELECTION, LEADER_LATCH};
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
 use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
+    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant, WaitOn,
 };
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;
@@ -29,6 +30,7 @@ pub struct Flaw {
 }
 
 const STANDARD: Variant = Variant {
+    order: Order::Serial,
     wait_on: WaitOn::Predecessor,
     on_create_loss: OnCreateLoss::FindOwnNode,
     on_missing_predecessor: OnMissingPredecessor::ListAgain,
@@ -201,6 +203,36 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "getdata-nonode-fatal", breaks: &["no_orphans"] }),
         build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock-nonode-fatal", p, OnDataNoNode::Fail)),
     },
+    Entry {
+        name: "sequence-wrap",
+        summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try --first-sequence 2147483647)",
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap", p, Variant { order: Order::Text, ..STANDARD })),
+    },
+    Entry {
+        name: "sequence-wrap-signed",
+        summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap-signed", p, Variant { order: Order::Signed, ..STANDARD })),
+    },
+    Entry {
+        name: "curator-mutex",
+        summary: "Curator's InterProcessMutex: protected `_c_<uuid>-lock-` node found by its prefix after ConnectionLoss (a changed session deletes it instead), predecessor read with getData, children sorted as text, guaranteed delete on release; the holder listens to the connection as Curator's docs ask",
+        flaw: None,
+        build: |p| AnyRecipe::Contender(Contender::new("curator-mutex", p, CURATOR_MUTEX)),
+    },
+    Entry {
+        name: "leader-election",
+        summary: "ZooKeeper recipes page leader election: guid-n_ ephemeral-sequential node, exists() watch on the next lower node, lead when lowest, volunteer again after expiry",
+        flaw: None,
+        build: |p| AnyRecipe::Contender(Contender::new("leader-election", p, LEADER_ELECTION)),
+    },
+    Entry {
+        name: "leader-latch",
+        summary: "Curator's LeaderLatch since CURATOR-644/645: protected latch- node, getData watch on its predecessor, lists again when it is gone or on reconnect; not leader while suspended; rejoins after expiry",
+        flaw: None,
+        build: |p| AnyRecipe::Contender(Contender::new("leader-latch", p, LEADER_LATCH)),
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -231,6 +263,7 @@ pub enum AnyRecipe {
     Kazoo(KazooLock),
     Timeout(TimeoutLock),
     ClientId(ClientIdLock),
+    Contender(Contender),
 }
 
 impl Recipe for AnyRecipe {
@@ -245,6 +278,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.name(),
             AnyRecipe::Timeout(r) => r.name(),
             AnyRecipe::ClientId(r) => r.name(),
+            AnyRecipe::Contender(r) => r.name(),
         }
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
@@ -258,6 +292,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.handle(ctx, input, out),
             AnyRecipe::Timeout(r) => r.handle(ctx, input, out),
             AnyRecipe::ClientId(r) => r.handle(ctx, input, out),
+            AnyRecipe::Contender(r) => r.handle(ctx, input, out),
         }
     }
     fn belief(&self) -> Belief {
@@ -271,6 +306,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.belief(),
             AnyRecipe::Timeout(r) => r.belief(),
             AnyRecipe::ClientId(r) => r.belief(),
+            AnyRecipe::Contender(r) => r.belief(),
         }
     }
     fn owned_node(&self) -> Option<&str> {
@@ -284,6 +320,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.owned_node(),
             AnyRecipe::Timeout(r) => r.owned_node(),
             AnyRecipe::ClientId(r) => r.owned_node(),
+            AnyRecipe::Contender(r) => r.owned_node(),
         }
     }
     fn mode(&self) -> Mode {
@@ -297,6 +334,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.mode(),
             AnyRecipe::Timeout(r) => r.mode(),
             AnyRecipe::ClientId(r) => r.mode(),
+            AnyRecipe::Contender(r) => r.mode(),
         }
     }
     fn owned_nodes(&self) -> Vec<&str> {
@@ -310,6 +348,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.owned_nodes(),
             AnyRecipe::Timeout(r) => r.owned_nodes(),
             AnyRecipe::ClientId(r) => r.owned_nodes(),
+            AnyRecipe::Contender(r) => r.owned_nodes(),
         }
     }
     fn waits_on_one_node(&self) -> bool {
@@ -323,6 +362,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.waits_on_one_node(),
             AnyRecipe::Timeout(r) => r.waits_on_one_node(),
             AnyRecipe::ClientId(r) => r.waits_on_one_node(),
+            AnyRecipe::Contender(r) => r.waits_on_one_node(),
         }
     }
     fn renamed(&self, renamer: &Renamer) -> Option<Self> {
@@ -336,6 +376,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.renamed(renamer).map(AnyRecipe::Kazoo),
             AnyRecipe::Timeout(r) => r.renamed(renamer).map(AnyRecipe::Timeout),
             AnyRecipe::ClientId(r) => r.renamed(renamer).map(AnyRecipe::ClientId),
+            AnyRecipe::Contender(r) => r.renamed(renamer).map(AnyRecipe::Contender),
         }
     }
     fn rename_name(&self, name: &str, renaming: &Renaming) -> String {
@@ -349,6 +390,7 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Kazoo(r) => r.rename_name(name, renaming),
             AnyRecipe::Timeout(r) => r.rename_name(name, renaming),
             AnyRecipe::ClientId(r) => r.rename_name(name, renaming),
+            AnyRecipe::Contender(r) => r.rename_name(name, renaming),
         }
     }
 }

@@ -25,7 +25,7 @@
 //! have made. The node lives as long as the session and counts against `max` for everyone.
 
 use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
+    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant, WaitOn,
 };
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState, ZkError};
@@ -33,6 +33,7 @@ use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Reque
 const LEASE: &str = "-lease-";
 
 const MUTEX: Variant = Variant {
+    order: Order::Serial,
     wait_on: WaitOn::Predecessor,
     on_create_loss: OnCreateLoss::FindOwnNode,
     on_missing_predecessor: OnMissingPredecessor::ListAgain,

@@ -61,8 +61,25 @@ pub enum OnReconnect {
     KeepWaiting,
 }
 
+/// How contenders are put in line. The counter is a signed 32-bit integer that wraps from
+/// 2147483647 to -2147483648, so a node created after the wrap has the smaller number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Serial-number arithmetic (RFC 1982): `a` comes before `b` when `b - a`, wrapping, is
+    /// positive. Right across the wrap as long as the live contenders span fewer than 2^31
+    /// creates, which a lock's queue always does.
+    Serial,
+    /// By the signed number, as ZooKeeper's own WriteLock parses it: the first node after the
+    /// wrap sorts before every node created just before it.
+    Signed,
+    /// By the name's suffix as a string, as Curator and kazoo sort: the same break at the wrap,
+    /// and after it, among `-` numbers, the newer node sorts first.
+    Text,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
+    pub order: Order,
     pub wait_on: WaitOn,
     pub on_create_loss: OnCreateLoss,
     pub on_missing_predecessor: OnMissingPredecessor,
@@ -155,8 +172,7 @@ impl SequentialLock {
         };
         // The next lowest node is all a waiter needs: one pass, no sort (it matters with
         // thousands of contenders).
-        let predecessor = children.iter().filter_map(|c| Some((sequence(c)?, c))).filter(|(s, _)| *s < mine).max();
-        let Some((_, predecessor)) = predecessor else {
+        let Some(predecessor) = predecessor(self.variant.order, &children, my_name, mine) else {
             self.phase = Phase::Holding;
             return;
         };
@@ -216,6 +232,26 @@ impl SequentialLock {
         self.phase = Phase::Idle;
         self.node = None;
     }
+}
+
+/// The contender just before ours (`my_name`, number `mine`) in `order`, if any.
+fn predecessor<'a>(order: Order, children: &'a [String], my_name: &str, mine: i32) -> Option<&'a String> {
+    let numbered = children.iter().filter_map(|c| Some((sequence(c)?, c)));
+    match order {
+        // Distance back from ours, wrapping: the predecessor is the nearest one behind.
+        Order::Serial => numbered.filter(|(s, _)| s.wrapping_sub(mine) < 0).max_by_key(|(s, _)| s.wrapping_sub(mine)),
+        Order::Signed => numbered.filter(|(s, _)| *s < mine).max(),
+        Order::Text => {
+            let mine = suffix(my_name);
+            return numbered.map(|(_, c)| c).filter(|c| suffix(c) < mine).max_by_key(|c| suffix(c));
+        }
+    }
+    .map(|(_, c)| c)
+}
+
+/// What follows the marker: the counter as ZooKeeper printed it.
+fn suffix(name: &str) -> &str {
+    name.rfind(MARKER).map_or(name, |at| &name[at + MARKER.len()..])
 }
 
 /// The sequence number of a lock node name, or `None` for names that are not ours.
@@ -319,4 +355,29 @@ fn parse_guid(name: &str) -> Option<(ClientId, u32, &str)> {
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     let (session, rest) = rest.split_at(digits);
     Some((client.parse().ok()?, session.parse().ok()?, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_serial_order_puts_the_node_after_the_wrap_behind_the_holder() {
+        let children = ["c0-s2-lock-2147483647".to_string(), "c1-s3-lock--2147483648".to_string()];
+        let mine = "c1-s3-lock--2147483648";
+        let predecessor = |order| predecessor(order, &children, mine, i32::MIN).cloned();
+        assert_eq!(predecessor(Order::Serial), Some(children[0].clone()));
+        assert_eq!(predecessor(Order::Signed), None);
+        assert_eq!(predecessor(Order::Text), None);
+    }
+
+    #[test]
+    fn after_the_wrap_text_order_puts_the_newer_node_first() {
+        let children = ["c0-s2-lock--2147483648".to_string(), "c1-s3-lock--2147483647".to_string()];
+        let newer = "c1-s3-lock--2147483647";
+        let predecessor = |order| predecessor(order, &children, newer, i32::MIN + 1).cloned();
+        assert_eq!(predecessor(Order::Serial), Some(children[0].clone()));
+        assert_eq!(predecessor(Order::Signed), Some(children[0].clone()));
+        assert_eq!(predecessor(Order::Text), None, "\"-2147483647\" < \"-2147483648\" as text");
+    }
 }

@@ -164,10 +164,11 @@ impl Recipe for TimeoutLock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequential::{OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, WaitOn};
+    use crate::sequential::{OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, Order, WaitOn};
     use zklab_model::{CreateMode, SessionId, Stat};
 
     const STANDARD: Variant = Variant {
+        order: Order::Serial,
         wait_on: WaitOn::Predecessor,
         on_create_loss: OnCreateLoss::FindOwnNode,
         on_missing_predecessor: OnMissingPredecessor::ListAgain,

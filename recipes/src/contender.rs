@@ -1,0 +1,560 @@
+//! One state machine for the recipes that queue on an ephemeral-sequential node and watch the
+//! node just before theirs, in the shapes their sources give them: Curator's InterProcessMutex,
+//! the leader election of ZooKeeper's recipes page and Curator's LeaderLatch. A leader is a
+//! holder: it leads while it believes it holds, and closing the latch is the release.
+//!
+//! What Curator's sources do, and this machine with them (recipes/ keeps summaries, not code):
+//! - Protected create (`withProtection()`): the name starts `_c_<uuid>-`, a fresh uuid per
+//!   create call. After a ConnectionLoss the retry lists the parent and adopts the child with
+//!   that prefix, or creates again. Since CURATOR-498 the retry first compares the session with
+//!   the one of the first attempt: if it changed, a found node is deleted (guaranteed, in the
+//!   background) instead of adopted. Here the uuid is the client and a count of its creates.
+//! - Order: children sorted by the text after the lock name (`lock-`, `latch-`), compared as
+//!   strings, never parsed (StandardLockInternalsDriver.fixForSorting).
+//! - The predecessor is read with getData and a watch (no watch is left behind if it is gone);
+//!   NoNode means "list again". InterProcessMutex wakes on any event, LeaderLatch on NodeDeleted.
+//! - Release is a guaranteed delete: retried after ConnectionLoss until it is done.
+//! - The mutex never watches the connection; applications are told to add a listener that
+//!   treats SUSPENDED as "maybe lost" and LOST as lost, and that listener is modelled here.
+//!   A waiter whose node went with its session creates a new one (attemptLock retries on the
+//!   NoNode its driver throws). LeaderLatch drops leadership on SUSPENDED and LOST; on
+//!   RECONNECTED it lists again (since CURATOR-644/645) or, before, reset itself: delete its
+//!   node and create a new one, which is also what it did when getData found its predecessor
+//!   gone. Two latches resetting each other that way never settle (the livelock).
+
+use zklab_model::path;
+use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionId, SessionState, ZkError};
+
+/// How nodes are named and found again after a ConnectionLoss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Naming {
+    /// `<guid><marker>`, the guid being the client and its session (the recipes page).
+    Guid,
+    /// `_c_<uuid>-<marker>`, Curator's protected mode: a fresh uuid per create.
+    Protected,
+}
+
+/// How the predecessor is watched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Watch {
+    /// exists(): null means it is gone, list again (the recipes page).
+    Exists,
+    /// getData(): NoNode means it is gone (Curator); any event wakes the waiter.
+    GetDataAnyEvent,
+    /// getData(), and only a NodeDeleted wakes the waiter (LeaderLatch's watcher).
+    GetDataDeleted,
+}
+
+/// The order of contenders (see `sequential::Order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// By sequence number, wrap-aware (serial-number arithmetic).
+    Serial,
+    /// By the suffix after the marker, compared as text (Curator).
+    Text,
+}
+
+/// What to do when the predecessor is gone at the watch, or the connection comes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recheck {
+    /// List the children again.
+    List,
+    /// Delete our node and create a new one (LeaderLatch before CURATOR-644/645).
+    Reset,
+}
+
+/// What a contender does once its session has expired under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AfterExpiry {
+    /// A waiter queues again on the new session; a holder has lost the lock and stops.
+    RequeueWaiter,
+    /// Stays in the election until closed: a new node on the new session, leader or not.
+    Rejoin,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Style {
+    pub naming: Naming,
+    /// Ends the prefix, before the counter: `-n_`, `lock-`, `latch-`.
+    pub marker: &'static str,
+    pub watch: Watch,
+    pub order: Order,
+    pub on_predecessor_gone: Recheck,
+    pub on_reconnect: Recheck,
+    pub after_expiry: AfterExpiry,
+    /// A holder that reconnects holds again without looking (the mutex's listener); else it
+    /// lists the children first and leads again only if still first (LeaderLatch).
+    pub holder_resumes: bool,
+}
+
+/// Curator's InterProcessMutex, with the connection listener its documentation asks for.
+pub const CURATOR_MUTEX: Style = Style {
+    naming: Naming::Protected,
+    marker: "lock-",
+    watch: Watch::GetDataAnyEvent,
+    order: Order::Text,
+    on_predecessor_gone: Recheck::List,
+    on_reconnect: Recheck::List,
+    after_expiry: AfterExpiry::RequeueWaiter,
+    holder_resumes: true,
+};
+
+/// Curator's LeaderLatch as of CURATOR-644/645.
+pub const LEADER_LATCH: Style = Style {
+    naming: Naming::Protected,
+    marker: "latch-",
+    watch: Watch::GetDataDeleted,
+    order: Order::Text,
+    on_predecessor_gone: Recheck::List,
+    on_reconnect: Recheck::List,
+    after_expiry: AfterExpiry::Rejoin,
+    holder_resumes: false,
+};
+
+/// The leader election of ZooKeeper's recipes page.
+pub const LEADER_ELECTION: Style = Style {
+    naming: Naming::Guid,
+    marker: "-n_",
+    watch: Watch::Exists,
+    order: Order::Serial,
+    on_predecessor_gone: Recheck::List,
+    on_reconnect: Recheck::List,
+    after_expiry: AfterExpiry::Rejoin,
+    holder_resumes: false,
+};
+
+/// LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) when
+/// its predecessor is gone at the getData and on every reconnect. Not in the catalogue: its
+/// livelock creates nodes forever, so the state space never closes (see docs/bugzoo.md).
+pub const LEADER_LATCH_BEFORE_644: Style =
+    Style { on_predecessor_gone: Recheck::Reset, on_reconnect: Recheck::Reset, ..LEADER_LATCH };
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    Idle,
+    Creating,
+    /// The create failed with ConnectionLoss: listing to find the node it may have made.
+    Recovering,
+    Listing,
+    /// The read that sets the watch on this predecessor is in flight.
+    Checking(String),
+    Waiting(String),
+    Holding,
+    Suspended,
+    Releasing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Contender {
+    name: &'static str,
+    style: Style,
+    lock_path: String,
+    phase: Phase,
+    node: Option<String>,
+    /// Creates so far: the protected uuid is fresh per create.
+    creates: u16,
+    /// The session of the create in progress, known from its first reply (protected mode).
+    create_session: Option<SessionId>,
+    /// Old nodes whose guaranteed delete is still going on.
+    deleting: Vec<String>,
+}
+
+impl Contender {
+    pub fn new(name: &'static str, lock_path: &str, style: Style) -> Self {
+        Contender {
+            name,
+            style,
+            lock_path: lock_path.to_string(),
+            phase: Phase::Idle,
+            node: None,
+            creates: 0,
+            create_session: None,
+            deleting: Vec::new(),
+        }
+    }
+
+    /// The prefix of the node the current create makes (its name up to the counter).
+    fn prefix(&self, ctx: &Ctx) -> String {
+        match self.style.naming {
+            Naming::Guid => format!("{}{}", crate::sequential::guid_of(ctx.client, ctx.session), self.style.marker),
+            Naming::Protected => format!("_c_c{}-{}-{}", ctx.client, self.creates, self.style.marker),
+        }
+    }
+
+    fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        self.phase = Phase::Creating;
+        out.push(Request::create(&path::join(&self.lock_path, &self.prefix(ctx)), CreateMode::EphemeralSequential));
+    }
+
+    /// A new create call: a fresh uuid, a new first attempt.
+    fn create_new(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        self.creates = self.creates.wrapping_add(1);
+        self.create_session = None;
+        self.create(ctx, out);
+    }
+
+    fn list(&mut self, phase: Phase, out: &mut Vec<Request>) {
+        self.phase = phase;
+        out.push(Request::get_children(&self.lock_path, false));
+    }
+
+    /// Gives a node up with a guaranteed delete.
+    fn forget_node(&mut self, out: &mut Vec<Request>) {
+        if let Some(node) = self.node.take() {
+            out.push(Request::delete(&node));
+            self.deleting.push(node);
+        }
+    }
+
+    /// LeaderLatch's reset: not leader, old node deleted, a new one created.
+    fn reset(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        self.forget_node(out);
+        self.create_new(ctx, out);
+    }
+
+    fn recheck(&mut self, how: Recheck, ctx: &Ctx, out: &mut Vec<Request>) {
+        match how {
+            Recheck::List => self.list(Phase::Listing, out),
+            Recheck::Reset => self.reset(ctx, out),
+        }
+    }
+
+    fn sequence(&self, name: &str) -> Option<i32> {
+        let at = name.rfind(self.style.marker)?;
+        path::sequence_of(&name[at..], self.style.marker)
+    }
+
+    /// The text Curator sorts by: what follows the last marker.
+    fn suffix<'a>(&self, name: &'a str) -> &'a str {
+        name.rfind(self.style.marker).map_or(name, |at| &name[at + self.style.marker.len()..])
+    }
+
+    /// Whether `a` comes before `b` in line.
+    fn before(&self, a: &str, b: &str) -> bool {
+        match self.style.order {
+            Order::Serial => match (self.sequence(a), self.sequence(b)) {
+                (Some(a), Some(b)) => b.wrapping_sub(a) > 0,
+                _ => false,
+            },
+            Order::Text => self.suffix(a) < self.suffix(b),
+        }
+    }
+
+    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+        let ours: Vec<String> = children.into_iter().filter(|c| self.sequence(c).is_some()).collect();
+        if self.phase == Phase::Recovering {
+            let prefix = self.prefix(ctx);
+            let found = ours.iter().find(|c| c.starts_with(&prefix)).map(|c| path::join(&self.lock_path, c));
+            // Protected mode's session check: a node made by an earlier session is not ours.
+            if self.style.naming == Naming::Protected && self.create_session.is_some_and(|s| s != ctx.session) {
+                if let Some(found) = found {
+                    out.push(Request::delete(&found));
+                    self.deleting.push(found);
+                }
+                self.create_session = Some(ctx.session);
+                return self.create(ctx, out);
+            }
+            match found {
+                // Curator's create returns the found path; the lock loop then lists afresh.
+                Some(found) if self.style.naming == Naming::Protected => {
+                    self.node = Some(found);
+                    return self.list(Phase::Listing, out);
+                }
+                Some(found) => self.node = Some(found),
+                None => return self.create(ctx, out),
+            }
+        }
+        let Some(node) = self.node.clone() else { return self.create_new(ctx, out) };
+        let my_name = path::name(&node);
+        if !ours.iter().any(|c| c == my_name) {
+            // Our node is gone (our session ended under us): a new one, as Curator does.
+            self.node = None;
+            return self.create_new(ctx, out);
+        }
+        let predecessor = ours.iter().filter(|c| self.before(c, my_name)).fold(None::<&String>, |best, c| match best {
+            Some(b) if !self.before(b, c) => Some(b),
+            _ => Some(c),
+        });
+        let Some(predecessor) = predecessor else {
+            self.phase = Phase::Holding;
+            return;
+        };
+        let predecessor = path::join(&self.lock_path, predecessor);
+        out.push(match self.style.watch {
+            Watch::Exists => Request::exists(&predecessor, true),
+            Watch::GetDataAnyEvent | Watch::GetDataDeleted => Request::get_data(&predecessor, true),
+        });
+        self.phase = Phase::Checking(predecessor);
+    }
+
+    fn on_reply(&mut self, ctx: &Ctx, request: Request, result: zklab_model::ZkResult, out: &mut Vec<Request>) {
+        if let Request::Delete { path, .. } = &request {
+            if let Some(at) = self.deleting.iter().position(|d| d == path) {
+                return match result {
+                    Err(ZkError::ConnectionLoss) => out.push(Request::delete(path)),
+                    _ => {
+                        self.deleting.remove(at);
+                        if self.phase == Phase::Releasing && self.deleting.is_empty() {
+                            self.phase = Phase::Idle;
+                        }
+                    }
+                };
+            }
+            return;
+        }
+        match (self.phase.clone(), request, result) {
+            // The Expired state event that follows says what to do.
+            (_, _, Err(ZkError::SessionExpired)) => {}
+            (Phase::Creating, Request::Create { .. }, result) => {
+                self.create_session.get_or_insert(ctx.session);
+                match result {
+                    Ok(Response::Created { path, .. }) => {
+                        self.node = Some(path);
+                        self.list(Phase::Listing, out);
+                    }
+                    Err(ZkError::ConnectionLoss) => self.list(Phase::Recovering, out),
+                    _ => {}
+                }
+            }
+            (
+                Phase::Listing | Phase::Recovering,
+                Request::GetChildren { .. },
+                Ok(Response::Children { children, .. }),
+            ) => self.on_children(ctx, children, out),
+            (phase @ (Phase::Listing | Phase::Recovering), Request::GetChildren { .. }, Err(_)) => {
+                self.list(phase, out)
+            }
+            (Phase::Checking(predecessor), Request::Exists { .. }, Ok(Response::Exists(found))) => match found {
+                Some(_) => self.phase = Phase::Waiting(predecessor),
+                None => self.recheck(self.style.on_predecessor_gone, ctx, out),
+            },
+            (Phase::Checking(predecessor), Request::GetData { .. }, Ok(Response::Data { .. })) => {
+                self.phase = Phase::Waiting(predecessor)
+            }
+            (Phase::Checking(_), Request::GetData { .. }, Err(ZkError::NoNode)) => {
+                self.recheck(self.style.on_predecessor_gone, ctx, out)
+            }
+            (Phase::Checking(_), _, Err(_)) => self.list(Phase::Listing, out),
+            _ => {}
+        }
+    }
+
+    fn on_expired(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
+        // The session's nodes, and with them any delete still owed, are gone.
+        self.node = None;
+        self.deleting.clear();
+        let waiting = !matches!(self.phase, Phase::Idle | Phase::Holding | Phase::Suspended | Phase::Releasing);
+        match self.style.after_expiry {
+            AfterExpiry::RequeueWaiter if waiting => self.create_new(ctx, out),
+            AfterExpiry::Rejoin if !matches!(self.phase, Phase::Idle | Phase::Releasing) => self.create_new(ctx, out),
+            _ => self.phase = Phase::Idle,
+        }
+    }
+}
+
+impl zklab_model::Recipe for Contender {
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+
+    fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match input {
+            Input::Acquire if self.phase == Phase::Idle => self.create_new(ctx, out),
+            Input::Release if self.phase == Phase::Holding => {
+                self.forget_node(out);
+                self.phase = Phase::Releasing;
+            }
+            Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
+            Input::Watch(event) => {
+                if let Phase::Waiting(watched) = &self.phase {
+                    let wakes = match self.style.watch {
+                        Watch::Exists | Watch::GetDataDeleted => event.kind == EventType::NodeDeleted,
+                        Watch::GetDataAnyEvent => true,
+                    };
+                    if wakes && &event.path == watched {
+                        self.list(Phase::Listing, out);
+                    }
+                }
+            }
+            Input::State(SessionState::Disconnected) if self.phase == Phase::Holding => self.phase = Phase::Suspended,
+            Input::State(SessionState::SyncConnected) => match self.phase {
+                Phase::Suspended if self.style.holder_resumes => self.phase = Phase::Holding,
+                Phase::Suspended | Phase::Waiting(_) => self.recheck(self.style.on_reconnect, ctx, out),
+                _ => {}
+            },
+            Input::State(SessionState::Expired) => self.on_expired(ctx, out),
+            _ => {}
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        let token = || self.node.as_deref().and_then(|n| self.sequence(path::name(n))).map_or(0, i64::from);
+        match self.phase {
+            Phase::Idle => Belief::Idle,
+            Phase::Holding => Belief::Holding { token: token() },
+            Phase::Suspended => Belief::Suspended { token: token() },
+            Phase::Releasing => Belief::Releasing,
+            _ => Belief::Acquiring,
+        }
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        self.node.as_deref()
+    }
+
+    fn owned_nodes(&self) -> Vec<&str> {
+        self.node.iter().chain(&self.deleting).map(String::as_str).collect()
+    }
+
+    fn waits_on_one_node(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zklab_model::{Recipe, Stat};
+
+    const CTX: Ctx = Ctx { client: 0, session: SessionId(2) };
+
+    fn stat() -> Stat {
+        Stat {
+            czxid: 0,
+            mzxid: 0,
+            pzxid: 0,
+            version: 0,
+            cversion: 0,
+            aversion: 0,
+            ephemeral_owner: None,
+            data_length: 0,
+            num_children: 0,
+        }
+    }
+
+    fn reply(r: &mut Contender, ctx: &Ctx, request: Request, result: zklab_model::ZkResult) -> Vec<Request> {
+        let mut out = Vec::new();
+        r.handle(ctx, Input::Reply { request, result }, &mut out);
+        out
+    }
+
+    fn children(names: &[&str]) -> zklab_model::ZkResult {
+        Ok(Response::Children { children: names.iter().map(|n| n.to_string()).collect(), stat: stat() })
+    }
+
+    /// Acquires; the create's reply is lost; returns the recovery's listing request.
+    fn lost_create(r: &mut Contender) -> Request {
+        let mut out = Vec::new();
+        r.handle(&CTX, Input::Acquire, &mut out);
+        assert_eq!(out, vec![Request::create("/lock/_c_c0-1-lock-", CreateMode::EphemeralSequential)]);
+        let mut listing = reply(r, &CTX, out.pop().unwrap(), Err(ZkError::ConnectionLoss));
+        assert_eq!(listing, vec![Request::get_children("/lock", false)]);
+        listing.pop().unwrap()
+    }
+
+    #[test]
+    fn the_mutex_adopts_its_protected_node_after_a_lost_reply_and_lists_again() {
+        let mut mutex = Contender::new("m", "/lock", CURATOR_MUTEX);
+        let list = lost_create(&mut mutex);
+        let out = reply(&mut mutex, &CTX, list, children(&["_c_c1-1-lock-0000000000", "_c_c0-1-lock-0000000001"]));
+        assert_eq!(mutex.owned_node(), Some("/lock/_c_c0-1-lock-0000000001"));
+        assert_eq!(out, vec![Request::get_children("/lock", false)]);
+        let out =
+            reply(&mut mutex, &CTX, out[0].clone(), children(&["_c_c1-1-lock-0000000000", "_c_c0-1-lock-0000000001"]));
+        assert_eq!(out, vec![Request::get_data("/lock/_c_c1-1-lock-0000000000", true)], "getData, not exists");
+        let gone = reply(&mut mutex, &CTX, out[0].clone(), Err(ZkError::NoNode));
+        assert_eq!(gone, vec![Request::get_children("/lock", false)], "a vanished predecessor means list again");
+    }
+
+    #[test]
+    fn a_node_found_after_the_session_changed_is_deleted_not_adopted() {
+        let mut mutex = Contender::new("m", "/lock", CURATOR_MUTEX);
+        let list = lost_create(&mut mutex);
+        let later = Ctx { client: 0, session: SessionId(7) };
+        let out = reply(&mut mutex, &later, list, children(&["_c_c0-1-lock-0000000001"]));
+        assert_eq!(mutex.owned_node(), None);
+        assert_eq!(
+            out,
+            vec![
+                Request::delete("/lock/_c_c0-1-lock-0000000001"),
+                Request::create("/lock/_c_c0-1-lock-", CreateMode::EphemeralSequential)
+            ]
+        );
+    }
+
+    #[test]
+    fn release_is_a_guaranteed_delete() {
+        let mut mutex = Contender::new("m", "/lock", CURATOR_MUTEX);
+        let mut out = Vec::new();
+        mutex.handle(&CTX, Input::Acquire, &mut out);
+        let created = Ok(Response::Created { path: "/lock/_c_c0-1-lock-0000000000".into(), stat: stat() });
+        let list = reply(&mut mutex, &CTX, out.pop().unwrap(), created);
+        reply(&mut mutex, &CTX, list[0].clone(), children(&["_c_c0-1-lock-0000000000"]));
+        assert!(mutex.belief().is_holding());
+        mutex.handle(&CTX, Input::Release, &mut out);
+        let delete = out.pop().unwrap();
+        assert_eq!(reply(&mut mutex, &CTX, delete.clone(), Err(ZkError::ConnectionLoss)), vec![delete.clone()]);
+        assert_eq!(mutex.belief(), Belief::Releasing);
+        assert_eq!(mutex.owned_nodes(), vec!["/lock/_c_c0-1-lock-0000000000"]);
+        reply(&mut mutex, &CTX, delete, Ok(Response::Deleted));
+        assert_eq!(mutex.belief(), Belief::Idle);
+    }
+
+    /// A contender of `style` whose node is `mine`, given the listing `names`.
+    fn listed(style: Style, mine: &str, names: &[&str]) -> (Contender, Vec<Request>) {
+        let mut r = Contender::new("r", "/lock", style);
+        let mut out = Vec::new();
+        r.handle(&CTX, Input::Acquire, &mut out);
+        let created = Ok(Response::Created { path: format!("/lock/{mine}"), stat: stat() });
+        let list = reply(&mut r, &CTX, out.pop().unwrap(), created);
+        let out = reply(&mut r, &CTX, list[0].clone(), children(names));
+        (r, out)
+    }
+
+    #[test]
+    fn curator_sorts_the_counter_as_text_and_breaks_at_the_wrap() {
+        let names = ["_c_c1-1-lock-2147483647", "_c_c0-1-lock--2147483648"];
+        let (mutex, _) = listed(CURATOR_MUTEX, names[1], &names);
+        assert!(mutex.belief().is_holding(), "-2147483648 sorts first as text");
+    }
+
+    #[test]
+    fn the_recipes_page_election_orders_across_the_wrap() {
+        let names = ["c1-s3-n_2147483647", "c0-s2-n_-2147483648"];
+        let (election, out) = listed(LEADER_ELECTION, names[1], &names);
+        assert_eq!(election.belief(), Belief::Acquiring);
+        assert_eq!(out, vec![Request::exists("/lock/c1-s3-n_2147483647", true)]);
+    }
+
+    #[test]
+    fn the_latch_before_644_resets_when_its_predecessor_is_gone_and_the_fixed_one_lists() {
+        let names = ["_c_c1-1-latch-0000000000", "_c_c0-1-latch-0000000001"];
+        let (mut fixed, out) = listed(LEADER_LATCH, names[1], &names);
+        assert_eq!(out, vec![Request::get_data("/lock/_c_c1-1-latch-0000000000", true)]);
+        assert_eq!(
+            reply(&mut fixed, &CTX, out[0].clone(), Err(ZkError::NoNode)),
+            vec![Request::get_children("/lock", false)]
+        );
+        let (mut old, out) = listed(LEADER_LATCH_BEFORE_644, names[1], &names);
+        assert_eq!(
+            reply(&mut old, &CTX, out[0].clone(), Err(ZkError::NoNode)),
+            vec![
+                Request::delete("/lock/_c_c0-1-latch-0000000001"),
+                Request::create("/lock/_c_c0-2-latch-", CreateMode::EphemeralSequential)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_leader_that_reconnects_leads_again_only_after_listing() {
+        let names = ["_c_c0-1-latch-0000000000"];
+        let (mut latch, _) = listed(LEADER_LATCH, names[0], &names);
+        assert!(latch.belief().is_holding());
+        let mut out = Vec::new();
+        latch.handle(&CTX, Input::State(SessionState::Disconnected), &mut out);
+        assert!(matches!(latch.belief(), Belief::Suspended { .. }));
+        latch.handle(&CTX, Input::State(SessionState::SyncConnected), &mut out);
+        assert_eq!(latch.belief(), Belief::Acquiring);
+        assert_eq!(out, vec![Request::get_children("/lock", false)]);
+    }
+}
