@@ -76,5 +76,5 @@ fn traces_written_before_lagging_reads_existed_still_load() {
     let old: zklab_model::FaultBudget = serde_json::from_str("[0, 1, 0, 0, 0, 0]").unwrap();
     assert_eq!(old.get(FaultKind::LossAfterApply), 1);
     assert_eq!(old.get(FaultKind::LaggingRead), 0);
-    assert!(serde_json::from_str::<zklab_model::FaultBudget>("[0, 0, 0, 0, 0, 0, 0, 0]").is_err());
+    assert!(serde_json::from_str::<zklab_model::FaultBudget>("[0, 0, 0, 0, 0, 0, 0, 0, 0]").is_err());
 }

@@ -492,6 +492,22 @@ impl Server {
         self.tree.iter().flat_map(|(_, n)| [n.mzxid, n.pzxid]).filter(|z| *z <= zxid).max().unwrap_or(0)
     }
 
+    /// Whether the container manager would delete `path`: it has had children and has none.
+    pub fn reapable(&self, path: &str) -> bool {
+        path != "/" && self.tree.get(path).is_some_and(|n| n.cversion > 0 && n.num_children == 0)
+    }
+
+    /// The container manager deletes the empty container `path` (a delete like any other, with
+    /// its notifications); nothing happens if it is not reapable.
+    pub fn reap_container(&mut self, path: &str) -> Vec<Notification> {
+        let mut out = Vec::new();
+        if self.reapable(path) {
+            let zxid = self.next_zxid();
+            self.remove_node(path, zxid, &mut out);
+        }
+        out
+    }
+
     /// Paths with a data or exist watch of `session`, and paths with its child watches.
     pub fn watches_of(&self, session: SessionId) -> (Vec<String>, Vec<String>) {
         let of = |t: &WatchTable| t.iter().filter(|(_, s)| s.contains(&session)).map(|(p, _)| p.clone()).collect();

@@ -1551,3 +1551,27 @@ fn world_crash_then_expire_deletes_the_crashed_clients_ephemerals() {
     assert_eq!(w.clients[1].inbound.back(), Some(&Input::Watch(ev(NodeDeleted, "/lock/x-0000000000"))));
     assert!(!w.enabled(Step::Expire(0)), "a session expires once");
 }
+
+/// A container is reaped only once it has had children and has none left, like any delete:
+/// its watchers hear NodeDeleted, and a create under it then fails NoNode.
+#[test]
+fn container_reaped_only_after_it_had_children_and_has_none() {
+    let mut zk = server();
+    let a = open(&mut zk);
+    create(&mut zk, a, "/lock", CreateMode::Persistent);
+    assert!(!zk.reapable("/lock"), "never had a child");
+    assert!(zk.reap_container("/lock").is_empty() && zk.tree().get("/lock").is_some());
+    let child = create(&mut zk, a, "/lock/x-", CreateMode::EphemeralSequential);
+    assert!(!zk.reapable("/lock"), "has a child");
+    ok(&mut zk, a, Request::delete(&child));
+    ok(&mut zk, a, Request::exists("/lock", true));
+    assert!(zk.reapable("/lock"));
+    let zxid = zk.zxid();
+    let told = zk.reap_container("/lock");
+    assert!(zk.tree().get("/lock").is_none());
+    assert_eq!(zk.zxid(), zxid + 1, "a reap is a transaction");
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0].event.kind, EventType::NodeDeleted);
+    assert_eq!(fails(&mut zk, a, Request::create("/lock/x-", CreateMode::EphemeralSequential)), ZkError::NoNode);
+    assert!(!zk.reapable("/"), "the root is never reaped");
+}

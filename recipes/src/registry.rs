@@ -8,7 +8,8 @@ use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant, WaitOn,
+    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant,
+    WaitOn,
 };
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;
@@ -36,6 +37,7 @@ const STANDARD: Variant = Variant {
     on_missing_predecessor: OnMissingPredecessor::ListAgain,
     on_delete_loss: OnDeleteLoss::Retry,
     on_reconnect: OnReconnect::Recheck,
+    on_missing_parent: OnMissingParent::Stall,
 };
 
 pub const CATALOGUE: &[Entry] = &[
@@ -178,6 +180,18 @@ pub const CATALOGUE: &[Entry] = &[
         summary: "standard lock that ignores the reconnect and trusts its watch (kazoo PR #170): under a client that drops watches on disconnect (--client kazoo) a predecessor deleted during the outage never wakes it",
         flaw: Some(Flaw { bug: "watches-not-rearmed", breaks: &["eventual_acquire"] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("watches-not-rearmed", p, Variant { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD })),
+    },
+    Entry {
+        name: "container-lock",
+        summary: "standard lock on a container parent (as Curator makes it): after the server reaps the empty parent, a create that fails NoNode creates the parent again and retries",
+        flaw: None,
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("container-lock", p, Variant { on_missing_parent: OnMissingParent::Recreate, ..STANDARD })),
+    },
+    Entry {
+        name: "container-lock-no-recreate",
+        summary: "standard lock on a container parent that assumes the parent exists (CURATOR-308): once the server reaps it, the create fails NoNode and the client waits for a lock it never asked for",
+        flaw: Some(Flaw { bug: "parent-reaped", breaks: &["eventual_acquire"] }),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("container-lock-no-recreate", p, STANDARD)),
     },
     Entry {
         name: "timeout-lock",

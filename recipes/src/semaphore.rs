@@ -25,7 +25,8 @@
 //! have made. The node lives as long as the session and counts against `max` for everyone.
 
 use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant, WaitOn,
+    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant,
+    WaitOn,
 };
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState, ZkError};
@@ -39,6 +40,7 @@ const MUTEX: Variant = Variant {
     on_missing_predecessor: OnMissingPredecessor::ListAgain,
     on_delete_loss: OnDeleteLoss::Retry,
     on_reconnect: OnReconnect::Recheck,
+    on_missing_parent: OnMissingParent::Stall,
 };
 
 /// What a client does when the create of its lease fails with ConnectionLoss.

@@ -77,6 +77,16 @@ pub enum Order {
     Text,
 }
 
+/// What the client does when the lock's parent is gone (a container the server reaped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnMissingParent {
+    /// Create the parent again and retry (Curator's `creatingParentContainersIfNeeded`).
+    Recreate,
+    /// Nothing: the recipes page assumes the parent exists; with a container parent the create
+    /// fails NoNode and the client waits for a lock it never asked for.
+    Stall,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
     pub order: Order,
@@ -85,6 +95,7 @@ pub struct Variant {
     pub on_missing_predecessor: OnMissingPredecessor,
     pub on_delete_loss: OnDeleteLoss,
     pub on_reconnect: OnReconnect,
+    pub on_missing_parent: OnMissingParent,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -101,6 +112,8 @@ enum Phase {
     /// Waiting for the watched node (or the parent's children) to change.
     Waiting(String),
     Holding,
+    /// Creating the lock's parent again after it was reaped.
+    CreatingParent,
     /// Held the lock when the connection dropped.
     Suspended,
     Releasing,
@@ -192,6 +205,25 @@ impl SequentialLock {
             (Phase::Creating, Request::Create { .. }, Ok(Response::Created { path, .. })) => {
                 self.node = Some(path);
                 self.list(Phase::Listing, out);
+            }
+            (Phase::Creating, Request::Create { .. }, Err(ZkError::NoNode))
+                if self.variant.on_missing_parent == OnMissingParent::Recreate =>
+            {
+                self.phase = Phase::CreatingParent;
+                out.push(Request::create(&self.lock_path, CreateMode::Persistent));
+            }
+            // No parent, so no node of ours either: start over from the parent.
+            (Phase::Listing | Phase::Recovering, Request::GetChildren { .. }, Err(ZkError::NoNode))
+                if self.variant.on_missing_parent == OnMissingParent::Recreate =>
+            {
+                self.node = None;
+                self.phase = Phase::CreatingParent;
+                out.push(Request::create(&self.lock_path, CreateMode::Persistent));
+            }
+            // Made by us or by a rival: either way the parent is back.
+            (Phase::CreatingParent, Request::Create { .. }, Ok(_) | Err(ZkError::NodeExists)) => self.create(ctx, out),
+            (Phase::CreatingParent, Request::Create { .. }, Err(_)) => {
+                out.push(Request::create(&self.lock_path, CreateMode::Persistent))
             }
             (Phase::Creating, Request::Create { .. }, Err(ZkError::ConnectionLoss)) => {
                 match self.variant.on_create_loss {

@@ -164,7 +164,9 @@ impl Recipe for TimeoutLock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequential::{OnCreateLoss, OnDeleteLoss, OnMissingPredecessor, OnReconnect, Order, WaitOn};
+    use crate::sequential::{
+        OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, Order, WaitOn,
+    };
     use zklab_model::{CreateMode, SessionId, Stat};
 
     const STANDARD: Variant = Variant {
@@ -174,6 +176,7 @@ mod tests {
         on_missing_predecessor: OnMissingPredecessor::ListAgain,
         on_delete_loss: OnDeleteLoss::Retry,
         on_reconnect: OnReconnect::Recheck,
+        on_missing_parent: OnMissingParent::Stall,
     };
     const CTX: Ctx = Ctx { client: 0, session: SessionId(1) };
 

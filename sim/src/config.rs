@@ -36,6 +36,8 @@ pub struct FaultRates {
     pub expiries: u32,
     pub crashes: u32,
     pub pauses: u32,
+    /// Times the container manager gets to delete an empty lock parent.
+    pub reaps: u32,
 }
 
 impl FaultRates {
@@ -54,6 +56,7 @@ impl FaultRates {
             FaultKind::Expire => self.expiries = rate as u32,
             FaultKind::Crash => self.crashes = rate as u32,
             FaultKind::Pause => self.pauses = rate as u32,
+            FaultKind::ReapParent => self.reaps = rate as u32,
         }
     }
 
@@ -65,6 +68,7 @@ impl FaultRates {
             FaultKind::Expire => self.expiries,
             FaultKind::Crash => self.crashes,
             FaultKind::Pause => self.pauses,
+            FaultKind::ReapParent => self.reaps,
         }
     }
 

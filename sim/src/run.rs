@@ -295,6 +295,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn fault(&mut self, kind: FaultKind, i: ClientId) {
+        // The container manager is the server's: its step is listed under client 0.
+        let i = if kind == FaultKind::ReapParent { 0 } else { i };
         let i_ = usize::from(i);
         if kind.strikes_a_request() {
             self.armed[i_] = Some(kind);
@@ -311,7 +313,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => {
                 unreachable!("armed above")
             }
-            FaultKind::Disconnect => {}
+            FaultKind::Disconnect | FaultKind::ReapParent => {}
             FaultKind::Expire | FaultKind::Crash => {
                 let expiry = self.now + between(rng, lo, hi);
                 self.queue.push(expiry, Event::ServerExpire(i));

@@ -59,6 +59,7 @@ fn reached_fault<R: Recipe>(kind: FaultKind) -> Def<R> {
         FaultKind::Crash => |w| w.fault_happened(FaultKind::Crash),
         FaultKind::Pause => |w| w.fault_happened(FaultKind::Pause),
         FaultKind::LaggingRead => |w| w.fault_happened(FaultKind::LaggingRead),
+        FaultKind::ReapParent => |w| w.fault_happened(FaultKind::ReapParent),
     };
     let name = match kind {
         FaultKind::LossBeforeApply => "reached:loss-before-apply",
@@ -68,6 +69,7 @@ fn reached_fault<R: Recipe>(kind: FaultKind) -> Def<R> {
         FaultKind::Crash => "reached:crash",
         FaultKind::Pause => "reached:pause",
         FaultKind::LaggingRead => "reached:lagging-read",
+        FaultKind::ReapParent => "reached:reap-parent",
     };
     Def::new(name, Kind::Reached, holds)
 }

@@ -26,11 +26,14 @@ pub enum FaultKind {
     /// though never older than what its session has already seen (a new session, after an
     /// expiry, has seen nothing).
     LaggingRead,
+    /// The lock's parent is a container (as Curator creates it) and the server's container
+    /// manager deletes it once it has had children and has none left.
+    ReapParent,
 }
 
 impl FaultKind {
     /// How many kinds there are.
-    pub const COUNT: usize = 7;
+    pub const COUNT: usize = 8;
 
     pub const ALL: [FaultKind; FaultKind::COUNT] = [
         FaultKind::LossBeforeApply,
@@ -40,6 +43,7 @@ impl FaultKind {
         FaultKind::Crash,
         FaultKind::Pause,
         FaultKind::LaggingRead,
+        FaultKind::ReapParent,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +55,7 @@ impl FaultKind {
             FaultKind::Crash => "crash",
             FaultKind::Pause => "pause",
             FaultKind::LaggingRead => "lagging-read",
+            FaultKind::ReapParent => "reap-parent",
         }
     }
 

@@ -198,6 +198,8 @@ impl<R: Recipe> World<R> {
                         FaultKind::Expire => c.link != Link::Partitioned && alive(),
                         FaultKind::Crash => true,
                         FaultKind::Pause => !c.paused,
+                        // A server event: listed once, under client 0.
+                        FaultKind::ReapParent => step.client() == 0 && self.server.reapable(&self.config.lock_path),
                     }
             }
         }
@@ -360,6 +362,12 @@ impl<R: Recipe> World<R> {
             FaultKind::Pause => {
                 self.clients[i].paused = true;
                 note(log, || Note::Client("process pauses".to_string()));
+            }
+            FaultKind::ReapParent => {
+                let lock = self.config.lock_path.clone();
+                note(log, || Note::Client(format!("the server reaps the empty container {lock}")));
+                let notifications = self.server.reap_container(&lock);
+                self.route(notifications, log);
             }
         }
     }

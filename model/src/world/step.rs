@@ -92,6 +92,8 @@ impl Step {
             Step::Reconnect(_) => Step::Reconnect(to),
             Step::Expire(_) => Step::Expire(to),
             Step::Resume(_) => Step::Resume(to),
+            // The server's own event stays where it is listed.
+            Step::Fault(FaultKind::ReapParent, c) => Step::Fault(FaultKind::ReapParent, c),
             Step::Fault(kind, _) => Step::Fault(kind, to),
             Step::Lossy(kind, sending, _) => Step::Lossy(kind, sending, to),
         }
