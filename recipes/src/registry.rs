@@ -30,15 +30,7 @@ pub struct Flaw {
     pub breaks: &'static [&'static str],
 }
 
-const STANDARD: Variant = Variant {
-    order: Order::Serial,
-    wait_on: WaitOn::Predecessor,
-    on_create_loss: OnCreateLoss::FindOwnNode,
-    on_missing_predecessor: OnMissingPredecessor::ListAgain,
-    on_delete_loss: OnDeleteLoss::Retry,
-    on_reconnect: OnReconnect::Recheck,
-    on_missing_parent: OnMissingParent::Stall,
-};
+const STANDARD: Variant = Variant::STANDARD;
 
 pub const CATALOGUE: &[Entry] = &[
     Entry {

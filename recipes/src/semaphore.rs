@@ -24,24 +24,14 @@
 //! "no lease" (releases the mutex and fails the acquire) without looking for the node it may
 //! have made. The node lives as long as the session and counts against `max` for everyone.
 
-use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant,
-    WaitOn,
-};
+use crate::sequential::{SequentialLock, Variant};
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState, ZkError};
 
 const LEASE: &str = "-lease-";
 
-const MUTEX: Variant = Variant {
-    order: Order::Serial,
-    wait_on: WaitOn::Predecessor,
-    on_create_loss: OnCreateLoss::FindOwnNode,
-    on_missing_predecessor: OnMissingPredecessor::ListAgain,
-    on_delete_loss: OnDeleteLoss::Retry,
-    on_reconnect: OnReconnect::Recheck,
-    on_missing_parent: OnMissingParent::Stall,
-};
+/// The inner lock that guards lease creation: the standard lock.
+const MUTEX: Variant = Variant::STANDARD;
 
 /// What a client does when the create of its lease fails with ConnectionLoss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -98,6 +98,20 @@ pub struct Variant {
     pub on_missing_parent: OnMissingParent,
 }
 
+impl Variant {
+    /// The recipes page's lock, every decision made the right way (its parent is assumed to
+    /// exist, as the page does).
+    pub const STANDARD: Variant = Variant {
+        order: Order::Serial,
+        wait_on: WaitOn::Predecessor,
+        on_create_loss: OnCreateLoss::FindOwnNode,
+        on_missing_predecessor: OnMissingPredecessor::ListAgain,
+        on_delete_loss: OnDeleteLoss::Retry,
+        on_reconnect: OnReconnect::Recheck,
+        on_missing_parent: OnMissingParent::Stall,
+    };
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {
     Idle,

@@ -164,20 +164,9 @@ impl Recipe for TimeoutLock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequential::{
-        OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, Order, WaitOn,
-    };
     use zklab_model::{CreateMode, SessionId, Stat};
 
-    const STANDARD: Variant = Variant {
-        order: Order::Serial,
-        wait_on: WaitOn::Predecessor,
-        on_create_loss: OnCreateLoss::FindOwnNode,
-        on_missing_predecessor: OnMissingPredecessor::ListAgain,
-        on_delete_loss: OnDeleteLoss::Retry,
-        on_reconnect: OnReconnect::Recheck,
-        on_missing_parent: OnMissingParent::Stall,
-    };
+    const STANDARD: Variant = Variant::STANDARD;
     const CTX: Ctx = Ctx { client: 0, session: SessionId(1) };
 
     fn stat() -> Stat {
