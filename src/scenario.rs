@@ -129,18 +129,35 @@ impl Scenario {
     }
 }
 
-/// Parses a fault list: names separated by commas, `all`, or `none`.
+/// Parses a fault list: names separated by commas, each once or `name=N` times, `all`, or
+/// `none`.
 pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
-    let mut kinds = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    let mut budget = FaultBudget::none();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, times) = match item.split_once('=') {
+            Some((name, times)) => {
+                let times =
+                    times.trim().parse::<u32>().ok().filter(|t| (1..=MAX_FAULT_REPEATS).contains(t)).ok_or_else(
+                        || BadInput(format!("fault `{item}`: give how many times, 1 to {MAX_FAULT_REPEATS}")),
+                    )?;
+                (name.trim(), times)
+            }
+            None => (item, 1),
+        };
         match name {
-            "all" => kinds.extend(FaultKind::ALL),
+            "all" => FaultKind::ALL.iter().for_each(|k| budget.0[k.index()] = times),
             "none" => {}
-            _ => kinds.push(FaultKind::parse(name).ok_or_else(|| {
-                let known: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
-                BadInput(format!("unknown fault `{name}` (known: {}, all, none)", known.join(", ")))
-            })?),
+            _ => {
+                let kind = FaultKind::parse(name).ok_or_else(|| {
+                    let known: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+                    BadInput(format!("unknown fault `{name}` (known: {}, all, none)", known.join(", ")))
+                })?;
+                budget.0[kind.index()] = times;
+            }
         }
     }
-    Ok(FaultBudget::once(&kinds))
+    Ok(budget)
 }
+
+/// More repeats of one fault than an exhaustive search can use.
+pub const MAX_FAULT_REPEATS: u32 = 8;

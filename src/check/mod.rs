@@ -344,7 +344,14 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
     Report {
         recipe: scenario.recipe_label(),
         clients: scenario.recipes.len(),
-        faults: scenario.faults().iter().map(|k| k.name().to_string()).collect(),
+        faults: scenario
+            .faults()
+            .iter()
+            .map(|k| match scenario.config.faults.get(*k) {
+                1 => k.name().to_string(),
+                n => format!("{}={n}", k.name()),
+            })
+            .collect(),
         client_behaviour: scenario.config.client_behaviour,
         rounds: scenario.config.rounds,
         unique_states: outcome.unique_states,

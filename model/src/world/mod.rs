@@ -319,10 +319,12 @@ impl<R: Recipe> World<R> {
     /// The first request client `i`'s `sending` step would send on a live connection now.
     fn first_request(&self, i: usize, sending: Sending) -> Option<Request> {
         let c = &self.clients[i];
+        // Handling Expired opens a new session whose link is up: its requests go out at once.
+        let new_handle = sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired));
         let input = match sending {
             Sending::Reconnect if self.server.is_alive(c.session) => return c.outbound.front().cloned(),
             Sending::Reconnect => return None,
-            _ if c.link != Link::Up => return None,
+            _ if c.link != Link::Up && !new_handle => return None,
             Sending::Acquire => Input::Acquire,
             Sending::Release => Input::Release,
             Sending::Receive => c.inbound.front()?.clone(),
