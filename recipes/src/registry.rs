@@ -229,7 +229,7 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "leader-latch",
-        summary: "Curator's LeaderLatch since CURATOR-644/645: protected latch- node, getData watch on its predecessor, lists again when it is gone or on reconnect; not leader while suspended; rejoins after expiry",
+        summary: "Curator's LeaderLatch since CURATOR-696: protected latch- node, getData watch on its predecessor, lists again when it is gone or on reconnect; not leader while suspended; keeps its node's path through an expiry and lists on the new session; first in line, leads only if its node's ephemeral owner is its session, else resets",
         flaw: None,
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch", p, LEADER_LATCH)),
     },
