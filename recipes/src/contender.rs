@@ -590,7 +590,8 @@ mod tests {
         let (mut fixed, list) = latch_after_expiry(LEADER_LATCH);
         let read = reply(&mut fixed, &later, list, stale());
         assert_eq!(read, vec![Request::get_data("/lock/_c_c0-1-latch-0000000000", false)]);
-        let old_owner = Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
+        let old_owner =
+            Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
         assert_eq!(
             reply(&mut fixed, &later, read[0].clone(), old_owner),
             vec![
@@ -608,7 +609,8 @@ mod tests {
         let (mut latch, read) = listed(LEADER_LATCH, names[0], &names);
         assert_eq!(read, vec![Request::get_data("/lock/_c_c0-1-latch-0000000000", false)]);
         assert_eq!(latch.belief(), Belief::Acquiring, "not leader before the owner is known");
-        let mine = Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
+        let mine =
+            Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
         assert!(reply(&mut latch, &CTX, read[0].clone(), mine).is_empty());
         assert!(latch.belief().is_holding());
     }
