@@ -9,6 +9,9 @@
 //!   that prefix, or creates again. Since CURATOR-498 the retry first compares the session with
 //!   the one of the first attempt: if it changed, a found node is deleted (guaranteed, in the
 //!   background) instead of adopted. Here the uuid is the client and a count of its creates.
+//!   The uuid belongs to one create call (ProtectedMode in CreateBuilderImpl), and the call's
+//!   retry loop retries SessionExpired too: after an expiry the next attempt looks for the node
+//!   on the new session, with the same uuid, before it creates again.
 //! - Order: children sorted by the text after the lock name (`lock-`, `latch-`), compared as
 //!   strings, never parsed (StandardLockInternalsDriver.fixForSorting).
 //! - The predecessor is read with getData and a watch (no watch is left behind if it is gone);
@@ -20,7 +23,11 @@
 //!   NoNode its driver throws). LeaderLatch drops leadership on SUSPENDED and LOST; on
 //!   RECONNECTED it lists again (since CURATOR-644/645) or, before, reset itself: delete its
 //!   node and create a new one, which is also what it did when getData found its predecessor
-//!   gone. Two latches resetting each other that way never settle (the livelock).
+//!   gone. Two latches resetting each other that way never settle (the livelock). LOST only
+//!   drops leadership: the latch keeps its node's path and handles the new session's connect
+//!   like any reconnect, so a listing that still shows the old node can make it leader again.
+//!   Since CURATOR-696 a latch that finds itself first reads its own node and leads only if the
+//!   node's ephemeral owner is its current session; otherwise it resets.
 
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionId, SessionState, ZkError};
@@ -70,6 +77,9 @@ pub enum AfterExpiry {
     RequeueWaiter,
     /// Stays in the election until closed: a new node on the new session, leader or not.
     Rejoin,
+    /// Keeps its node's path and treats the new session like a reconnect (LeaderLatch: LOST
+    /// only drops leadership, RECONNECTED rechecks).
+    Reconnect,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,6 +95,11 @@ pub struct Style {
     /// A holder that reconnects holds again without looking (the mutex's listener); else it
     /// lists the children first and leads again only if still first (LeaderLatch).
     pub holder_resumes: bool,
+    /// A protected node found after the session changed is deleted, not adopted (CURATOR-498).
+    pub session_check: bool,
+    /// First in line, it reads its own node and leads only if the node's ephemeral owner is its
+    /// session, else resets (CURATOR-696).
+    pub owner_check: bool,
 }
 
 /// Curator's InterProcessMutex, with the connection listener its documentation asks for.
@@ -97,9 +112,14 @@ pub const CURATOR_MUTEX: Style = Style {
     on_reconnect: Recheck::List,
     after_expiry: AfterExpiry::RequeueWaiter,
     holder_resumes: true,
+    session_check: true,
+    owner_check: false,
 };
 
-/// Curator's LeaderLatch as of CURATOR-644/645.
+/// InterProcessMutex before CURATOR-498: a protected node found on a new session is adopted.
+pub const CURATOR_MUTEX_BEFORE_498: Style = Style { session_check: false, ..CURATOR_MUTEX };
+
+/// Curator's LeaderLatch as of CURATOR-696 (and CURATOR-644/645 before it).
 pub const LEADER_LATCH: Style = Style {
     naming: Naming::Protected,
     marker: "latch-",
@@ -107,9 +127,15 @@ pub const LEADER_LATCH: Style = Style {
     order: Order::Text,
     on_predecessor_gone: Recheck::List,
     on_reconnect: Recheck::List,
-    after_expiry: AfterExpiry::Rejoin,
+    after_expiry: AfterExpiry::Reconnect,
     holder_resumes: false,
+    session_check: true,
+    owner_check: true,
 };
+
+/// LeaderLatch between CURATOR-644/645 and CURATOR-696: first in a listing, it leads without
+/// asking whose its node is, so a stale listing on a new session can make it leader.
+pub const LEADER_LATCH_BEFORE_696: Style = Style { owner_check: false, ..LEADER_LATCH };
 
 /// The leader election of ZooKeeper's recipes page.
 pub const LEADER_ELECTION: Style = Style {
@@ -121,13 +147,15 @@ pub const LEADER_ELECTION: Style = Style {
     on_reconnect: Recheck::List,
     after_expiry: AfterExpiry::Rejoin,
     holder_resumes: false,
+    session_check: false,
+    owner_check: false,
 };
 
 /// LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) when
 /// its predecessor is gone at the getData and on every reconnect. Not in the catalogue: its
 /// livelock creates nodes forever, so the state space never closes (see docs/bugzoo.md).
 pub const LEADER_LATCH_BEFORE_644: Style =
-    Style { on_predecessor_gone: Recheck::Reset, on_reconnect: Recheck::Reset, ..LEADER_LATCH };
+    Style { on_predecessor_gone: Recheck::Reset, on_reconnect: Recheck::Reset, owner_check: false, ..LEADER_LATCH };
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -139,6 +167,8 @@ enum Phase {
     /// The read that sets the watch on this predecessor is in flight.
     Checking(String),
     Waiting(String),
+    /// First in line: reading its own node to see whose it is (CURATOR-696).
+    Confirming,
     Holding,
     Suspended,
     Releasing,
@@ -246,7 +276,7 @@ impl Contender {
             let prefix = self.prefix(ctx);
             let found = ours.iter().find(|c| c.starts_with(&prefix)).map(|c| path::join(&self.lock_path, c));
             // Protected mode's session check: a node made by an earlier session is not ours.
-            if self.style.naming == Naming::Protected && self.create_session.is_some_and(|s| s != ctx.session) {
+            if self.style.session_check && self.create_session.is_some_and(|s| s != ctx.session) {
                 if let Some(found) = found {
                     out.push(Request::delete(&found));
                     self.deleting.push(found);
@@ -276,6 +306,10 @@ impl Contender {
             _ => Some(c),
         });
         let Some(predecessor) = predecessor else {
+            if self.style.owner_check {
+                self.phase = Phase::Confirming;
+                return out.push(Request::get_data(&node, false));
+            }
             self.phase = Phase::Holding;
             return;
         };
@@ -335,14 +369,34 @@ impl Contender {
                 self.recheck(self.style.on_predecessor_gone, ctx, out)
             }
             (Phase::Checking(_), _, Err(_)) => self.list(Phase::Listing, out),
+            // Curator reads the owner from the reply's stat; no stat (any error) means reset.
+            (Phase::Confirming, Request::GetData { .. }, result) => match result {
+                Ok(Response::Data { stat, .. }) if stat.ephemeral_owner == Some(ctx.session) => {
+                    self.phase = Phase::Holding
+                }
+                _ => self.reset(ctx, out),
+            },
             _ => {}
         }
     }
 
     fn on_expired(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
         // The session's nodes, and with them any delete still owed, are gone.
-        self.node = None;
         self.deleting.clear();
+        if self.style.naming == Naming::Protected && matches!(self.phase, Phase::Creating | Phase::Recovering) {
+            // The create call retries: it looks for its node on the new session. `ctx` is still
+            // the old session, the one the call's first attempt recorded.
+            self.create_session.get_or_insert(ctx.session);
+            return self.list(Phase::Recovering, out);
+        }
+        if self.style.after_expiry == AfterExpiry::Reconnect {
+            return match self.phase {
+                Phase::Idle | Phase::Releasing => self.phase = Phase::Idle,
+                _ if self.node.is_none() => self.create_new(ctx, out),
+                _ => self.recheck(self.style.on_reconnect, ctx, out),
+            };
+        }
+        self.node = None;
         let waiting = !matches!(self.phase, Phase::Idle | Phase::Holding | Phase::Suspended | Phase::Releasing);
         match self.style.after_expiry {
             AfterExpiry::RequeueWaiter if waiting => self.create_new(ctx, out),
@@ -482,6 +536,85 @@ mod tests {
         );
     }
 
+    /// Acquires; the create's reply is lost, then the session expires under the recovery's
+    /// listing; returns the listing the create call sends on the new session.
+    fn create_across_expiry(r: &mut Contender) -> Request {
+        let list = lost_create(r);
+        assert!(reply(r, &CTX, list, Err(ZkError::SessionExpired)).is_empty(), "the Expired event decides");
+        let mut out = Vec::new();
+        r.handle(&CTX, Input::State(SessionState::Expired), &mut out);
+        assert_eq!(out, vec![Request::get_children("/lock", false)], "the same create call looks again");
+        out.pop().unwrap()
+    }
+
+    #[test]
+    fn across_an_expiry_the_fixed_mutex_deletes_its_old_node_and_the_mutex_before_498_adopts_it() {
+        let later = Ctx { client: 0, session: SessionId(7) };
+        let stale = || children(&["_c_c0-1-lock-0000000000"]);
+        let mut fixed = Contender::new("m", "/lock", CURATOR_MUTEX);
+        let list = create_across_expiry(&mut fixed);
+        assert_eq!(
+            reply(&mut fixed, &later, list, stale()),
+            vec![
+                Request::delete("/lock/_c_c0-1-lock-0000000000"),
+                Request::create("/lock/_c_c0-1-lock-", CreateMode::EphemeralSequential)
+            ],
+            "same uuid, new session"
+        );
+        let mut old = Contender::new("m", "/lock", CURATOR_MUTEX_BEFORE_498);
+        let list = create_across_expiry(&mut old);
+        assert_eq!(reply(&mut old, &later, list, stale()), vec![Request::get_children("/lock", false)]);
+        assert_eq!(old.owned_node(), Some("/lock/_c_c0-1-lock-0000000000"), "adopted from the old session");
+    }
+
+    /// A latch of `style` that led with `_c_c0-1-latch-0000000000` on session 2, whose session
+    /// then expired: returns it with the listing it sends on its new session.
+    fn latch_after_expiry(style: Style) -> (Contender, Request) {
+        let (mut latch, _) = listed(style, "_c_c0-1-latch-0000000000", &["_c_c0-1-latch-0000000000"]);
+        let mut out = Vec::new();
+        latch.handle(&CTX, Input::State(SessionState::Disconnected), &mut out);
+        latch.handle(&CTX, Input::State(SessionState::Expired), &mut out);
+        assert_eq!(latch.belief(), Belief::Acquiring, "LOST drops leadership");
+        assert_eq!(out, vec![Request::get_children("/lock", false)], "it keeps its path and lists");
+        (latch, out.pop().unwrap())
+    }
+
+    #[test]
+    fn shown_its_old_node_first_the_latch_before_696_leads_and_the_fixed_one_asks_whose_it_is() {
+        let later = Ctx { client: 0, session: SessionId(7) };
+        let stale = || children(&["_c_c0-1-latch-0000000000", "_c_c1-1-latch-0000000001"]);
+        let (mut old, list) = latch_after_expiry(LEADER_LATCH_BEFORE_696);
+        assert!(reply(&mut old, &later, list, stale()).is_empty());
+        assert!(old.belief().is_holding(), "leads on a node its new session does not own");
+
+        let (mut fixed, list) = latch_after_expiry(LEADER_LATCH);
+        let read = reply(&mut fixed, &later, list, stale());
+        assert_eq!(read, vec![Request::get_data("/lock/_c_c0-1-latch-0000000000", false)]);
+        let old_owner =
+            Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
+        assert_eq!(
+            reply(&mut fixed, &later, read[0].clone(), old_owner),
+            vec![
+                Request::delete("/lock/_c_c0-1-latch-0000000000"),
+                Request::create("/lock/_c_c0-2-latch-", CreateMode::EphemeralSequential)
+            ],
+            "owned by the old session: reset"
+        );
+        assert_eq!(fixed.belief(), Belief::Acquiring);
+    }
+
+    #[test]
+    fn the_fixed_latch_leads_when_its_node_is_its_sessions() {
+        let names = ["_c_c0-1-latch-0000000000"];
+        let (mut latch, read) = listed(LEADER_LATCH, names[0], &names);
+        assert_eq!(read, vec![Request::get_data("/lock/_c_c0-1-latch-0000000000", false)]);
+        assert_eq!(latch.belief(), Belief::Acquiring, "not leader before the owner is known");
+        let mine =
+            Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
+        assert!(reply(&mut latch, &CTX, read[0].clone(), mine).is_empty());
+        assert!(latch.belief().is_holding());
+    }
+
     #[test]
     fn release_is_a_guaranteed_delete() {
         let mut mutex = Contender::new("m", "/lock", CURATOR_MUTEX);
@@ -548,7 +681,7 @@ mod tests {
     #[test]
     fn a_leader_that_reconnects_leads_again_only_after_listing() {
         let names = ["_c_c0-1-latch-0000000000"];
-        let (mut latch, _) = listed(LEADER_LATCH, names[0], &names);
+        let (mut latch, _) = listed(LEADER_LATCH_BEFORE_696, names[0], &names);
         assert!(latch.belief().is_holding());
         let mut out = Vec::new();
         latch.handle(&CTX, Input::State(SessionState::Disconnected), &mut out);

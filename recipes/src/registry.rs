@@ -1,7 +1,9 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
 use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
-use crate::contender::{Contender, CURATOR_MUTEX, LEADER_ELECTION, LEADER_LATCH};
+use crate::contender::{
+    Contender, CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, LEADER_ELECTION, LEADER_LATCH, LEADER_LATCH_BEFORE_696,
+};
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
 use crate::revocable::Revocable;
@@ -235,9 +237,21 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "leader-latch",
-        summary: "Curator's LeaderLatch since CURATOR-644/645: protected latch- node, getData watch on its predecessor, lists again when it is gone or on reconnect; not leader while suspended; rejoins after expiry",
+        summary: "Curator's LeaderLatch since CURATOR-696: protected latch- node, getData watch on its predecessor, lists again when it is gone or on reconnect; not leader while suspended; keeps its node's path through an expiry and lists on the new session; first in line, leads only if its node's ephemeral owner is its session, else resets",
         flaw: None,
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch", p, LEADER_LATCH)),
+    },
+    Entry {
+        name: "curator-mutex-498",
+        summary: "Curator's InterProcessMutex before CURATOR-498: after an expiry its protected create finds its old node (a lagging follower still lists it) and adopts it without asking whose session owns it",
+        flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &["belief_exclusion"] }),
+        build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-498", p, CURATOR_MUTEX_BEFORE_498)),
+    },
+    Entry {
+        name: "leader-latch-696",
+        summary: "Curator's LeaderLatch before CURATOR-696: after an expiry a lagging listing still shows its old node first and it leads without checking the node's ephemeral owner",
+        flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &["belief_exclusion"] }),
+        build: |p| AnyRecipe::Contender(Contender::new("leader-latch-696", p, LEADER_LATCH_BEFORE_696)),
     },
 ];
 
