@@ -88,8 +88,27 @@ pub fn run_seeds(scenario: &Scenario, base: &SimConfig, seeds: &[u64], threads: 
 }
 
 pub fn run_one(scenario: &Scenario, config: &SimConfig) -> RunReport {
+    run_watched(scenario, config, false)
+}
+
+/// As `run_one`; with `progress`, a line on stderr at most once a second (steps taken and the
+/// clients still waiting), for runs with thousands of clients.
+pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> RunReport {
     let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
-    let run = zklab_sim::simulate(config, recipes).expect("validated before the sweep");
+    let (started, mut last, mut steps) = (std::time::Instant::now(), std::time::Instant::now(), 0u64);
+    let mut watch = |world: &zklab_model::World<AnyRecipe>| {
+        steps += 1;
+        if progress && steps.is_multiple_of(1024) && last.elapsed() >= std::time::Duration::from_secs(1) {
+            last = std::time::Instant::now();
+            let held = world.grants;
+            eprintln!(
+                "{:>6.1}s  seed {}: {steps} steps, {held} acquisitions",
+                started.elapsed().as_secs_f64(),
+                config.seed
+            );
+        }
+    };
+    let run = zklab_sim::simulate_observed(config, recipes, &mut watch).expect("validated before the sweep");
     let steps_json = serde_json::to_string(&run.steps).expect("steps serialize");
     let steps_hash = format!("{:016x}", fnv1a(steps_json.as_bytes()));
     let herd = run.metrics.herd();

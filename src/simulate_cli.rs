@@ -63,6 +63,9 @@ pub struct SimulateArgs {
     /// The most faults a searched schedule holds.
     #[arg(long, default_value_t = 4)]
     pub max_faults: usize,
+    /// Print no progress.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Where violation traces are written.
     #[arg(long, default_value = "zklab-traces")]
     pub trace_dir: PathBuf,
@@ -102,7 +105,12 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     }
     let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
     let started = Instant::now();
-    let reports = run_seeds(&scenario, &config, &seeds, args.threads);
+    let reports = match seeds.as_slice() {
+        [seed] => {
+            vec![crate::simulate::run_watched(&scenario, &SimConfig { seed: *seed, ..config.clone() }, !args.quiet)]
+        }
+        _ => run_seeds(&scenario, &config, &seeds, args.threads),
+    };
     let wall = started.elapsed();
     let mut failed = false;
     for report in &reports {
