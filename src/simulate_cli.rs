@@ -41,7 +41,8 @@ pub struct SimulateArgs {
     /// How long a holder keeps the lock, in virtual ms.
     #[arg(long, default_value_t = 10)]
     pub hold_ms: u64,
-    /// Server-to-client latency range in microseconds, MIN..MAX.
+    /// Server-to-client latency range in microseconds, MIN..MAX; a comma list gives links their
+    /// own ranges, client i taking entry i modulo the list's length.
     #[arg(long, default_value = "100..400")]
     pub latency_us: String,
     /// Clients start within this many virtual ms of each other (0: together).
@@ -91,7 +92,11 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     }
     let mut config = SimConfig::new(world, first);
     config.rates = parse_rates(&args.faults)?;
-    config.latency = parse_latency(&args.latency_us)?;
+    let links = args.latency_us.split(',').map(parse_latency).collect::<Result<Vec<_>, _>>()?;
+    config.latency = links[0];
+    if links.len() > 1 {
+        config.links = links;
+    }
     config.chaos_us = args.chaos_ms.saturating_mul(1000);
     config.heal_bound_us = args.heal_ms.map(|ms| ms.saturating_mul(1000));
     config.hold_us = args.hold_ms.saturating_mul(1000);
@@ -140,7 +145,7 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
 }
 
 fn parse_latency(text: &str) -> Result<Latency, BadInput> {
-    let bad = || BadInput(format!("--latency-us must look like 100..400, got `{text}`"));
+    let bad = || BadInput(format!("--latency-us must look like 100..400 (or 100..400,2000..9000), got `{text}`"));
     let (lo, hi) = text.split_once("..").ok_or_else(bad)?;
     let (min_us, max_us) = (lo.trim().parse().map_err(|_| bad())?, hi.trim().parse().map_err(|_| bad())?);
     Ok(Latency { min_us, max_us })

@@ -85,7 +85,10 @@ pub struct SimConfig {
     /// The world as the checker would build it (fault budgets are the simulator's to set).
     pub world: WorldConfig,
     pub seed: u64,
+    /// Every link's latency, unless `links` says otherwise.
     pub latency: Latency,
+    /// Per-link latencies: client `i`'s link has `links[i % links.len()]` (empty: all alike).
+    pub links: Vec<Latency>,
     /// Clients start within this long of the beginning (0: all together, in client order).
     pub start_spread_us: Micros,
     /// How long a holder keeps the lock.
@@ -109,6 +112,7 @@ impl SimConfig {
             world,
             seed,
             latency: Latency::default(),
+            links: Vec::new(),
             start_spread_us: 0,
             hold_us: 10_000,
             think_us: 1_000,
@@ -119,15 +123,25 @@ impl SimConfig {
         }
     }
 
+    /// Client `i`'s link.
+    pub fn link(&self, i: usize) -> Latency {
+        match self.links.len() {
+            0 => self.latency,
+            n => self.links[i % n],
+        }
+    }
+
+    /// The slowest link's worst latency.
+    pub fn max_latency_us(&self) -> u64 {
+        std::iter::once(&self.latency).chain(&self.links).map(|l| l.max_us).max().unwrap_or(0)
+    }
+
     pub fn validate(&self, clients: usize) -> Result<(), BadConfig> {
         if clients == 0 || clients > MAX_CLIENTS {
             return Err(BadConfig(format!("--clients must be between 1 and {MAX_CLIENTS}, got {clients}")));
         }
-        if self.latency.min_us > self.latency.max_us {
-            return Err(BadConfig(format!(
-                "latency minimum {} us is above its maximum {} us",
-                self.latency.min_us, self.latency.max_us
-            )));
+        if let Some(bad) = std::iter::once(&self.latency).chain(&self.links).find(|l| l.min_us > l.max_us) {
+            return Err(BadConfig(format!("latency minimum {} us is above its maximum {} us", bad.min_us, bad.max_us)));
         }
         for (name, p) in [
             ("loss-before-apply", self.rates.loss_before_apply),

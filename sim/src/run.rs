@@ -156,7 +156,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn heal_deadline(&self) -> Micros {
-        let per_round = self.config.hold_us + self.config.think_us + 2 * self.config.latency.max_us;
+        let per_round = self.config.hold_us + self.config.think_us + 2 * self.config.max_latency_us();
         let rounds = u64::from(self.config.world.rounds) * self.clients() as u64;
         let bound = self.config.heal_bound_us.unwrap_or(10 * self.timing.timeout + rounds * per_round);
         self.config.chaos_us + bound
@@ -210,8 +210,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
         }
     }
 
-    fn latency(&mut self) -> Micros {
-        between(&mut self.streams.network, self.config.latency.min_us, self.config.latency.max_us)
+    fn latency(&mut self, i: ClientId) -> Micros {
+        let link = self.config.link(usize::from(i));
+        between(&mut self.streams.network, link.min_us, link.max_us)
     }
 
     fn handle(&mut self, event: Event) {
@@ -398,7 +399,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let now_believes = c.belief();
         if c.link == Link::Down && !c.crashed && !self.reconnecting[i_] {
             // The library looks for a server again after a short back-off.
-            let back = between(&mut self.streams.network, self.config.latency.max_us, self.timing.ping_interval());
+            let back = between(&mut self.streams.network, self.config.link(i_).max_us, self.timing.ping_interval());
             self.reconnect_at(i, self.now + back);
         }
         if now_believes.is_holding() && !belief.is_holding() {
@@ -446,7 +447,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         }
         let delay = match c.link {
             Link::Partitioned if self.world.server.is_alive(c.session) => self.timing.read_timeout(),
-            _ => self.latency(),
+            _ => self.latency(j),
         };
         self.delivering[j_] = true;
         self.queue.push(self.now + delay, Event::Deliver(j));

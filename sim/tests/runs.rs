@@ -105,3 +105,18 @@ fn bad_configs_are_refused() {
     let one = vec![zklab_recipes::build("standard", "/lock").unwrap()];
     assert!(simulate(&config, one).err().unwrap().0.contains("probability"));
 }
+
+#[test]
+fn links_can_have_their_own_latencies() {
+    use zklab_sim::Latency;
+    let fast = run("standard", 20, 1, |_| {});
+    let mixed = run("standard", 20, 1, |c| {
+        c.links = vec![Latency { min_us: 100, max_us: 400 }, Latency { min_us: 5_000, max_us: 20_000 }]
+    });
+    assert_eq!(mixed.outcome, Outcome::Passed);
+    assert!(mixed.metrics.virtual_us > fast.metrics.virtual_us, "slow links make the run longer");
+    let mut bad = SimConfig::new(WorldConfig::default(), 1);
+    bad.links = vec![Latency { min_us: 9, max_us: 1 }];
+    let one = vec![zklab_recipes::build("standard", "/lock").unwrap()];
+    assert!(simulate(&bad, one).err().unwrap().0.contains("latency"));
+}
