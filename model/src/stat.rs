@@ -3,7 +3,7 @@
 use crate::SessionId;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Stat {
     /// zxid of the create: a fencing token that stays monotonic across parent re-creation.
     pub czxid: i64,

@@ -472,20 +472,6 @@ mod tests {
 
     const CTX: Ctx = Ctx { client: 0, session: SessionId(2) };
 
-    fn stat() -> Stat {
-        Stat {
-            czxid: 0,
-            mzxid: 0,
-            pzxid: 0,
-            version: 0,
-            cversion: 0,
-            aversion: 0,
-            ephemeral_owner: None,
-            data_length: 0,
-            num_children: 0,
-        }
-    }
-
     fn reply(r: &mut Contender, ctx: &Ctx, request: Request, result: zklab_model::ZkResult) -> Vec<Request> {
         let mut out = Vec::new();
         r.handle(ctx, Input::Reply { request, result }, &mut out);
@@ -493,7 +479,7 @@ mod tests {
     }
 
     fn children(names: &[&str]) -> zklab_model::ZkResult {
-        Ok(Response::Children { children: names.iter().map(|n| n.to_string()).collect(), stat: stat() })
+        Ok(Response::Children { children: names.iter().map(|n| n.to_string()).collect(), stat: Stat::default() })
     }
 
     /// Acquires; the create's reply is lost; returns the recovery's listing request.
@@ -590,8 +576,10 @@ mod tests {
         let (mut fixed, list) = latch_after_expiry(LEADER_LATCH);
         let read = reply(&mut fixed, &later, list, stale());
         assert_eq!(read, vec![Request::get_data("/lock/_c_c0-1-latch-0000000000", false)]);
-        let old_owner =
-            Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
+        let old_owner = Ok(Response::Data {
+            data: String::new(),
+            stat: Stat { ephemeral_owner: Some(CTX.session), ..Stat::default() },
+        });
         assert_eq!(
             reply(&mut fixed, &later, read[0].clone(), old_owner),
             vec![
@@ -609,8 +597,10 @@ mod tests {
         let (mut latch, read) = listed(LEADER_LATCH, names[0], &names);
         assert_eq!(read, vec![Request::get_data("/lock/_c_c0-1-latch-0000000000", false)]);
         assert_eq!(latch.belief(), Belief::Acquiring, "not leader before the owner is known");
-        let mine =
-            Ok(Response::Data { data: String::new(), stat: Stat { ephemeral_owner: Some(CTX.session), ..stat() } });
+        let mine = Ok(Response::Data {
+            data: String::new(),
+            stat: Stat { ephemeral_owner: Some(CTX.session), ..Stat::default() },
+        });
         assert!(reply(&mut latch, &CTX, read[0].clone(), mine).is_empty());
         assert!(latch.belief().is_holding());
     }
@@ -620,7 +610,7 @@ mod tests {
         let mut mutex = Contender::new("m", "/lock", CURATOR_MUTEX);
         let mut out = Vec::new();
         mutex.handle(&CTX, Input::Acquire, &mut out);
-        let created = Ok(Response::Created { path: "/lock/_c_c0-1-lock-0000000000".into(), stat: stat() });
+        let created = Ok(Response::Created { path: "/lock/_c_c0-1-lock-0000000000".into(), stat: Stat::default() });
         let list = reply(&mut mutex, &CTX, out.pop().unwrap(), created);
         reply(&mut mutex, &CTX, list[0].clone(), children(&["_c_c0-1-lock-0000000000"]));
         assert!(mutex.belief().is_holding());
@@ -638,7 +628,7 @@ mod tests {
         let mut r = Contender::new("r", "/lock", style);
         let mut out = Vec::new();
         r.handle(&CTX, Input::Acquire, &mut out);
-        let created = Ok(Response::Created { path: format!("/lock/{mine}"), stat: stat() });
+        let created = Ok(Response::Created { path: format!("/lock/{mine}"), stat: Stat::default() });
         let list = reply(&mut r, &CTX, out.pop().unwrap(), created);
         let out = reply(&mut r, &CTX, list[0].clone(), children(names));
         (r, out)

@@ -169,20 +169,6 @@ mod tests {
     const STANDARD: Variant = Variant::STANDARD;
     const CTX: Ctx = Ctx { client: 0, session: SessionId(1) };
 
-    fn stat() -> Stat {
-        Stat {
-            czxid: 0,
-            mzxid: 0,
-            pzxid: 0,
-            version: 0,
-            cversion: 0,
-            aversion: 0,
-            ephemeral_owner: None,
-            data_length: 0,
-            num_children: 0,
-        }
-    }
-
     /// Acquires, then loses the create's reply: the recipe is left unsure whether its node exists.
     fn unsure(on_give_up: OnGiveUp) -> (TimeoutLock, Vec<Request>) {
         let mut lock = TimeoutLock::new("t", "/lock", STANDARD, on_give_up);
@@ -203,7 +189,7 @@ mod tests {
         assert_eq!(out, vec![Request::get_children("/lock", false)]);
         let mut out = Vec::new();
         let children = vec!["c1-s2-lock-0000000000".to_string(), "c0-s1-lock-0000000001".to_string()];
-        let listing = Ok(Response::Children { children, stat: stat() });
+        let listing = Ok(Response::Children { children, stat: Stat::default() });
         // The recovery listing queued before the give-up answers first, then ours.
         lock.handle(&CTX, Input::Reply { request: Request::get_children("/lock", false), result: listing }, &mut out);
         assert_eq!(out, vec![Request::delete("/lock/c0-s1-lock-0000000001")]);

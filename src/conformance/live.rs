@@ -9,7 +9,7 @@
 
 use super::fourlw;
 use super::sandbox::{self, ROOT};
-use super::script::{children_fields, fail, number, request, result_head, stat_value, text};
+use super::script::{children_fields, fail, number, request, result_head, stat_value, text, Handle};
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -23,13 +23,6 @@ use zookeeper_client as zk;
 
 /// How long a close or an expiry may take to be seen before the runner gives up.
 const SETTLE: Duration = Duration::from_secs(5);
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Handle {
-    Open,
-    Closed,
-    Expired,
-}
 
 struct Session {
     /// `None` once closed: a closed kazoo handle refuses every request itself.
@@ -254,12 +247,7 @@ impl Live {
                 result.insert("events".into(), Value::Array(events));
             }
             ("state", _) => {
-                let state = match handle {
-                    Handle::Open => "connected",
-                    Handle::Closed => "closed",
-                    Handle::Expired => "expired",
-                };
-                result.insert("state".into(), json!(state));
+                result.insert("state".into(), json!(handle.state()));
             }
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
             ("close" | "expire", Handle::Expired) => fail(result, "SessionExpired"),

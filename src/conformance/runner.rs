@@ -2,7 +2,7 @@
 //! client keeps: sessions by name, the events each session has received (and which ops' watches
 //! they fired), and what a closed or expired handle answers.
 
-use super::script::{bad, children_fields, fail, number, request, result_head, stat_value, text};
+use super::script::{bad, children_fields, fail, number, request, result_head, stat_value, text, Handle};
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -16,13 +16,6 @@ fn recorded_server() -> ServerConfig {
         max_session_timeout_ms: Some(20_000),
         ..ServerConfig::default()
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Handle {
-    Open,
-    Closed,
-    Expired,
 }
 
 struct Runner {
@@ -100,12 +93,7 @@ impl Runner {
                 result.insert("events".into(), Value::Array(events));
             }
             ("state", _) => {
-                let state = match handle {
-                    Handle::Open => "connected",
-                    Handle::Closed => "closed",
-                    Handle::Expired => "expired",
-                };
-                result.insert("state".into(), json!(state));
+                result.insert("state".into(), json!(handle.state()));
             }
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
             ("close" | "expire", Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),

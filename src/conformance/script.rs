@@ -103,3 +103,21 @@ pub(super) fn children_fields(children: Vec<String>, result: &mut Map<String, Va
     result.insert("raw".into(), json!(children));
     result.insert("children".into(), json!(sorted));
 }
+
+/// What a session's client handle is, as a script's `state` op names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Handle {
+    Open,
+    Closed,
+    Expired,
+}
+
+impl Handle {
+    pub(super) fn state(self) -> &'static str {
+        match self {
+            Handle::Open => "connected",
+            Handle::Closed => "closed",
+            Handle::Expired => "expired",
+        }
+    }
+}
