@@ -126,7 +126,8 @@ struct CheckArgs {
     manifest: Option<PathBuf>,
     #[arg(long, default_value_t = 2)]
     clients: usize,
-    /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause), `all` or `none`.
+    /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause,
+    /// lagging-read, reap-parent), each once or `kind=N` times, `all` or `none`.
     #[arg(long, default_value = "none")]
     faults: String,
     /// How many times each client acquires and releases.

@@ -78,3 +78,14 @@ fn traces_written_before_lagging_reads_existed_still_load() {
     assert_eq!(old.get(FaultKind::LaggingRead), 0);
     assert!(serde_json::from_str::<zklab_model::FaultBudget>("[0, 0, 0, 0, 0, 0, 0, 0, 0]").is_err());
 }
+
+#[test]
+fn a_fault_can_be_allowed_more_than_once() {
+    let budget = parse_faults("lagging-read=2,expire").unwrap();
+    assert_eq!(budget.get(FaultKind::LaggingRead), 2);
+    assert_eq!(budget.get(FaultKind::Expire), 1);
+    assert_eq!(budget.get(FaultKind::Crash), 0);
+    for bad in ["expire=0", "expire=x", "expire=99", "nope=2"] {
+        assert!(parse_faults(bad).is_err(), "{bad} is refused");
+    }
+}
