@@ -9,7 +9,7 @@
 
 use super::fourlw;
 use super::sandbox::{self, ROOT};
-use super::script::{children_fields, fail, number, request, result_head, stat_value, text, Handle};
+use super::script::{bad, children_fields, fail, number, request, result_head, stat_value, text, Handle};
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -218,7 +218,7 @@ impl Live {
         let asked = Duration::from_millis(number(i, op, "timeout_ms", 4000)?.max(1) as u64);
         let client = connect(&self.server, ROOT, asked, None)
             .await
-            .map_err(|e| ScriptError(format!("op {i}: opening session {name} on {}: {e}", self.server)))?;
+            .map_err(|e| bad(i, format!("opening session {name} on {}: {e}", self.server)))?;
         let id = client.session_id().0;
         let timeout = client.session_timeout();
         result.insert("negotiated_timeout_ms".into(), json!(timeout.as_millis() as u64));
@@ -237,7 +237,7 @@ impl Live {
         let name = text(i, op, "s")?.to_string();
         let handle = match self.sessions.get(&name) {
             Some(session) => session.handle,
-            None => return Err(ScriptError(format!("op {i}: unknown session `{name}` (open it first)"))),
+            None => return Err(bad(i, format!("unknown session `{name}` (open it first)"))),
         };
         match (kind, handle) {
             ("events", _) => {
@@ -255,7 +255,7 @@ impl Live {
             ("expire", Handle::Open) => self.expire(i, &name).await?,
             _ => {
                 let Some(request) = request(i, kind, op)? else {
-                    return Err(ScriptError(format!("op {i}: unknown op `{kind}`")));
+                    return Err(bad(i, format!("unknown op `{kind}`")));
                 };
                 self.apply(i, kind, &name, request, op, result).await;
             }
@@ -286,7 +286,7 @@ impl Live {
         let client = session.client.as_ref().expect("an open session has a client");
         let mut state = client.state_watcher();
         take_over_and_close(&self.server, client.session().clone(), session.timeout)
-            .map_err(|e| ScriptError(format!("op {i}: taking over session {name} to expire it: {e}")))?;
+            .map_err(|e| bad(i, format!("taking over session {name} to expire it: {e}")))?;
         if !reached(&mut state, |s| s == zk::SessionState::Expired).await {
             return Err(ScriptError(format!(
                 "op {i}: session {name} did not learn of its expiry within {} s",
