@@ -9,6 +9,11 @@ use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, BadInput, ClientChoice, Scenario};
 use zklab::simulate_cli::{self, SimulateArgs};
 use zklab::trace::Trace;
+
+/// The checker clones and drops millions of small states per second; glibc's allocator spends
+/// most of a run consolidating their freed blocks, mimalloc does not.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use zklab::{say, say_raw, suite, timeline};
 use zklab_model::WorldConfig;
 
@@ -139,9 +144,13 @@ struct CheckArgs {
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
     client: ClientChoice,
-    /// Threads: stateright gets all but one (at least one), the graph pass one.
+    /// Threads that expand states (the answer does not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// After a complete run, have stateright's own checker explore the same model and compare
+    /// its state count and verdicts (exit 1 if they differ).
+    #[arg(long)]
+    cross_check: bool,
     /// Stop after this many unique states (the answer is then unknown, exit 3).
     #[arg(long, default_value_t = 50_000_000)]
     max_states: usize,
@@ -285,6 +294,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
         progress: !args.quiet,
         symmetry: args.symmetry,
+        cross_check: args.cross_check,
     };
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
@@ -356,6 +366,7 @@ fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
         progress: false,
         // Manifest state counts are of states, not symmetry classes.
         symmetry: false,
+        cross_check: args.cross_check,
     };
     let mut failed = 0;
     say!("{:<50} {:>10}  verdict", "entry", "states");
@@ -395,6 +406,16 @@ fn print_report(report: &Report) {
             Status::Unknown => "unknown (budget ran out)",
         };
         say!("  {:<28} {status}", p.name);
+    }
+    if let Some(cross) = &report.cross_check {
+        match cross.agrees() {
+            true => say!("  stateright agrees ({} unique states)", cross.stateright_unique_states),
+            false => {
+                for d in &cross.disagreements {
+                    say!("  CROSS-CHECK FAILED: {d}");
+                }
+            }
+        }
     }
     for p in &report.properties {
         if let (Some(trace), Some(file)) = (&p.trace, &p.trace_file) {

@@ -6,6 +6,7 @@ use crate::tree::DataTree;
 use crate::{EventType, Request, Response, SessionId, Stat, WatchedEvent, ZkError, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// The order in which getChildren hands out names. ZooKeeper defines none (it is a Java HashSet's),
 /// so a model must be able to hand them out in any order to catch recipes that forget to sort.
@@ -105,7 +106,9 @@ type WatchTable = BTreeMap<String, BTreeSet<SessionId>>;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     config: ServerConfig,
-    tree: DataTree,
+    /// Shared between the states a checker keeps until a write changes it (most steps only
+    /// read), and with the history a lagging follower serves.
+    tree: Arc<DataTree>,
     zxid: i64,
     next_session: u32,
     sessions: BTreeMap<SessionId, SessionInfo>,
@@ -113,14 +116,14 @@ pub struct Server {
     data_watches: WatchTable,
     child_watches: WatchTable,
     /// Past trees, newest last, for lagging reads.
-    history: VecDeque<(i64, DataTree)>,
+    history: VecDeque<(i64, Arc<DataTree>)>,
 }
 
 impl Server {
     pub fn new(config: ServerConfig) -> Self {
         Server {
             config,
-            tree: DataTree::default(),
+            tree: Arc::default(),
             zxid: 0,
             next_session: 1,
             sessions: BTreeMap::new(),
@@ -137,13 +140,13 @@ impl Server {
         };
         Server {
             config: self.config,
-            tree: self.tree.renamed(r),
+            tree: Arc::new(self.tree.renamed(r)),
             zxid: self.zxid,
             next_session: self.next_session,
             sessions: self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect(),
             data_watches: table(&self.data_watches),
             child_watches: table(&self.child_watches),
-            history: self.history.iter().map(|(zxid, tree)| (*zxid, tree.renamed(r))).collect(),
+            history: self.history.iter().map(|(zxid, tree)| (*zxid, Arc::new(tree.renamed(r)))).collect(),
         }
     }
 
@@ -179,7 +182,7 @@ impl Server {
     /// Starts the sequence counter of an existing node at `next` (to put a scenario near the
     /// 32-bit wrap without two billion creates).
     pub fn set_sequence_counter(&mut self, parent: &str, next: i32) -> Result<(), ZkError> {
-        self.tree.get_mut(parent).ok_or(ZkError::NoNode)?.next_seq = next;
+        Arc::make_mut(&mut self.tree).get_mut(parent).ok_or(ZkError::NoNode)?.next_seq = next;
         Ok(())
     }
 
@@ -250,7 +253,7 @@ impl Server {
         }
         let parent_path = parent_path.to_string();
         let zxid = self.next_zxid();
-        self.tree.insert(actual.clone(), data.to_string(), zxid, ephemeral.then_some(session), 0);
+        Arc::make_mut(&mut self.tree).insert(actual.clone(), data.to_string(), zxid, ephemeral.then_some(session), 0);
         trigger(&mut self.data_watches, &actual, EventType::NodeCreated, &BTreeSet::new(), out);
         trigger(&mut self.child_watches, &parent_path, EventType::NodeChildrenChanged, &BTreeSet::new(), out);
         let stat = self.tree.get(&actual).map(|n| n.stat()).expect("just inserted");
@@ -271,7 +274,7 @@ impl Server {
     }
 
     fn remove_node(&mut self, path: &str, zxid: i64, out: &mut Vec<Notification>) {
-        self.tree.remove(path, zxid);
+        Arc::make_mut(&mut self.tree).remove(path, zxid);
         let told = trigger(&mut self.data_watches, path, EventType::NodeDeleted, &BTreeSet::new(), out);
         trigger(&mut self.child_watches, path, EventType::NodeDeleted, &told, out);
         trigger(&mut self.child_watches, path::parent(path), EventType::NodeChildrenChanged, &BTreeSet::new(), out);
@@ -283,7 +286,7 @@ impl Server {
             return Err(ZkError::BadVersion);
         }
         let zxid = self.next_zxid();
-        let node = self.tree.get_mut(path).expect("checked above");
+        let node = Arc::make_mut(&mut self.tree).get_mut(path).expect("checked above");
         node.data = data.to_string();
         node.version += 1;
         node.mzxid = zxid;

@@ -48,6 +48,8 @@ pub struct Graph {
     pub complete: bool,
     /// Transitions generated, repeats included.
     pub total: usize,
+    /// The length of the longest of the shortest paths to the states found.
+    pub depth: usize,
     /// The first state (in breadth-first order) violating each safety property.
     pub first_violation: BTreeMap<&'static str, u32>,
     /// The `reached:*` properties that hold in some state.
@@ -115,16 +117,87 @@ fn fingerprint<R: Recipe>(world: &World<R>) -> u64 {
     hasher.finish()
 }
 
-/// Explores everything reachable from `init` breadth-first, checking the safety and
-/// reachability properties in `defs` in every state, one state per symmetry class when
-/// `symmetric`.
+/// States expanded per round: the threads expand a chunk side by side, then one thread merges
+/// it into the graph in order. Small enough to bound the successors held at once, large enough
+/// that starting the threads costs nothing.
+const CHUNK: usize = 4096;
+
+/// A successor as a worker found it: unknown states come with the state itself and which
+/// properties hold there, so the merge only numbers them.
+struct Successor<R> {
+    step: Step,
+    fingerprint: u64,
+    new: Option<(World<R>, u64)>,
+}
+
+/// One expanded state.
+struct Expansion<R> {
+    waiting: u8,
+    successors: Vec<Successor<R>>,
+}
+
+/// Bit `i` set: `defs[i]` holds in `world`.
+fn judge<R: Recipe>(world: &World<R>, defs: &[Def<R>]) -> u64 {
+    defs.iter().enumerate().filter(|(_, d)| (d.holds)(world)).fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
+fn expand<R: Recipe>(world: &World<R>, known: &FxHashMap<u64, u32>, defs: &[Def<R>], symmetric: bool) -> Expansion<R> {
+    let successors = world
+        .steps()
+        .into_iter()
+        .map(|step| {
+            let mut next = world.clone();
+            next.apply(step).expect("listed steps are enabled");
+            let next = keep(next, symmetric);
+            let fingerprint = fingerprint(&next);
+            // The index only grows while a chunk is expanded, so a state known now is known at
+            // the merge; one unknown now may have been found by an earlier state of the chunk.
+            let new = (!known.contains_key(&fingerprint)).then(|| {
+                let holds = judge(&next, defs);
+                (next, holds)
+            });
+            Successor { step, fingerprint, new }
+        })
+        .collect();
+    Expansion { waiting: world.waiting_mask(), successors }
+}
+
+/// Expands `states` on up to `threads` threads, results in the order of `states`.
+fn expand_chunk<R: Recipe>(
+    states: &[World<R>],
+    known: &FxHashMap<u64, u32>,
+    defs: &[Def<R>],
+    symmetric: bool,
+    threads: usize,
+) -> Vec<Expansion<R>> {
+    let part = states.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let mut parts = states.chunks(part);
+        let first = parts.next().unwrap_or_default();
+        let others: Vec<_> = parts
+            .map(|p| scope.spawn(move || p.iter().map(|w| expand(w, known, defs, symmetric)).collect::<Vec<_>>()))
+            .collect();
+        let mut all: Vec<Expansion<R>> = first.iter().map(|w| expand(w, known, defs, symmetric)).collect();
+        for other in others {
+            all.extend(other.join().expect("expanding a state does not panic"));
+        }
+        all
+    })
+}
+
+/// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
+/// safety and reachability properties in `defs` in every state, one state per symmetry class
+/// when `symmetric`. States are numbered in the order one thread would meet them, so the graph,
+/// its counterexamples and its counts do not depend on the number of threads.
 pub fn explore<R: Recipe>(
     init: World<R>,
     defs: &[Def<R>],
     budget: Budget,
     symmetric: bool,
+    threads: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Graph {
+    assert!(defs.len() <= 64, "properties are judged into a 64-bit mask");
     let init = keep(init, symmetric);
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut graph = Graph {
@@ -134,58 +207,62 @@ pub fn explore<R: Recipe>(
         waiting: Vec::new(),
         complete: true,
         total: 0,
+        depth: 0,
         first_violation: BTreeMap::new(),
         reached: BTreeSet::new(),
         symmetric,
     };
     index.insert(fingerprint(&init), 0);
-    graph.check(0, &init, defs);
-    let mut queue = VecDeque::from([(0u32, 0usize, init)]);
-    let mut steps = Vec::new();
-    while let Some((id, depth, world)) = queue.pop_front() {
-        if (id % 1024 == 0 || index.len() >= budget.max_states) && budget.exhausted(index.len()) {
-            graph.complete = false;
-            break;
-        }
-        debug_assert_eq!(graph.waiting.len(), id as usize);
-        graph.waiting.push(world.waiting_mask());
-        steps.clear();
-        world.steps_into(&mut steps);
-        for &step in &steps {
-            let mut next = world.clone();
-            next.apply(step).expect("listed steps are enabled");
-            let next = keep(next, symmetric);
-            graph.total += 1;
-            let fp = fingerprint(&next);
-            let target = match index.get(&fp) {
-                Some(&t) => t,
-                None => {
-                    let t = index.len() as u32;
-                    index.insert(fp, t);
-                    graph.parent.push((id, step));
-                    graph.check(t, &next, defs);
-                    queue.push_back((t, depth + 1, next));
-                    t
+    graph.record(0, judge(&init, defs), defs);
+    let mut level = vec![init];
+    let mut depth = 0;
+    'levels: while !level.is_empty() {
+        let mut next_level = Vec::new();
+        for chunk in level.chunks(CHUNK) {
+            if budget.exhausted(index.len()) {
+                graph.complete = false;
+                break 'levels;
+            }
+            for expansion in expand_chunk(chunk, &index, defs, symmetric, threads) {
+                let id = graph.expanded() as u32;
+                graph.waiting.push(expansion.waiting);
+                for Successor { step, fingerprint, new } in expansion.successors {
+                    graph.total += 1;
+                    let target = match index.get(&fingerprint) {
+                        Some(&t) => t,
+                        None => {
+                            let (next, holds) = new.expect("a state unknown at the merge was unknown before");
+                            let t = index.len() as u32;
+                            index.insert(fingerprint, t);
+                            graph.parent.push((id, step));
+                            graph.depth = depth + 1;
+                            graph.record(t, holds, defs);
+                            next_level.push(next);
+                            t
+                        }
+                    };
+                    graph.edges.push((target, step));
                 }
-            };
-            graph.edges.push((target, step));
-        }
-        graph.offsets.push(graph.edges.len() as u32);
-        if id % 4096 == 0 {
+                graph.offsets.push(graph.edges.len() as u32);
+            }
             progress(Progress { unique: index.len(), total: graph.total, depth });
         }
+        level = next_level;
+        depth += 1;
     }
     graph
 }
 
 impl Graph {
-    fn check<R: Recipe>(&mut self, id: u32, world: &World<R>, defs: &[Def<R>]) {
-        for def in defs {
+    /// Records what `holds` (see `judge`) says of the new state `id`.
+    fn record<R: Recipe>(&mut self, id: u32, holds: u64, defs: &[Def<R>]) {
+        for (i, def) in defs.iter().enumerate() {
+            let holds = holds & (1 << i) != 0;
             match def.kind {
-                Kind::Safety if !self.first_violation.contains_key(def.name) && !(def.holds)(world) => {
+                Kind::Safety if !holds && !self.first_violation.contains_key(def.name) => {
                     self.first_violation.insert(def.name, id);
                 }
-                Kind::Reached if !self.reached.contains(def.name) && (def.holds)(world) => {
+                Kind::Reached if holds => {
                     self.reached.insert(def.name);
                 }
                 _ => {}

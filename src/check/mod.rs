@@ -4,6 +4,7 @@
 //! whole graph. Once the graph pass is complete every property is decided and the run ends.
 
 mod builder;
+pub mod cross_check;
 pub mod graph;
 pub mod model;
 pub mod properties;
@@ -12,12 +13,10 @@ pub use builder::{check, Builder, Checked};
 
 use crate::scenario::Scenario;
 use crate::trace::{summarize, Trace, Verdict as TraceVerdict, FORMAT};
+use cross_check::CrossCheck;
 use graph::{Budget, Counterexample, Liveness, Progress};
-use model::WorldModel;
 use properties::Kind;
 use serde::Serialize;
-use stateright::{Checker, Model};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use zklab_model::{Recipe, World};
 
@@ -33,6 +32,8 @@ pub struct Options {
     /// Explore one state per symmetry class (clients running the same recipe are
     /// interchangeable), where the recipe supports it. State counts are then of classes.
     pub symmetry: bool,
+    /// After a complete run, have stateright explore the same model and compare.
+    pub cross_check: bool,
 }
 
 /// Three quarters of the machine's memory, the default bound (Linux; elsewhere none).
@@ -52,6 +53,7 @@ impl Default for Options {
             max_memory_mib: default_max_memory_mib(),
             progress: false,
             symmetry: false,
+            cross_check: false,
         }
     }
 }
@@ -97,6 +99,9 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
     pub properties: Vec<PropertyReport>,
+    /// stateright's second opinion (`--cross-check`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_check: Option<CrossCheck>,
 }
 
 impl Report {
@@ -122,10 +127,12 @@ impl Report {
         Ok(())
     }
 
-    /// 0: everything holds; 1: a property is violated or the run is vacuous; 3: a budget ran out.
+    /// 0: everything holds; 1: a property is violated, the run is vacuous or stateright
+    /// disagrees; 3: a budget ran out.
     pub fn exit_code(&self) -> i32 {
         let any = |s: Status| self.properties.iter().any(|p| p.status == s);
-        if any(Status::Violated) || any(Status::Vacuous) {
+        let disagrees = self.cross_check.as_ref().is_some_and(|c| !c.agrees());
+        if any(Status::Violated) || any(Status::Vacuous) || disagrees {
             1
         } else if any(Status::Unknown) {
             3
@@ -135,31 +142,16 @@ impl Report {
     }
 }
 
-/// The graph pass's latest progress, shared with the reporting loop.
-#[derive(Default)]
-struct SharedProgress {
-    unique: AtomicUsize,
-    total: AtomicUsize,
-    depth: AtomicUsize,
-    done: AtomicBool,
-    /// The graph pass explored everything (set with `done`).
-    complete: AtomicBool,
-}
-
-/// One progress line: both passes' states, unique states, rate and depth.
-fn report_progress(stateright: Progress, graph: Progress, started: Instant) {
+/// One progress line: states, unique states, rate and depth.
+fn report_progress(progress: Progress, started: Instant) {
     let secs = started.elapsed().as_secs_f64().max(0.001);
-    let total = stateright.total + graph.total;
     eprintln!(
-        "{:>6.1}s  stateright: {} states, {} unique, depth {} | graph: {} states, {} unique, depth {} | {:.0} states/s",
+        "{:>6.1}s  {} states, {} unique, depth {} | {:.0} states/s",
         secs,
-        stateright.total,
-        stateright.unique,
-        stateright.depth,
-        graph.total,
-        graph.unique,
-        graph.depth,
-        total as f64 / secs,
+        progress.total,
+        progress.unique,
+        progress.depth,
+        progress.total as f64 / secs,
     );
 }
 
@@ -183,6 +175,8 @@ pub struct Outcome {
     /// Explored with symmetry reduction.
     pub symmetric: bool,
     pub verdicts: Vec<Verdict>,
+    /// stateright's second opinion, when asked for and the run was complete.
+    pub cross_check: Option<CrossCheck>,
 }
 
 impl Outcome {
@@ -202,73 +196,15 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         false => steps,
     };
 
-    // stateright (safety and reachability) and the graph pass (shortest counterexamples and
-    // liveness) explore the same space; they run side by side, the graph pass on its own thread.
     let judged_per_state: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
     let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
-    let shared = SharedProgress::default();
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let (graph, checker) = std::thread::scope(|scope| {
-        let graph_init = init.clone();
-        let shared = &shared;
-        let graph_thread = scope.spawn(move || {
-            let graph = graph::explore(graph_init, &judged_per_state, budget, symmetric, &mut |p| {
-                shared.unique.store(p.unique, Ordering::Relaxed);
-                shared.total.store(p.total, Ordering::Relaxed);
-                shared.depth.store(p.depth, Ordering::Relaxed);
-            });
-            shared.complete.store(graph.complete, Ordering::Relaxed);
-            shared.done.store(true, Ordering::Release);
-            graph
-        });
-        let model = WorldModel { init: init.clone(), defs: defs.clone(), stop: stop.clone() };
-        let stateright_threads = options.threads.saturating_sub(1).max(1);
-        let mut builder = model.checker().threads(stateright_threads).target_state_count(options.max_states);
-        if let Some(timeout) = options.timeout {
-            builder = builder.timeout(timeout);
+    let mut last = Instant::now();
+    let graph = graph::explore(init.clone(), &judged_per_state, budget, symmetric, options.threads, &mut |p| {
+        if options.progress && last.elapsed() >= Duration::from_secs(1) {
+            last = Instant::now();
+            report_progress(p, started);
         }
-        if symmetric {
-            builder = builder.symmetry_fn(representative::<R>);
-        }
-        let checker = builder.spawn_dfs();
-        let mut last = Instant::now();
-        let mut polls = 0u32;
-        while !checker.is_done() || !shared.done.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(2));
-            polls = polls.wrapping_add(1);
-            let out_of_memory =
-                || options.max_memory_mib.is_some_and(|max| graph::resident_mib().is_some_and(|rss| rss > max));
-            let over = deadline.is_some_and(|d| Instant::now() >= d) || (polls.is_multiple_of(50) && out_of_memory());
-            // A complete graph pass has judged everything: stateright's answer adds nothing.
-            let answered = shared.done.load(Ordering::Acquire) && shared.complete.load(Ordering::Relaxed);
-            if (over || answered) && !checker.is_done() {
-                stop.store(true, Ordering::Relaxed);
-            }
-            if options.progress && last.elapsed() >= Duration::from_secs(1) {
-                last = Instant::now();
-                let sr = Progress {
-                    unique: checker.unique_state_count(),
-                    total: checker.state_count(),
-                    depth: checker.max_depth(),
-                };
-                let graph = Progress {
-                    unique: shared.unique.load(Ordering::Relaxed),
-                    total: shared.total.load(Ordering::Relaxed),
-                    depth: shared.depth.load(Ordering::Relaxed),
-                };
-                report_progress(sr, graph, started);
-            }
-        }
-        let checker = checker.join();
-        (graph_thread.join().expect("the graph pass does not panic"), checker)
     });
-    let discoveries = checker.discoveries();
-    let sr_unique = checker.unique_state_count();
-    let sr_bounded = sr_unique >= options.max_states
-        || stop.load(Ordering::Relaxed)
-        || deadline.is_some_and(|d| Instant::now() >= d);
-    let all_discovered = discoveries.len() == checker.model().properties().len();
-    let sr_complete = !sr_bounded || all_discovered;
 
     let liveness = graph.complete.then(|| graph.liveness());
     if liveness == Some(Liveness::NeedsFullGraph) {
@@ -279,25 +215,21 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         full.elapsed_ms = started.elapsed().as_millis();
         return full;
     }
-    let verdicts = defs
+    let verdicts: Vec<Verdict> = defs
         .iter()
         .map(|def| {
             let (status, counterexample) = match def.kind {
-                Kind::Safety => match (graph.first_violation.get(def.name), discoveries.get(def.name)) {
-                    (Some(&state), _) => (
+                Kind::Safety => match graph.first_violation.get(def.name) {
+                    Some(&state) => (
                         Status::Violated,
                         Some(Counterexample { steps: concrete(graph.path_to(state)), cycle_start: None }),
                     ),
-                    (None, Some(path)) => (
-                        Status::Violated,
-                        Some(Counterexample { steps: path.clone().into_actions(), cycle_start: None }),
-                    ),
-                    (None, None) if graph.complete || sr_complete => (Status::Holds, None),
-                    (None, None) => (Status::Unknown, None),
+                    None if graph.complete => (Status::Holds, None),
+                    None => (Status::Unknown, None),
                 },
-                Kind::Reached => match discoveries.contains_key(def.name) || graph.reached.contains(def.name) {
+                Kind::Reached => match graph.reached.contains(def.name) {
                     true => (Status::Holds, None),
-                    false if graph.complete || sr_complete => (Status::Vacuous, None),
+                    false if graph.complete => (Status::Vacuous, None),
                     false => (Status::Unknown, None),
                 },
                 Kind::Liveness if !graph.complete => (Status::Unknown, None),
@@ -312,15 +244,18 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
             Verdict { name: def.name, kind: def.kind, status, counterexample }
         })
         .collect();
+    let cross_check = (options.cross_check && graph.complete)
+        .then(|| cross_check::run(&init, &defs, symmetric, options, graph.unique(), &verdicts));
 
     Outcome {
-        unique_states: graph.unique().max(sr_unique),
-        total_states: graph.total.max(checker.state_count()),
-        max_depth: checker.max_depth(),
+        unique_states: graph.unique(),
+        total_states: graph.total,
+        max_depth: graph.depth,
         elapsed_ms: started.elapsed().as_millis(),
         bounded: !graph.complete,
         symmetric,
         verdicts,
+        cross_check,
     }
 }
 
@@ -372,6 +307,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
                 trace: v.counterexample.as_ref().map(|cx| trace(v.name, cx)),
             })
             .collect(),
+        cross_check: outcome.cross_check.clone(),
     }
 }
 

@@ -25,7 +25,10 @@ impl<R: Recipe> Model for WorldModel<R> {
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        state.steps_into(actions);
+        // Once stopped, the states still pending drain without computing their successors.
+        if !self.stop.load(Ordering::Relaxed) {
+            state.steps_into(actions);
+        }
     }
 
     fn next_state(&self, state: &Self::State, step: Self::Action) -> Option<Self::State> {

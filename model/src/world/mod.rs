@@ -4,6 +4,7 @@
 //! time, and both replay the same way.
 
 mod client;
+mod clients;
 mod config;
 mod note;
 mod observe;
@@ -12,6 +13,7 @@ mod step;
 mod symmetry;
 
 pub use client::{Client, Link};
+pub use clients::Clients;
 pub use config::{FaultBudget, FaultKind, WorldConfig};
 pub use note::Note;
 pub use observe::Coverage;
@@ -28,7 +30,7 @@ use std::sync::Arc;
 pub struct World<R> {
     config: Arc<WorldConfig>,
     pub server: Server,
-    pub clients: Vec<Client<R>>,
+    pub clients: Clients<R>,
     /// How many of each fault have happened.
     pub faults_used: [u32; FaultKind::COUNT],
     pub resource: Resource,
@@ -96,7 +98,7 @@ impl<R: Recipe> World<R> {
         assert!(made.is_ok(), "lock path {:?} must be a creatable top-level path: {made:?}", config.lock_path);
         server.set_sequence_counter(&config.lock_path, config.first_sequence).expect("just created");
         server.close_session(admin);
-        let clients: Vec<Client<R>> = recipes
+        let clients: Clients<R> = recipes
             .into_iter()
             .map(|recipe| {
                 let (session, _) = server.open_session(config.session_timeout_ms);
@@ -121,7 +123,7 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    fn index_sessions(clients: &[Client<R>]) -> BTreeMap<SessionId, ClientId> {
+    fn index_sessions(clients: &Clients<R>) -> BTreeMap<SessionId, ClientId> {
         clients.iter().enumerate().map(|(i, c)| (c.session, i as ClientId)).collect()
     }
 
@@ -278,17 +280,22 @@ impl<R: Recipe> World<R> {
     /// unrelated writes happened before a drop are one. Behaviour is unchanged, so a run need
     /// not settle (the simulator does not: it would cost a walk of the tree per step).
     pub fn settle(&mut self) {
-        for c in &mut self.clients {
+        for i in 0..self.clients.len() {
+            let c = &self.clients[i];
             // Only a dropped connection of a live session, and only the Java client, re-arms
             // watches on reconnect; a partitioned or crashed client's session can only expire.
             let rearms = c.link == Link::Down
                 && !c.crashed
                 && self.config.client_behaviour == ClientBehaviour::Java
                 && self.server.is_alive(c.session);
-            c.drop_zxid = match rearms {
+            let drop_zxid = match rearms {
                 true => self.server.watch_equivalent_zxid(c.drop_zxid),
                 false => 0,
             };
+            // Written only when it changes, so clients shared with other states stay shared.
+            if drop_zxid != c.drop_zxid {
+                self.clients[i].drop_zxid = drop_zxid;
+            }
         }
     }
 

@@ -5,7 +5,7 @@
 //! they keep their relative order, which can leave two representatives of one class. That costs
 //! some reduction, never soundness: every representative is equivalent to the state it stands for.
 
-use super::{Client, World};
+use super::{Client, Clients, World};
 use crate::recipe::{Belief, Recipe};
 use crate::{ClientId, Renamer, Renaming, SessionId};
 
@@ -50,7 +50,7 @@ impl<R: Recipe> World<R> {
 
     /// Whether the clients of a new world are interchangeable: they all run one recipe, and it
     /// supports renaming. Decided once, since neither changes during a run.
-    pub(super) fn interchangeable(clients: &[Client<R>], lock_path: &str, first_session: SessionId) -> bool {
+    pub(super) fn interchangeable(clients: &Clients<R>, lock_path: &str, first_session: SessionId) -> bool {
         let Some(first) = clients.first().map(|c| &c.recipe) else { return false };
         let name = first.name();
         let identity = Renaming::new((0..clients.len() as ClientId).collect(), first_session);
@@ -74,7 +74,7 @@ impl<R: Recipe> World<R> {
         for (i, client) in self.clients.iter().enumerate() {
             clients[usize::from(renaming.client(i as ClientId))] = Some(client.renamed(&renamer)?);
         }
-        let clients: Vec<Client<R>> = clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect();
+        let clients: Clients<R> = clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect();
         Some(World {
             config: self.config.clone(),
             server: self.server.renamed(&renamer),

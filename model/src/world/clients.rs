@@ -1,0 +1,63 @@
+//! The world's clients, each behind a shared pointer. A checker clones a state once per
+//! successor and a step changes one or two clients, so the others stay shared between the
+//! states instead of being copied; writing to a client copies it first if another state still
+//! shares it.
+
+use super::Client;
+use crate::recipe::Recipe;
+use std::ops::{Index, IndexMut};
+use std::sync::Arc;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Clients<R>(Vec<Arc<Client<R>>>);
+
+impl<R: Recipe> Clients<R> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Client<R>> {
+        self.0.get(i).map(|c| &**c)
+    }
+
+    pub fn first(&self) -> Option<&Client<R>> {
+        self.get(0)
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Client<R>> + DoubleEndedIterator + Clone {
+        self.0.iter().map(|c| &**c)
+    }
+}
+
+impl<R> FromIterator<Client<R>> for Clients<R> {
+    fn from_iter<I: IntoIterator<Item = Client<R>>>(iter: I) -> Self {
+        Clients(iter.into_iter().map(Arc::new).collect())
+    }
+}
+
+impl<R: Clone> IntoIterator for Clients<R> {
+    type Item = Client<R>;
+    type IntoIter = std::iter::Map<std::vec::IntoIter<Arc<Client<R>>>, fn(Arc<Client<R>>) -> Client<R>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter().map(Arc::unwrap_or_clone as fn(Arc<Client<R>>) -> Client<R>)
+    }
+}
+
+impl<R> Index<usize> for Clients<R> {
+    type Output = Client<R>;
+
+    fn index(&self, i: usize) -> &Client<R> {
+        &self.0[i]
+    }
+}
+
+impl<R: Clone> IndexMut<usize> for Clients<R> {
+    fn index_mut(&mut self, i: usize) -> &mut Client<R> {
+        Arc::make_mut(&mut self.0[i])
+    }
+}
