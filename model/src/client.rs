@@ -31,7 +31,10 @@ impl ClientBehaviour {
 
     /// The library reconnected to its live session, last connected at server zxid `since`.
     /// Java re-arms what it holds with SetWatches; the server answers with a catch-up event for
-    /// each watch whose change it missed (consuming that watch). Kazoo has nothing to re-arm.
+    /// each watch whose change it missed, and the library hands out those that find a watch it
+    /// still holds (consuming it). A node watched both ways and deleted meanwhile gets one
+    /// NodeDeleted per watch list; the first takes every watch on it and the second goes to
+    /// nobody (recorded with the Java client). Kazoo has nothing to re-arm.
     pub fn on_reconnect(
         self,
         server: &mut Server,
@@ -42,10 +45,8 @@ impl ClientBehaviour {
         if self == ClientBehaviour::Kazoo {
             return Vec::new();
         }
-        let events = server.set_watches(session, since, &watches.to_vec());
-        for event in &events {
-            watches.on_event(event);
-        }
+        let mut events = server.set_watches(session, since, &watches.to_vec());
+        events.retain(|event| watches.on_event(event));
         events
     }
 }
@@ -63,11 +64,13 @@ impl ClientWatches {
         }
     }
 
-    /// Removes the watches an event consumes (they are one-shot).
-    pub fn on_event(&mut self, event: &WatchedEvent) {
+    /// Removes the watches an event consumes (they are one-shot); whether it found any.
+    pub fn on_event(&mut self, event: &WatchedEvent) -> bool {
+        let mut found = false;
         for kind in WatchKind::consumed_by(event.kind) {
-            self.0.remove(&(event.path.clone(), *kind));
+            found |= self.0.remove(&(event.path.clone(), *kind));
         }
+        found
     }
 
     pub fn renamed(&self, r: &crate::symmetry::Renamer) -> ClientWatches {
@@ -163,6 +166,30 @@ mod tests {
         assert!(ClientBehaviour::Java.on_reconnect(&mut server, a, since, &mut watches).is_empty());
         assert!(watches.contains("/d", WatchKind::Data));
         assert_eq!(server.watches_of(a).0, vec!["/d".to_string()], "armed at the server again");
+    }
+
+    #[test]
+    fn java_hands_out_one_node_deleted_for_a_node_watched_both_ways() {
+        let mut server = Server::new(ServerConfig::default());
+        let (a, _) = server.open_session(4000);
+        let (b, _) = server.open_session(4000);
+        server.apply(b, &Request::create("/gone", CreateMode::Persistent));
+        let mut watches = ClientWatches::default();
+        for request in [
+            Request::GetData { path: "/gone".into(), watch: true },
+            Request::GetChildren { path: "/gone".into(), watch: true },
+        ] {
+            let outcome = server.apply(a, &request);
+            watches.on_reply(&request, &outcome.result);
+        }
+        let since = server.zxid();
+        ClientBehaviour::Java.on_disconnect(&mut server, a, &mut watches);
+        server.apply(b, &Request::Delete { path: "/gone".into(), version: -1 });
+        let sent = server.clone().set_watches(a, since, &watches.to_vec());
+        assert_eq!(sent.len(), 2, "the server answers each watch list");
+        let events = ClientBehaviour::Java.on_reconnect(&mut server, a, since, &mut watches);
+        assert_eq!(events, vec![WatchedEvent { kind: EventType::NodeDeleted, path: "/gone".into() }]);
+        assert!(watches.is_empty());
     }
 
     #[test]

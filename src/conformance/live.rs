@@ -18,7 +18,7 @@ use std::net::ToSocketAddrs;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use zklab_model::{CreateMode, Request};
+use zklab_model::{ClientBehaviour, CreateMode, Request};
 use zookeeper_client as zk;
 
 /// How long a close or an expiry may take to be seen before the runner gives up.
@@ -52,6 +52,11 @@ struct Live {
 /// `{"case": name, "results": [...]}` as [`super::run_script`] does for the model. The tree is
 /// cleaned first (see [`sandbox`]); every session the script leaves open is closed at the end.
 pub fn run_script_live(script: &Value, server: &str) -> Result<Value, ScriptError> {
+    run_script_live_as(script, server, super::DEFAULT_CLIENT)
+}
+
+/// [`run_script_live`] with `client`'s behaviour over a cut connection.
+pub fn run_script_live_as(script: &Value, server: &str, _client: ClientBehaviour) -> Result<Value, ScriptError> {
     // The model refuses exactly the malformed scripts this runner would: refuse them before
     // touching the server.
     super::run_script(script)?;
