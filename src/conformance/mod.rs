@@ -7,6 +7,7 @@ mod differential;
 mod fourlw;
 mod fuzz;
 mod live;
+mod proxy;
 mod runner;
 mod sandbox;
 mod script;
