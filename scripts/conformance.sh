@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every op script of conformance/cases against a real ZooKeeper server and against the model,
-# and prints one row per case: does each match the recording in conformance/expected? A case with
-# no recording yet compares the model with the server. Exits 1 if any row does not match.
+# and prints one row per recording: does each match it? conformance/expected/NAME.json is run with
+# the default client, conformance/expected/{java,kazoo}/NAME.json with `--client java|kazoo`. A case
+# with no recording yet compares the model with the server. Exits 1 if any row does not match.
 #
 # The server is a standalone one started here, as the recordings' was: tickTime 100, session
 # timeouts 200..20000 ms, four-letter words allowed (the runner reads watches and ephemerals
@@ -19,79 +20,10 @@ started=$(date +%s%N)
 
 fail() { echo "conformance: $*" >&2; exit 2; }
 
-if [ -n "${ZOOKEEPER_CLASSPATH:-}" ]; then
-  classpath=$ZOOKEEPER_CLASSPATH
-elif [ -n "${ZOOKEEPER_HOME:-}" ]; then
-  [ -d "$ZOOKEEPER_HOME/lib" ] || fail "ZOOKEEPER_HOME=$ZOOKEEPER_HOME has no lib/ directory"
-  classpath="$ZOOKEEPER_HOME/lib/*:$ZOOKEEPER_HOME/*"
-elif [ -f /usr/share/java/zookeeper.jar ]; then
-  # Debian's jar names its dependencies in its manifest.
-  classpath=/usr/share/java/zookeeper.jar
-else
-  fail "no ZooKeeper found: install Debian's zookeeper package, or set ZOOKEEPER_HOME or ZOOKEEPER_CLASSPATH"
-fi
-command -v java >/dev/null || fail "no java on PATH"
+. scripts/zk-server.sh
 
 cargo build --release --quiet
 zklab=./target/release/zklab
-
-work=$(mktemp -d)
-server_pid=
-stop() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap stop EXIT
-
-# A four-letter word's answer (bash's /dev/tcp: no netcat needed).
-ask() {
-  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1 && printf $2 >&3 && cat <&3" 2>/dev/null
-}
-
-# `ruok` answers `imok` as soon as the port is open; `srvr` names the version only once the
-# server serves requests.
-serving() {
-  [ "$(ask "$1" ruok)" = imok ] && ask "$1" srvr | grep -q '^Zookeeper version'
-}
-
-# A port nothing answers on; the server may still lose it to a race, so starting is retried.
-start_server() {
-  local port attempt i
-  for attempt in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 20000))
-    if timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; then continue; fi
-    rm -rf "$work/data" && mkdir -p "$work/data"
-    cat >"$work/zoo.cfg" <<EOF
-tickTime=100
-minSessionTimeout=200
-maxSessionTimeout=20000
-dataDir=$work/data
-clientPort=$port
-clientPortAddress=127.0.0.1
-maxClientCnxns=0
-4lw.commands.whitelist=*
-admin.enableServer=false
-EOF
-    java -Xmx256m -cp "$classpath" org.apache.zookeeper.server.ZooKeeperServerMain "$work/zoo.cfg" \
-      >"$work/server.log" 2>&1 &
-    server_pid=$!
-    for i in $(seq 600); do
-      if serving "$port"; then
-        echo "$port"
-        return 0
-      fi
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=
-  done
-  return 1
-}
 
 # Run in this shell (not $(...)) so the trap knows the server's PID.
 start_server >"$work/port" || { tail -20 "$work/server.log" >&2 || true; fail "the ZooKeeper server did not start"; }
@@ -99,40 +31,53 @@ port=$(cat "$work/port")
 echo "ZooKeeper $(ask "$port" srvr | sed -n 's/^Zookeeper version: \([^,-]*\).*/\1/p') on 127.0.0.1:$port" \
   "(pid $server_pid, serving after $((($(date +%s%N) - started) / 1000000)) ms)"
 
-printf '%-32s %-6s %-6s %s\n' case model server match
+printf '%-40s %-6s %-6s %s\n' case model server match
 bad=0
+rows=0
 notes=$work/notes
 : >"$notes"
-for case in conformance/cases/*.json; do
-  name=$(basename "$case" .json)
-  expected=conformance/expected/$name.json
-  live=$work/$name.server.json
-  if [ -f "$expected" ]; then
+# One row: the model and the server against a recording ($2, or none yet) with a client ($3).
+row() {
+  local name=$1 expected=$2 label=$1${3:+ ($3)} live=$work/$1.$3.server.json model server match
+  local flag=(${3:+--client "$3"})
+  rows=$((rows + 1))
+  if [ -n "$expected" ]; then
     model=yes server=yes
-    "$zklab" zk-script "$case" --expect "$expected" >/dev/null 2>"$work/model.err" || model=no
-    "$zklab" zk-script "$case" --server "127.0.0.1:$port" --expect "$expected" >"$live" 2>"$work/server.err" || server=no
-    [ "$model" = no ] && sed "s/^/  $name model: /" "$work/model.err" >>"$notes"
-    [ "$server" = no ] && sed "s/^/  $name server: /" "$work/server.err" >>"$notes"
-    row=$([ "$model$server" = yesyes ] && echo yes || echo no)
+    "$zklab" zk-script "$case" "${flag[@]}" --expect "$expected" >/dev/null 2>"$work/model.err" || model=no
+    "$zklab" zk-script "$case" "${flag[@]}" --server "127.0.0.1:$port" --expect "$expected" >"$live" \
+      2>"$work/server.err" || server=no
+    [ "$model" = no ] && sed "s/^/  $label model: /" "$work/model.err" >>"$notes"
+    [ "$server" = no ] && sed "s/^/  $label server: /" "$work/server.err" >>"$notes"
+    match=$([ "$model$server" = yesyes ] && echo yes || echo no)
   else
     model=- server=-
-    row=yes
-    if ! "$zklab" zk-script "$case" --server "127.0.0.1:$port" >"$live" 2>"$work/server.err"; then
-      row=no
-      sed "s/^/  $name server: /" "$work/server.err" >>"$notes"
-    elif ! "$zklab" zk-script "$case" --expect "$live" >/dev/null 2>"$work/model.err"; then
-      row=no
-      sed "s/^/  $name model vs server: /" "$work/model.err" >>"$notes"
+    match=yes
+    if ! "$zklab" zk-script "$case" "${flag[@]}" --server "127.0.0.1:$port" >"$live" 2>"$work/server.err"; then
+      match=no
+      sed "s/^/  $label server: /" "$work/server.err" >>"$notes"
+    elif ! "$zklab" zk-script "$case" "${flag[@]}" --expect "$live" >/dev/null 2>"$work/model.err"; then
+      match=no
+      sed "s/^/  $label model vs server: /" "$work/model.err" >>"$notes"
     fi
   fi
-  [ "$row" = yes ] || bad=$((bad + 1))
-  printf '%-32s %-6s %-6s %s\n' "$name" "$model" "$server" "$row"
+  [ "$match" = yes ] || bad=$((bad + 1))
+  printf '%-40s %-6s %-6s %s\n' "$label" "$model" "$server" "$match"
+}
+for case in conformance/cases/*.json; do
+  name=$(basename "$case" .json)
+  recorded=0
+  [ -f "conformance/expected/$name.json" ] && recorded=1 && row "$name" "conformance/expected/$name.json" ""
+  for client in java kazoo; do
+    [ -f "conformance/expected/$client/$name.json" ] && recorded=1 &&
+      row "$name" "conformance/expected/$client/$name.json" "$client"
+  done
+  [ "$recorded" = 1 ] || row "$name" "" ""
 done
 if [ -s "$notes" ]; then
   echo "differences:"
   cat "$notes"
 fi
-echo "$bad of $(ls conformance/cases/*.json | wc -l) cases differ"
+echo "$bad of $rows recordings differ ($(ls conformance/cases/*.json | wc -l) cases)"
 
 fuzz_bad=0
 if [ "${FUZZ_SCRIPTS:-200}" -gt 0 ]; then

@@ -98,6 +98,10 @@ enum Command {
         /// cleaned first: every top-level node but /zookeeper is deleted).
         #[arg(long, value_name = "HOST:PORT")]
         server: Option<String>,
+        /// The client library whose behaviour over a cut connection (`disconnect`, `reconnect`)
+        /// the session handles have [default: kazoo, the library of the recordings].
+        #[arg(long, value_enum)]
+        client: Option<ClientChoice>,
     },
     /// Differential fuzzing: run random op scripts against the model and a live ZooKeeper; on a
     /// difference, shrink the script, save it with the server's answer as a case, exit 1.
@@ -200,7 +204,10 @@ fn main() -> ExitCode {
         Some(Command::Suite(args)) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
         Some(Command::Recipes) => list_recipes(),
         Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
-        Some(Command::ZkScript { script, expect, server }) => zk_script(&script, expect.as_deref(), server.as_deref()),
+        Some(Command::ZkScript { script, expect, server, client }) => {
+            let client = client.map_or(zklab::conformance::DEFAULT_CLIENT, ClientChoice::behaviour);
+            zk_script(&script, expect.as_deref(), server.as_deref(), client)
+        }
         Some(Command::Herd { recipes, clients, seed, svg, json }) => {
             match herd_command(&recipes, &clients, seed, &svg, json) {
                 Ok(code) => code,
@@ -450,11 +457,11 @@ fn read_json(path: &Path) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
 }
 
-fn zk_script(path: &Path, expect: Option<&Path>, server: Option<&str>) -> i32 {
+fn zk_script(path: &Path, expect: Option<&Path>, server: Option<&str>, client: zklab_model::ClientBehaviour) -> i32 {
     let results = read_json(path).and_then(|script| {
         match server {
-            None => zklab::conformance::run_script(&script),
-            Some(server) => zklab::conformance::run_script_live(&script, server),
+            None => zklab::conformance::run_script_as(&script, client),
+            Some(server) => zklab::conformance::run_script_live_as(&script, server, client),
         }
         .map_err(|e| format!("{}: {e}", path.display()))
     });

@@ -794,6 +794,7 @@ fn malformed_op_scripts_exit_2_naming_the_op() {
         (r#"{"s":"A","op":"create","mode":"persistent"}"#, &["op 1", "path"]),
         (r#"{"s":"A","op":"create","path":"no-slash","mode":"persistent"}"#, &["op 1"]),
         (r#"{"s":"B","op":"exists","path":"/x"}"#, &["op 1", "B"]),
+        (r#"{"s":"A","op":"reconnect"}"#, &["op 1", "reconnect", "connected"]),
     ];
     for (i, (op, mentions)) in cases.iter().enumerate() {
         let file = tmp.join(&format!("case-{i}.json"));
@@ -804,6 +805,39 @@ fn malformed_op_scripts_exit_2_naming_the_op() {
             assert!(line.contains(word), "the error names {word:?}: {}", run.describe());
         }
     }
+}
+
+#[test]
+fn zk_script_ops_on_a_cut_connection_and_unknown_clients_exit_2() {
+    let tmp = TempDir::new("zk_script_ops_on_a_cut_connection_and_unknown_clients_exit_2");
+    let file = tmp.join("cut.json");
+    let ops = r#"{"s":"A","op":"open"},{"s":"A","op":"disconnect"},{"s":"A","op":"get_data","path":"/"}"#;
+    std::fs::write(&file, format!(r#"{{"name":"cut","ops":[{ops}]}}"#)).unwrap();
+    let run = zklab(&tmp, &["zk-script", file.to_str().unwrap(), "--client", "java"]);
+    let line = run.assert_bad_input();
+    assert!(line.contains("op 2") && line.contains("disconnected"), "{}", run.describe());
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/cases/44-outage-missed-change.json");
+    let run = zklab(&tmp, &["zk-script", case.to_str().unwrap(), "--client", "curator"]);
+    assert!(run.assert_bad_input().contains("curator"), "{}", run.describe());
+}
+
+#[test]
+fn zk_script_client_picks_the_recording_it_matches() {
+    let tmp = TempDir::new("zk_script_client_picks_the_recording_it_matches");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let case = root.join("cases/46-outage-exists-created.json");
+    for (client, recorded, code) in
+        [("java", "java", 0), ("kazoo", "kazoo", 0), ("kazoo", "java", 1), ("java", "kazoo", 1)]
+    {
+        let expected = root.join(format!("expected/{recorded}/46-outage-exists-created.json"));
+        let args = ["zk-script", case.to_str().unwrap(), "--client", client, "--expect", expected.to_str().unwrap()];
+        let run = zklab(&tmp, &args);
+        assert_eq!(run.code, Some(code), "--client {client} against the {recorded} recording: {}", run.describe());
+    }
+    // No --client: the library of the recordings, kazoo.
+    let expected = root.join("expected/kazoo/46-outage-exists-created.json");
+    let run = zklab(&tmp, &["zk-script", case.to_str().unwrap(), "--expect", expected.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
 }
 
 #[test]

@@ -1,36 +1,78 @@
 //! The model answers like the real server: every op script in conformance/cases, run against
-//! the model, gives the answers a real ZooKeeper 3.8 recorded in conformance/expected (compared
-//! as conformance/FORMAT.md says).
+//! the model, gives the answers a real ZooKeeper 3.8 recorded (compared as conformance/FORMAT.md
+//! says): conformance/expected/NAME.json with the default client, and
+//! conformance/expected/{java,kazoo}/NAME.json, recorded with the real Java and kazoo clients, with
+//! `--client java` and `--client kazoo`.
 
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use zklab_model::ClientBehaviour;
 
 fn load(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
+}
+
+/// Every recording of `case`: the file and the client behaviour it was recorded with.
+fn recordings(case: &Path) -> Vec<(PathBuf, ClientBehaviour)> {
+    let name = case.file_name().unwrap();
+    [
+        (root().join("expected").join(name), zklab::conformance::DEFAULT_CLIENT),
+        (root().join("expected/java").join(name), ClientBehaviour::Java),
+        (root().join("expected/kazoo").join(name), ClientBehaviour::Kazoo),
+    ]
+    .into_iter()
+    .filter(|(path, _)| path.exists())
+    .collect()
+}
+
 #[test]
 fn the_model_answers_every_recorded_case_like_the_real_server() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
-    let mut cases: Vec<_> = std::fs::read_dir(root.join("cases")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut cases: Vec<_> = std::fs::read_dir(root().join("cases")).unwrap().map(|e| e.unwrap().path()).collect();
     cases.sort();
     assert!(cases.len() >= 10, "the recorded cases are kept in the repo");
     let mut failures = Vec::new();
+    let mut per_client = 0;
     for case in &cases {
-        let expected = load(&root.join("expected").join(case.file_name().unwrap()));
-        let actual = zklab::conformance::run_script(&load(case)).unwrap_or_else(|e| panic!("{}: {e}", case.display()));
-        for difference in zklab::conformance::differences(&expected, &actual) {
-            failures.push(format!("{}: {difference}", case.file_name().unwrap().to_string_lossy()));
+        let recorded = recordings(case);
+        assert!(!recorded.is_empty(), "{} has no recording", case.display());
+        for (expected, client) in recorded {
+            per_client += usize::from(expected.parent() != Some(&root().join("expected")));
+            let actual = zklab::conformance::run_script_as(&load(case), client)
+                .unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+            for difference in zklab::conformance::differences(&load(&expected), &actual) {
+                failures.push(format!("{} ({client:?}): {difference}", case.file_name().unwrap().to_string_lossy()));
+            }
         }
     }
+    assert!(per_client >= 8, "the disconnect cases are recorded with both libraries");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The libraries really differ over a cut connection, and the flag picks the right one: each
+/// library's recording of a watched change during an outage fails the other's behaviour.
+#[test]
+fn java_and_kazoo_recordings_tell_the_behaviours_apart() {
+    let case = root().join("cases/44-outage-missed-change.json");
+    let java = load(&root().join("expected/java/44-outage-missed-change.json"));
+    let kazoo = load(&root().join("expected/kazoo/44-outage-missed-change.json"));
+    let as_java = zklab::conformance::run_script_as(&load(&case), ClientBehaviour::Java).unwrap();
+    let as_kazoo = zklab::conformance::run_script_as(&load(&case), ClientBehaviour::Kazoo).unwrap();
+    assert!(zklab::conformance::differences(&java, &as_java).is_empty());
+    assert!(zklab::conformance::differences(&kazoo, &as_kazoo).is_empty());
+    let crossed = zklab::conformance::differences(&java, &as_kazoo);
+    assert!(crossed.iter().any(|d| d.starts_with("op 15:")), "kazoo hears no catch-up events: {crossed:?}");
+    assert!(crossed.iter().any(|d| d.starts_with("op 16:")), "kazoo re-arms nothing: {crossed:?}");
+    assert!(!zklab::conformance::differences(&kazoo, &as_java).is_empty());
 }
 
 #[test]
 fn a_difference_is_reported() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
-    let case = load(&root.join("cases/14-lock-race.json"));
-    let mut expected = load(&root.join("expected/14-lock-race.json"));
+    let case = load(&root().join("cases/14-lock-race.json"));
+    let mut expected = load(&root().join("expected/14-lock-race.json"));
     expected["results"][9]["created"] = "/lock/x-0000000003".into();
     let actual = zklab::conformance::run_script(&case).unwrap();
     let found = zklab::conformance::differences(&expected, &actual);

@@ -1,15 +1,26 @@
 //! Runs an op script against a live ZooKeeper server and answers in the model runner's format,
 //! so a recording, the model and a server can be compared with one another.
 //!
-//! One client per session name. Every watch-arming op keeps its own one-shot watcher; the
+//! One client per session name, each connected through a [`Proxy`] of its own that `disconnect`
+//! cuts and `reconnect` restores. Every watch-arming op keeps its own one-shot watcher; the
 //! watchers one server notification fires become one event whose `via` names every such op, as
 //! a kazoo client's recording shows. Watchers are looked at after every op, and a session's
 //! `events` first makes a round trip on that session: the server sends a session its
 //! notifications before the answer to any later request of it, so nothing sent before is missed.
+//!
+//! The `zookeeper-client` crate keeps its one-shot watchers over a cut connection and re-arms
+//! them on reconnect with SetWatches, as the Java client does, but hands them no Disconnected
+//! or SyncConnected. So the runner plays the library's part over a cut: it hands the state
+//! events to the watchers it holds as both libraries do, and for kazoo it drops its watchers
+//! (and with them the server's watches) before the cut, so that nothing is re-armed.
 
 use super::fourlw;
+use super::proxy::Proxy;
 use super::sandbox::{self, ROOT};
-use super::script::{bad, children_fields, fail, number, request, result_head, stat_value, text, Handle};
+use super::script::{
+    bad, children_fields, fail, number, refused_while_disconnected, request, result_head, stat_value, state_event,
+    text, via_index, Handle,
+};
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -18,7 +29,7 @@ use std::net::ToSocketAddrs;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use zklab_model::{CreateMode, Request};
+use zklab_model::{ClientBehaviour, CreateMode, Request};
 use zookeeper_client as zk;
 
 /// How long a close or an expiry may take to be seen before the runner gives up.
@@ -30,6 +41,7 @@ struct Session {
     id: i64,
     handle: Handle,
     timeout: Duration,
+    proxy: Proxy,
 }
 
 /// A watch one op armed, waiting for its notification.
@@ -41,6 +53,7 @@ struct Armed {
 
 struct Live {
     server: String,
+    client: ClientBehaviour,
     sessions: BTreeMap<String, Session>,
     names: HashMap<i64, String>,
     armed: Vec<Armed>,
@@ -52,6 +65,11 @@ struct Live {
 /// `{"case": name, "results": [...]}` as [`super::run_script`] does for the model. The tree is
 /// cleaned first (see [`sandbox`]); every session the script leaves open is closed at the end.
 pub fn run_script_live(script: &Value, server: &str) -> Result<Value, ScriptError> {
+    run_script_live_as(script, server, super::DEFAULT_CLIENT)
+}
+
+/// [`run_script_live`] with `client`'s behaviour over a cut connection.
+pub fn run_script_live_as(script: &Value, server: &str, client: ClientBehaviour) -> Result<Value, ScriptError> {
     // The model refuses exactly the malformed scripts this runner would: refuse them before
     // touching the server.
     super::run_script(script)?;
@@ -59,7 +77,7 @@ pub fn run_script_live(script: &Value, server: &str) -> Result<Value, ScriptErro
     let ops = script["ops"].as_array().cloned().unwrap_or_default();
     check_address(server)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
+        .enable_all()
         .build()
         .map_err(|e| ScriptError(format!("cannot start the client runtime: {e}")))?;
     runtime.block_on(async {
@@ -71,6 +89,7 @@ pub fn run_script_live(script: &Value, server: &str) -> Result<Value, ScriptErro
         prepared.map_err(|e| ScriptError(format!("cleaning the tree of {server}: {e}")))?;
         let mut live = Live {
             server: server.to_string(),
+            client,
             sessions: BTreeMap::new(),
             names: HashMap::new(),
             armed: Vec::new(),
@@ -216,14 +235,15 @@ impl Live {
     async fn open(&mut self, i: usize, op: &Value, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
         let name = text(i, op, "s")?.to_string();
         let asked = Duration::from_millis(number(i, op, "timeout_ms", 4000)?.max(1) as u64);
-        let client = connect(&self.server, ROOT, asked, None)
+        let proxy = Proxy::start(&self.server).await.map_err(|e| bad(i, format!("starting a proxy: {e}")))?;
+        let client = connect(proxy.address(), ROOT, asked, None)
             .await
             .map_err(|e| bad(i, format!("opening session {name} on {}: {e}", self.server)))?;
         let id = client.session_id().0;
         let timeout = client.session_timeout();
         result.insert("negotiated_timeout_ms".into(), json!(timeout.as_millis() as u64));
         self.names.insert(id, name.clone());
-        self.sessions.insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout });
+        self.sessions.insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout, proxy });
         Ok(())
     }
 
@@ -249,6 +269,18 @@ impl Live {
             ("state", _) => {
                 result.insert("state".into(), json!(handle.state()));
             }
+            ("disconnect", Handle::Open) => self.disconnect(i, &name).await?,
+            ("reconnect", Handle::Disconnected) => self.reconnect(i, &name).await?,
+            ("disconnect" | "reconnect", _) => {
+                return Err(bad(i, format!("`{kind}` on session {name}, which is {}", handle.state())));
+            }
+            ("expire", Handle::Disconnected) => {
+                let session = &self.sessions[&name];
+                let client = session.client.as_ref().expect("a disconnected session has a client");
+                take_over_and_close(&self.server, client.session().clone(), session.timeout)
+                    .map_err(|e| bad(i, format!("taking over session {name} to expire it: {e}")))?;
+            }
+            (_, Handle::Disconnected) => return Err(refused_while_disconnected(i, &name, kind)),
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
             ("close" | "expire", Handle::Expired) => fail(result, "SessionExpired"),
             ("close", Handle::Open) => self.close(&name).await,
@@ -268,6 +300,60 @@ impl Live {
         if let Some(Session { client: Some(client), handle: Handle::Open, .. }) = self.sessions.get(name) {
             let _ = client.check_stat("/").await;
         }
+    }
+
+    /// Cuts the session's connection at its proxy and waits until both ends know it. Every
+    /// watcher the library holds is handed Disconnected; kazoo then forgets its watchers, which
+    /// the runner does by dropping them while still connected (the crate removes them from the
+    /// server), so its reconnect re-arms nothing.
+    async fn disconnect(&mut self, i: usize, name: &str) -> Result<(), ScriptError> {
+        let event = state_event("Disconnected", self.held(name));
+        self.inbox.entry(name.to_string()).or_default().extend(event);
+        if self.client == ClientBehaviour::Kazoo {
+            self.armed.retain(|a| a.session != name);
+            self.flush(name).await;
+        }
+        let session = self.sessions.get_mut(name).expect("checked by the caller");
+        let client = session.client.as_ref().expect("an open session has a client");
+        let mut state = client.state_watcher();
+        session.proxy.cut();
+        session.handle = Handle::Disconnected;
+        let id = session.id;
+        if !reached(&mut state, |s| s == zk::SessionState::Disconnected).await {
+            return Err(bad(i, format!("session {name} did not see its connection cut within {} s", SETTLE.as_secs())));
+        }
+        self.unconnected(id).await;
+        Ok(())
+    }
+
+    /// Lets the session's client back in: a live session is handed SyncConnected by every
+    /// watcher the library still holds, and hears what SetWatches catches up on; an expired one
+    /// learns it expired.
+    async fn reconnect(&mut self, i: usize, name: &str) -> Result<(), ScriptError> {
+        let session = self.sessions.get_mut(name).expect("checked by the caller");
+        let client = session.client.as_ref().expect("a disconnected session has a client");
+        let mut state = client.state_watcher();
+        session.proxy.restore();
+        let back = |s: zk::SessionState| s == zk::SessionState::SyncConnected || s.is_terminated();
+        if !reached(&mut state, back).await {
+            return Err(bad(i, format!("session {name} did not reconnect within {} s", SETTLE.as_secs())));
+        }
+        let id = session.id;
+        if state.state() != zk::SessionState::SyncConnected {
+            session.handle = Handle::Expired;
+            self.ended(name, id, "Expired").await;
+            return Ok(());
+        }
+        session.handle = Handle::Open;
+        let event = state_event("SyncConnected", self.held(name));
+        self.inbox.entry(name.to_string()).or_default().extend(event);
+        self.flush(name).await;
+        Ok(())
+    }
+
+    /// The ops whose one-shot watchers the session holds, with their op index.
+    fn held(&self, name: &str) -> Vec<(usize, String)> {
+        self.armed.iter().filter(|a| a.session == name).map(|a| (via_index(&a.via), a.via.clone())).collect()
     }
 
     async fn close(&mut self, name: &str) {
@@ -302,6 +388,15 @@ impl Live {
     /// After a session ended: waits until the server dropped its connection (and with it the
     /// session's watches), keeps what it had received, forgets its watches, and tells it.
     async fn ended(&mut self, name: &str, id: i64, state: &str) {
+        self.unconnected(id).await;
+        self.collect();
+        self.armed.retain(|a| a.session != name);
+        self.inbox.entry(name.to_string()).or_default().push(json!({ "state": state }));
+    }
+
+    /// Waits (at most [`SETTLE`]) until the server has no connection of session `id`, and so
+    /// none of its watches.
+    async fn unconnected(&self, id: i64) {
         let deadline = tokio::time::Instant::now() + SETTLE;
         while tokio::time::Instant::now() < deadline {
             match fourlw::ask(&self.server, "cons") {
@@ -311,9 +406,6 @@ impl Live {
                 _ => break,
             }
         }
-        self.collect();
-        self.armed.retain(|a| a.session != name);
-        self.inbox.entry(name.to_string()).or_default().push(json!({ "state": state }));
     }
 
     async fn apply(
@@ -469,6 +561,7 @@ impl Live {
     async fn finish(&mut self) {
         self.armed.clear();
         for session in self.sessions.values_mut() {
+            session.proxy.restore();
             if let Some(client) = session.client.take() {
                 close(client).await;
             }

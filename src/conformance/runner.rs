@@ -1,12 +1,19 @@
-//! Runs an op script against the model server, keeping the client-side bookkeeping a kazoo
-//! client keeps: sessions by name, the events each session has received (and which ops' watches
-//! they fired), and what a closed or expired handle answers.
+//! Runs an op script against the model server, keeping the client-side bookkeeping a client
+//! library keeps: sessions by name, the watches each holds (`ClientWatches`, which a reconnect
+//! re-arms or forgets as its `ClientBehaviour` says), the events each session has received (and
+//! which ops' watches they fired), and what a closed or expired handle answers.
 
-use super::script::{bad, children_fields, fail, number, request, result_head, stat_value, text, Handle};
+use super::script::{
+    bad, children_fields, fail, number, refused_while_disconnected, request, result_head, stat_value, state_event,
+    text, via_index, Handle,
+};
 use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use zklab_model::{Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind, ZkError};
+use zklab_model::{
+    ClientBehaviour, ClientWatches, Notification, Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind,
+    ZkError,
+};
 
 /// The server the recordings were made against: tickTime 100 ms, session timeouts 200..20000 ms.
 fn recorded_server() -> ServerConfig {
@@ -18,9 +25,20 @@ fn recorded_server() -> ServerConfig {
     }
 }
 
+struct Session {
+    id: SessionId,
+    handle: Handle,
+    /// The watches the library holds.
+    watches: ClientWatches,
+    /// The server's zxid when the connection was cut, which a Java reconnect's SetWatches
+    /// compares against.
+    since: i64,
+}
+
 struct Runner {
+    client: ClientBehaviour,
     server: Server,
-    sessions: BTreeMap<String, (SessionId, Handle)>,
+    sessions: BTreeMap<String, Session>,
     names: BTreeMap<SessionId, String>,
     /// Events received and not yet read, per session name.
     inbox: BTreeMap<String, Vec<Value>>,
@@ -28,11 +46,19 @@ struct Runner {
     armed: BTreeMap<(SessionId, String, WatchKind), Vec<String>>,
 }
 
-/// Runs `script` (an op script as JSON) and returns `{"case": name, "results": [...]}`.
+/// Runs `script` (an op script as JSON) with the client library whose recordings
+/// conformance/expected holds ([`super::DEFAULT_CLIENT`]).
 pub fn run_script(script: &Value) -> Result<Value, ScriptError> {
+    run_script_as(script, super::DEFAULT_CLIENT)
+}
+
+/// Runs `script` with `client`'s behaviour over a cut connection and returns
+/// `{"case": name, "results": [...]}`.
+pub fn run_script_as(script: &Value, client: ClientBehaviour) -> Result<Value, ScriptError> {
     let name = script["name"].as_str().ok_or_else(|| ScriptError("the script has no `name`".to_string()))?;
     let ops = script["ops"].as_array().ok_or_else(|| ScriptError("the script has no `ops` array".to_string()))?;
     let mut runner = Runner {
+        client,
         server: Server::new(recorded_server()),
         sessions: BTreeMap::new(),
         names: BTreeMap::new(),
@@ -54,8 +80,8 @@ impl Runner {
             "sleep" => {
                 number(i, op, "ms", 0)?;
             }
-            "close" | "expire" | "events" | "state" | "create" | "delete" | "exists" | "get_data" | "set_data"
-            | "get_children" => self.session_op(i, kind, op, &mut result)?,
+            "close" | "expire" | "events" | "state" | "disconnect" | "reconnect" | "create" | "delete" | "exists"
+            | "get_data" | "set_data" | "get_children" => self.session_op(i, kind, op, &mut result)?,
             other => return Err(bad(i, format!("unknown op `{other}`"))),
         }
         Ok(Value::Object(result))
@@ -69,7 +95,8 @@ impl Runner {
         let timeout = number(i, op, "timeout_ms", 4000)?;
         let timeout = u32::try_from(timeout).map_err(|_| bad(i, format!("bad timeout_ms {timeout}")))?;
         let (id, negotiated) = self.server.open_session(timeout);
-        self.sessions.insert(name.clone(), (id, Handle::Open));
+        let session = Session { id, handle: Handle::Open, watches: ClientWatches::default(), since: 0 };
+        self.sessions.insert(name.clone(), session);
         self.names.insert(id, name);
         result.insert("negotiated_timeout_ms".into(), json!(negotiated));
         Ok(())
@@ -83,7 +110,7 @@ impl Runner {
         result: &mut Map<String, Value>,
     ) -> Result<(), ScriptError> {
         let name = text(i, op, "s")?.to_string();
-        let Some(&(id, handle)) = self.sessions.get(&name) else {
+        let Some((id, handle)) = self.sessions.get(&name).map(|s| (s.id, s.handle)) else {
             return Err(bad(i, format!("unknown session `{name}` (open it first)")));
         };
         let request = request(i, kind, op)?;
@@ -95,19 +122,27 @@ impl Runner {
             ("state", _) => {
                 result.insert("state".into(), json!(handle.state()));
             }
+            ("disconnect", Handle::Open) => self.disconnect(&name),
+            ("reconnect", Handle::Disconnected) => self.reconnect(&name),
+            ("disconnect" | "reconnect", _) => {
+                return Err(bad(i, format!("`{kind}` on session {name}, which is {}", handle.state())));
+            }
+            // The server expires a session whose connection is cut; it learns so on reconnecting.
+            ("expire", Handle::Disconnected) => {
+                let notifications = self.server.expire_session(id);
+                self.deliver(notifications);
+            }
+            (_, Handle::Disconnected) => return Err(refused_while_disconnected(i, &name, kind)),
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
             ("close" | "expire", Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
             ("close", Handle::Open) | ("expire", Handle::Open) => {
                 let notifications =
                     if kind == "close" { self.server.close_session(id) } else { self.server.expire_session(id) };
-                let (handle, state) =
-                    if kind == "close" { (Handle::Closed, "Closed") } else { (Handle::Expired, "Expired") };
-                self.sessions.insert(name.clone(), (id, handle));
+                let handle = if kind == "close" { Handle::Closed } else { Handle::Expired };
                 // A close fires the session's own watches on what it deletes (an expiry has
                 // dropped them already); whatever is left is gone with the session.
                 self.deliver(notifications);
-                self.armed.retain(|(s, _, _), _| *s != id);
-                self.inbox.entry(name).or_default().push(json!({ "state": state }));
+                self.ended(&name, handle);
             }
             // An expired handle still makes its requests: the server (the model's client-side
             // checks included) refuses them.
@@ -115,6 +150,9 @@ impl Runner {
                 let request = request.expect("every other op is a request");
                 let outcome = self.server.apply(id, &request);
                 self.deliver(outcome.notifications);
+                if let Some(session) = self.sessions.get_mut(&name) {
+                    session.watches.on_reply(&request, &outcome.result);
+                }
                 match outcome.result {
                     Err(e) => fail(result, &e.to_string()),
                     Ok(response) => {
@@ -127,19 +165,73 @@ impl Runner {
         Ok(())
     }
 
+    /// The session's connection is cut: every watcher the library holds is handed Disconnected,
+    /// and the library keeps or forgets its watches as its behaviour says.
+    fn disconnect(&mut self, name: &str) {
+        let event = state_event("Disconnected", self.held(name));
+        let session = self.sessions.get_mut(name).expect("checked by the caller");
+        session.handle = Handle::Disconnected;
+        session.since = self.server.zxid();
+        self.client.on_disconnect(&mut self.server, session.id, &mut session.watches);
+        self.forget_unheld(name);
+        self.inbox.entry(name.to_string()).or_default().extend(event);
+    }
+
+    /// The connection is back: a live session's library hands its watchers SyncConnected and
+    /// re-arms them (or not); an expired one learns it is expired.
+    fn reconnect(&mut self, name: &str) {
+        let id = self.sessions[name].id;
+        if !self.server.is_alive(id) {
+            self.ended(name, Handle::Expired);
+            return;
+        }
+        let event = state_event("SyncConnected", self.held(name));
+        self.inbox.entry(name.to_string()).or_default().extend(event);
+        let session = self.sessions.get_mut(name).expect("checked by the caller");
+        session.handle = Handle::Open;
+        let events = self.client.on_reconnect(&mut self.server, id, session.since, &mut session.watches);
+        self.deliver(events.into_iter().map(|event| Notification { session: id, event }).collect());
+    }
+
+    /// A session closed or expired: its watches are gone and it hears its end once.
+    fn ended(&mut self, name: &str, handle: Handle) {
+        let session = self.sessions.get_mut(name).expect("checked by the caller");
+        session.handle = handle;
+        session.watches.clear();
+        self.forget_unheld(name);
+        let state = if handle == Handle::Closed { "Closed" } else { "Expired" };
+        self.inbox.entry(name.to_string()).or_default().push(json!({ "state": state }));
+    }
+
+    /// The ops whose watches the session's library holds, with their op index.
+    fn held(&self, name: &str) -> Vec<(usize, String)> {
+        let id = self.sessions[name].id;
+        let ops = self.armed.iter().filter(|((s, _, _), _)| *s == id).flat_map(|(_, ops)| ops);
+        ops.map(|op| (via_index(op), op.clone())).collect()
+    }
+
+    /// Drops the `via` bookkeeping of watches the session's library no longer holds.
+    fn forget_unheld(&mut self, name: &str) {
+        let session = &self.sessions[name];
+        self.armed.retain(|(s, path, kind), _| *s != session.id || session.watches.contains(path, *kind));
+    }
+
     /// Remembers which op armed a watch, so a later event can say which ops it fired.
     fn arm(&mut self, i: usize, kind: &str, id: SessionId, request: &Request, response: &Response) {
         let Some(watch) = WatchKind::armed_by(request, response) else { return };
         self.armed.entry((id, request.path().to_string(), watch)).or_default().push(format!("{i}:{kind}"));
     }
 
-    fn deliver(&mut self, notifications: Vec<zklab_model::Notification>) {
+    fn deliver(&mut self, notifications: Vec<Notification>) {
         for n in notifications {
+            if let Some(session) = self.names.get(&n.session).and_then(|name| self.sessions.get_mut(name)) {
+                session.watches.on_event(&n.event);
+            }
             let mut via: Vec<String> = WatchKind::consumed_by(n.event.kind)
                 .iter()
                 .flat_map(|k| self.armed.remove(&(n.session, n.event.path.clone(), *k)).unwrap_or_default())
                 .collect();
-            via.sort_by_key(|v| v.split(':').next().and_then(|i| i.parse::<usize>().ok()));
+            via.sort_by_key(|v| via_index(v));
             let name = self.names.get(&n.session).cloned().unwrap_or_else(|| n.session.to_string());
             let event = json!({ "type": format!("{:?}", n.event.kind), "path": n.event.path, "via": via });
             self.inbox.entry(name).or_default().push(event);
@@ -186,7 +278,7 @@ impl Runner {
     fn server_watches(&mut self, result: &mut Map<String, Value>) {
         let mut data = Map::new();
         let mut total = 0;
-        for (name, (id, _)) in &self.sessions {
+        for (name, Session { id, .. }) in &self.sessions {
             let (data_paths, child_paths) = self.server.watches_of(*id);
             total += data_paths.len() + child_paths.len();
             if !data_paths.is_empty() {
@@ -199,7 +291,7 @@ impl Runner {
 
     fn server_ephemerals(&mut self, result: &mut Map<String, Value>) {
         let mut ephemerals = Map::new();
-        for (name, (id, _)) in &self.sessions {
+        for (name, Session { id, .. }) in &self.sessions {
             let paths = self.server.tree().ephemerals_of(*id);
             if !paths.is_empty() {
                 ephemerals.insert(name.clone(), json!(paths));

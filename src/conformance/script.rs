@@ -108,6 +108,8 @@ pub(super) fn children_fields(children: Vec<String>, result: &mut Map<String, Va
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Handle {
     Open,
+    /// The connection is cut (`disconnect`); the session may live on at the server.
+    Disconnected,
     Closed,
     Expired,
 }
@@ -116,8 +118,30 @@ impl Handle {
     pub(super) fn state(self) -> &'static str {
         match self {
             Handle::Open => "connected",
+            Handle::Disconnected => "disconnected",
             Handle::Closed => "closed",
             Handle::Expired => "expired",
         }
     }
+}
+
+/// The state event a library hands every watcher it still holds when its connection drops or
+/// comes back; `None` when it holds none.
+pub(super) fn state_event(state: &str, mut via: Vec<(usize, String)>) -> Option<Value> {
+    via.sort();
+    via.dedup();
+    let via: Vec<String> = via.into_iter().map(|(_, v)| v).collect();
+    (!via.is_empty()).then(|| json!({ "type": "None", "state": state, "via": via }))
+}
+
+/// A `via` entry's op index (`"12:get_data"` is 12), to keep `via` in op order.
+pub(super) fn via_index(via: &str) -> usize {
+    via.split(':').next().and_then(|i| i.parse().ok()).unwrap_or(usize::MAX)
+}
+
+/// Why an op cannot run on a session whose connection is cut: the libraries differ (Java and
+/// kazoo queue the request until the connection is back, the Rust client fails it at once), so
+/// scripts reconnect first.
+pub(super) fn refused_while_disconnected(i: usize, name: &str, kind: &str) -> ScriptError {
+    bad(i, format!("`{kind}` on session {name} while it is disconnected (reconnect it first)"))
 }

@@ -460,12 +460,9 @@ impl<R: Recipe> World<R> {
         c.noticed_disconnect = false;
         c.drop_zxid = self.server.zxid();
         c.armed = None;
-        self.server.drop_watches(c.session);
+        behaviour.on_disconnect(&mut self.server, c.session, &mut c.watches);
         for request in in_flight.into_iter().chain(c.outbound.drain(..)) {
             c.inbound.push_back(Input::Reply { request, result: Err(ZkError::ConnectionLoss) });
-        }
-        if behaviour == ClientBehaviour::Kazoo {
-            c.watches.clear();
         }
         c.inbound.push_back(Input::State(SessionState::Disconnected));
     }
@@ -485,13 +482,9 @@ impl<R: Recipe> World<R> {
             c.inbound.push_back(Input::State(SessionState::SyncConnected));
             let drop_zxid = std::mem::take(&mut c.drop_zxid);
             note(log, || Note::Client(format!("reconnects, {} still alive", c.session)));
-            if behaviour == ClientBehaviour::Java {
-                let watches = c.watches.to_vec();
-                for event in self.server.set_watches(c.session, drop_zxid, &watches) {
-                    note(log, || Note::CatchUp(event.clone()));
-                    c.watches.on_event(&event);
-                    c.inbound.push_back(Input::Watch(event));
-                }
+            for event in behaviour.on_reconnect(&mut self.server, c.session, drop_zxid, &mut c.watches) {
+                note(log, || Note::CatchUp(event.clone()));
+                c.inbound.push_back(Input::Watch(event));
             }
             self.send(i, log);
         } else {
