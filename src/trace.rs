@@ -118,7 +118,7 @@ impl Trace {
             for (i, step) in self.steps.iter().enumerate() {
                 let before = world.clone();
                 world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
-                let allowed = (def.allows)(&before, &world);
+                let allowed = (def.allows)(&before, *step, &world);
                 match (allowed, i + 1 == self.steps.len()) {
                     (false, false) => {
                         return Err(TraceError::Diverged(format!("{property} already fails at step {i}")))
@@ -173,10 +173,10 @@ impl Trace {
 
 /// One line saying what the last step of a counterexample to a transition property did, from
 /// the worlds before and after it.
-pub fn summarize_step(property: &str, before: &World<AnyRecipe>, after: &World<AnyRecipe>) -> String {
+pub fn summarize_step(property: &str, before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>) -> String {
     match property {
         NO_HERD => {
-            let woken: Vec<String> = herd(before, after).iter().map(|c| format!("c{c}")).collect();
+            let woken: Vec<String> = herd(before, step, after).iter().map(|c| format!("c{c}")).collect();
             let names = match woken.split_last() {
                 Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
                 _ => woken.join(""),

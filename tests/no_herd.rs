@@ -33,7 +33,7 @@ fn the_herd_recipes_wake_two_waiters_with_one_step() {
         trace.replay().unwrap();
         let worlds = trace.worlds().unwrap();
         for (i, pair) in worlds.windows(2).enumerate() {
-            let woken = herd(&pair[0], &pair[1]).len();
+            let woken = herd(&pair[0], trace.steps[i], &pair[1]).len();
             let expected = if i + 1 == trace.steps.len() { 2 } else { 0 };
             assert_eq!(woken, expected, "{recipe}: waiters woken by step {i}");
         }
@@ -64,7 +64,7 @@ fn the_property_applies_where_two_clients_ask_to_hold_alone() {
 
 /// Every transition of the whole state graph of `recipe` x`clients`, each as (before, raw
 /// successor): the herd function must see what the step did before the state is settled.
-fn each_transition(recipe: &str, clients: usize, mut visit: impl FnMut(&World<AnyRecipe>, &World<AnyRecipe>)) {
+fn each_transition(recipe: &str, clients: usize, mut visit: impl FnMut(&World<AnyRecipe>, Step, &World<AnyRecipe>)) {
     let init = scenario(recipe, clients).world();
     let mut seen = HashSet::from([init.clone()]);
     let mut queue = VecDeque::from([init]);
@@ -72,7 +72,7 @@ fn each_transition(recipe: &str, clients: usize, mut visit: impl FnMut(&World<An
         for step in world.steps() {
             let mut next = world.clone();
             next.apply(step).unwrap();
-            visit(&world, &next);
+            visit(&world, step, &next);
             next.settle();
             if seen.insert(next.clone()) {
                 queue.push_back(next);
@@ -85,14 +85,32 @@ fn each_transition(recipe: &str, clients: usize, mut visit: impl FnMut(&World<An
 fn readers_woken_together_are_no_herd() {
     // A writer's release wakes the readers behind it together: they all get in, as designed.
     let mut wakes_two = 0;
-    each_transition("rw-writer,rw-reader,rw-reader", 3, |before, after| {
+    each_transition("rw-writer,rw-reader,rw-reader", 3, |before, step, after| {
         let waiting: HashSet<_> = after.routed().iter().filter(|c| before.waiting().contains(c)).collect();
         if waiting.len() >= 2 {
             wakes_two += 1;
-            assert!(herd(before, after).is_empty(), "readers counted as a herd");
+            assert!(herd(before, step, after).is_empty(), "readers counted as a herd");
         }
     });
     assert!(wakes_two > 0, "some step wakes both readers: the test shows the exemption");
+}
+
+#[test]
+fn a_waiter_giving_up_is_not_woken_by_its_own_delete() {
+    // Revocable lock: c1 asks c0, a waiting writer, to unlock; c0 gives up and deletes its node,
+    // which fires c0's own watch on it and c1's: one waiter woken, the other is the one acting.
+    let mut world = scenario("revocable-writer,revocable-writer,revocable-reader", 3).world();
+    let (acquire, receive) = (Step::Acquire, Step::Receive);
+    for step in [acquire(2), acquire(0), acquire(1), receive(1), receive(1), receive(0), receive(0)] {
+        world.apply(step).unwrap();
+    }
+    let before = world.clone();
+    world.apply(receive(0)).unwrap();
+    let mut routed = world.routed().to_vec();
+    routed.sort();
+    assert_eq!(routed, [0, 1], "the delete notifies both writers");
+    assert_eq!(before.waiting(), [0, 1, 2], "both were waiting before it");
+    assert_eq!(herd(&before, Step::Receive(0), &world), [1]);
 }
 
 #[test]

@@ -148,12 +148,12 @@ fn judge<R: Recipe>(world: &World<R>, defs: &[Def<R>]) -> u64 {
     defs.iter().enumerate().filter(|(_, d)| (d.holds)(world)).fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
-/// Bit `i` set: the step from `before` to the raw successor `after` violates the transition
+/// Bit `i` set: `step` from `before` to the raw successor `after` violates the transition
 /// property `defs[i]`.
-fn judge_step<R: Recipe>(before: &World<R>, after: &World<R>, defs: &[Def<R>]) -> u64 {
+fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: &[Def<R>]) -> u64 {
     defs.iter()
         .enumerate()
-        .filter(|(_, d)| d.kind == Kind::Transition && !(d.allows)(before, after))
+        .filter(|(_, d)| d.kind == Kind::Transition && !(d.allows)(before, step, after))
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
@@ -164,7 +164,7 @@ fn expand<R: Recipe>(world: &World<R>, known: &FxHashMap<u64, u32>, defs: &[Def<
         .map(|step| {
             let mut next = world.clone();
             next.apply(step).expect("listed steps are enabled");
-            let broken = judge_step(world, &next, defs);
+            let broken = judge_step(world, step, &next, defs);
             let next = keep(next, symmetric);
             let fingerprint = fingerprint(&next);
             // The index only grows while a chunk is expanded, so a state known now is known at

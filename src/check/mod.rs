@@ -281,7 +281,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             world.apply(*step).expect("counterexample steps replay");
         }
         let summary = match kind {
-            Kind::Transition => summarize_step(name, &before, &world),
+            Kind::Transition => summarize_step(name, &before, *cx.steps.last().expect("a step"), &world),
             _ => summarize(name, &world, cx.cycle_start.is_some()),
         };
         Trace {

@@ -5,7 +5,7 @@
 
 use super::model::WorldModel;
 use stateright::Property;
-use zklab_model::{ClientId, FaultKind, Mode, Recipe, World};
+use zklab_model::{ClientId, FaultKind, Mode, Recipe, Step, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -30,7 +30,7 @@ pub struct Def<R> {
     /// Whether the step from the first world to the second is allowed. The second is the raw
     /// successor, right after `World::apply`: what a step did (`World::routed`) is gone once
     /// the state is settled and renamed.
-    pub allows: fn(&World<R>, &World<R>) -> bool,
+    pub allows: fn(&World<R>, Step, &World<R>) -> bool,
 }
 
 impl<R> Clone for Def<R> {
@@ -42,10 +42,10 @@ impl<R> Copy for Def<R> {}
 
 impl<R: Recipe> Def<R> {
     const fn new(name: &'static str, kind: Kind, holds: fn(&World<R>) -> bool) -> Self {
-        Def { name, kind, holds, allows: |_, _| true }
+        Def { name, kind, holds, allows: |_, _, _| true }
     }
 
-    const fn transition(name: &'static str, allows: fn(&World<R>, &World<R>) -> bool) -> Self {
+    const fn transition(name: &'static str, allows: fn(&World<R>, Step, &World<R>) -> bool) -> Self {
         Def { name, kind: Kind::Transition, holds: |_| true, allows }
     }
 }
@@ -66,7 +66,7 @@ pub fn safety<R: Recipe>() -> [Def<R>; 4] {
 
 /// The transition properties.
 pub fn transitions<R: Recipe>() -> [Def<R>; 1] {
-    [Def::transition(NO_HERD, |before, after| herd(before, after).len() < 2)]
+    [Def::transition(NO_HERD, |before, step, after| herd(before, step, after).len() < 2)]
 }
 
 /// A mode that lets one holder in at a time: waking several clients that wait for it wakes all
@@ -76,9 +76,20 @@ fn exclusive(mode: Mode) -> bool {
     matches!(mode, Mode::Exclusive | Mode::Write)
 }
 
-/// The clients that were waiting for an exclusive mode in `before` and that the step leading to
-/// `after` (the raw successor) queued a watch notification for: the herd it woke.
-pub fn herd<R: Recipe>(before: &World<R>, after: &World<R>) -> Vec<ClientId> {
+/// The client that acts in `step`, if a client does: the server expires sessions and reaps
+/// parents on its own.
+fn actor(step: Step) -> Option<ClientId> {
+    match step {
+        Step::Expire(_) | Step::Fault(FaultKind::ReapParent, _) => None,
+        other => Some(other.client()),
+    }
+}
+
+/// The clients that were waiting for an exclusive mode in `before` and that `step`, leading to
+/// `after` (the raw successor), queued a watch notification for: the herd it woke. The client
+/// taking the step is awake already: a watch on its own node that its own delete fires (a
+/// waiter giving up) wakes nobody.
+pub fn herd<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> Vec<ClientId> {
     if after.routed().len() < 2 {
         return Vec::new();
     }
@@ -88,7 +99,7 @@ pub fn herd<R: Recipe>(before: &World<R>, after: &World<R>) -> Vec<ClientId> {
         .copied()
         .filter(|&i| {
             let c = &before.clients[usize::from(i)];
-            c.is_waiting() && exclusive(c.recipe.mode())
+            Some(i) != actor(step) && c.is_waiting() && exclusive(c.recipe.mode())
         })
         .collect();
     woken.sort_unstable();
