@@ -1,6 +1,7 @@
 //! The built-in suite, what `zklab` runs with no arguments: the standard lock proven under
 //! connection loss, disconnects and expiry; the holder-outlives-session lesson (belief broken,
-//! fencing intact); and every broken variant caught by the property it breaks.
+//! fencing intact); and every broken variant caught by the property it breaks, the herd effect
+//! included.
 
 use crate::check::{self, Options, Status};
 use crate::scenario::{parse_faults, Scenario};
@@ -37,10 +38,10 @@ pub const CASES: &[Case] = &[
     Case { recipe: "standard", clients: 3, faults: "loss-before-apply,loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "three contenders, requests lost before and after the server applies them" },
     Case { recipe: "standard", clients: 3, faults: "expire", client: Java, first_sequence: 0, violated: &[], lesson: "three contenders, one session expired under its holder or a waiter" },
     Case { recipe: "standard", clients: 2, faults: "expire,pause", client: Java, first_sequence: 0, violated: &["belief_exclusion"], lesson: "holder-outlives-session: a paused holder believes past its expiry; the fencing token still protects the resource" },
-    Case { recipe: "naive", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "the single-node lock is safe (its cost is the herd)" },
-    Case { recipe: "parent-watch", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "the children-watch lock is safe (its cost is the herd)" },
+    Case { recipe: "naive", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &["no_herd"], lesson: "herd-effect: one release wakes every waiter of the single-node lock (otherwise safe)" },
+    Case { recipe: "parent-watch", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &["no_herd"], lesson: "herd-effect: every create or delete wakes every waiter of the children-watch lock (otherwise safe)" },
     Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
-    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["belief_exclusion"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
+    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["belief_exclusion", "no_herd"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
     Case { recipe: "wait-on-null", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
     Case { recipe: "rw-writer,rw-reader,rw-reader", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &[], lesson: "the recipes page read/write lock: readers share, a writer excludes everyone" },
     Case { recipe: "rw-reader,rw-writer", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &[], lesson: "a reader and a writer, either session expired under its holder or a waiter" },

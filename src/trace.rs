@@ -2,7 +2,7 @@
 //! steps to a fresh world and must reproduce the verdict, so a trace is a proof that can be
 //! re-checked anywhere.
 
-use crate::check::properties::{safety, LIVENESS_NAME};
+use crate::check::properties::{herd, safety, transitions, LIVENESS_NAME, NO_HERD};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -93,7 +93,8 @@ impl Trace {
     }
 
     /// Re-applies the steps and checks that they lead to the verdict: a safety property holds
-    /// until the last step and fails after it; a deadlock ends with a client waiting and nothing
+    /// until the last step and fails after it; a transition property holds of every step but
+    /// the last and fails on the last; a deadlock ends with a client waiting and nothing
     /// but faults possible; a cycle returns to the state where it started with a client waiting
     /// throughout.
     pub fn replay(&self) -> Result<(), TraceError> {
@@ -111,6 +112,25 @@ impl Trace {
                 return Err(TraceError::Diverged(format!("{property} holds at the end")));
             }
             return Ok(());
+        }
+        if let Some(def) = transitions::<AnyRecipe>().into_iter().find(|d| d.name == property) {
+            let mut world = self.scenario.world();
+            for (i, step) in self.steps.iter().enumerate() {
+                let before = world.clone();
+                world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
+                let allowed = (def.allows)(&before, *step, &world);
+                match (allowed, i + 1 == self.steps.len()) {
+                    (false, false) => {
+                        return Err(TraceError::Diverged(format!("{property} already fails at step {i}")))
+                    }
+                    (true, true) => return Err(TraceError::Diverged(format!("{property} holds of the last step"))),
+                    _ => {}
+                }
+            }
+            return match self.steps.is_empty() {
+                true => Err(TraceError::Diverged(format!("{property} needs a step to fail on"))),
+                false => Ok(()),
+            };
         }
         if property != LIVENESS_NAME {
             return Err(TraceError::UnknownProperty(property.to_string()));
@@ -148,6 +168,23 @@ impl Trace {
                 Ok(())
             }
         }
+    }
+}
+
+/// One line saying what the last step of a counterexample to a transition property did, from
+/// the worlds before and after it.
+pub fn summarize_step(property: &str, before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>) -> String {
+    match property {
+        NO_HERD => {
+            let woken: Vec<String> = herd(before, step, after).iter().map(|c| format!("c{c}")).collect();
+            let names = match woken.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => woken.join(""),
+            };
+            let all = if woken.len() == 2 { "both" } else { "all" };
+            format!("one step wakes {names}, {all} waiting to hold the lock alone")
+        }
+        other => other.to_string(),
     }
 }
 

@@ -674,6 +674,8 @@ fn thread_count_does_not_change_traces() {
         &["--recipe", "wait-on-null", "--clients", "2"],
         &["--recipe", "blind-retry", "--clients", "2", "--faults", "loss-after-apply"],
         &["--recipe", "standard", "--clients", "2", "--faults", "expire,pause"],
+        // A transition property: its first bad step is found in the same order on any count.
+        &["--recipe", "parent-watch", "--clients", "3"],
     ];
     for (i, args) in scenarios.iter().enumerate() {
         let mut one = args.to_vec();

@@ -19,9 +19,19 @@ fn scenario(recipe: &str, clients: usize, faults: &str, behaviour: ClientBehavio
 
 /// Every property holds and every reachability claim was reached.
 fn assert_proven(report: &Report) {
+    assert_proven_but(report, &[]);
+}
+
+/// Every property but those in `violated` holds, each of those is violated with a trace that
+/// replays, and every reachability claim was reached.
+fn assert_proven_but(report: &Report, violated: &[&str]) {
     assert!(!report.bounded, "{}: a budget ran out", report.recipe);
     for p in &report.properties {
-        assert_eq!(p.status, Status::Holds, "{} x{} {:?}: {}", report.recipe, report.clients, report.faults, p.name);
+        let expected = if violated.contains(&p.name) { Status::Violated } else { Status::Holds };
+        assert_eq!(p.status, expected, "{} x{} {:?}: {}", report.recipe, report.clients, report.faults, p.name);
+        if let Some(trace) = &p.trace {
+            trace.replay().unwrap();
+        }
     }
     for fault in &report.faults {
         let reached = format!("reached:{fault}");
@@ -111,9 +121,10 @@ fn every_correct_recipe_is_proven_in_the_suite() {
 #[test]
 fn the_naive_lock_needs_its_ownership_check_on_release_retry() {
     // Three clients, a lost reply on the release: a blind retry of the delete would remove the
-    // next holder's node. The shipped recipe reads the node first and is proven.
+    // next holder's node. The shipped recipe reads the node first and is safe; its one flaw is
+    // the herd it wakes on every release.
     let report = check::run(&scenario("naive", 3, "loss-after-apply", ClientBehaviour::Java), &options());
-    assert_proven(&report);
+    assert_proven_but(&report, &["no_herd"]);
 }
 
 #[test]
@@ -132,10 +143,11 @@ fn same_config_gives_byte_identical_traces_on_any_thread_count() {
 #[test]
 fn clients_of_different_recipes_can_share_a_lock() {
     // The predecessor-watch and children-watch locks name and order their nodes alike: mixed
-    // on one lock path they still exclude each other.
+    // on one lock path they still exclude each other. The children watcher still wakes on
+    // every deletion, beside the standard waiter the deletion is meant for: a herd of two.
     let mixed = scenario("standard,parent-watch,standard", 3, "loss-after-apply", ClientBehaviour::Java);
     assert_eq!(mixed.recipes, ["standard", "parent-watch", "standard"]);
-    assert_proven(&check::run(&mixed, &options()));
+    assert_proven_but(&check::run(&mixed, &options()), &["no_herd"]);
     // The single-node lock does not see sequential nodes, nor they it: two holders.
     let clash = scenario("standard,naive", 2, "none", ClientBehaviour::Java);
     let report = check::run(&clash, &options());

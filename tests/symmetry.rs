@@ -3,6 +3,7 @@
 //! on real states of the standard lock under faults, then check that reduced runs give the same
 //! verdicts and equally short, replayable counterexamples.
 
+use zklab::check::properties::herd;
 use zklab::check::{self, Options, Status};
 use zklab::scenario::Scenario;
 use zklab_model::{FaultBudget, FaultKind, Renaming, Step, World, WorldConfig};
@@ -120,6 +121,8 @@ fn reduced_counterexamples_are_as_short_and_replay_in_client_numbering() {
         ("wait-on-null", 3, vec![], "eventual_acquire"),
         ("naive-blind-delete", 3, vec![FaultKind::LossAfterApply], "belief_exclusion"),
         ("standard", 2, vec![FaultKind::Expire, FaultKind::Pause], "belief_exclusion"),
+        ("naive", 3, vec![], "no_herd"),
+        ("parent-watch", 3, vec![], "no_herd"),
     ] {
         let full = explore(recipe, clients, &faults, false);
         let reduced = explore(recipe, clients, &faults, true);
@@ -128,10 +131,14 @@ fn reduced_counterexamples_are_as_short_and_replay_in_client_numbering() {
         let (full_cx, reduced_cx) = (cx(&full).unwrap(), cx(&reduced).unwrap());
         assert_eq!(full_cx.steps.len(), reduced_cx.steps.len(), "{recipe} {property}: equally short");
         let mut replay = world(recipe, clients, &faults);
+        let mut before = replay.clone();
         for step in &reduced_cx.steps {
+            before = replay.clone();
             replay.apply(*step).unwrap_or_else(|e| panic!("{recipe}: {e}"));
         }
+        let last = *reduced_cx.steps.last().expect("a step");
         let violated = match property {
+            "no_herd" => herd(&before, last, &replay).len() >= 2,
             "no_orphans" => replay.quiescent() && !replay.no_orphans(),
             "belief_exclusion" => !replay.belief_exclusion(),
             _ => replay.waiting_mask() != 0 && replay.steps().iter().all(|s| s.is_fault()),

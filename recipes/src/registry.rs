@@ -44,19 +44,19 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "naive",
         summary: "single ephemeral node; every waiter watches it (safe, but a herd on every release)",
-        flaw: None,
+        flaw: Some(Flaw { bug: "herd-effect", breaks: &["no_herd"] }),
         build: |p| AnyRecipe::Naive(NaiveLock::new(p)),
     },
     Entry {
         name: "naive-blind-delete",
-        summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still its own",
-        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &["belief_exclusion"] }),
+        summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still its own (and herds like the single-node lock)",
+        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &["belief_exclusion", "no_herd"] }),
         build: |p| AnyRecipe::Naive(NaiveLock::blind_delete(p)),
     },
     Entry {
         name: "parent-watch",
         summary: "sequential nodes, every waiter watches the parent's children (safe, but a herd on every change)",
-        flaw: None,
+        flaw: Some(Flaw { bug: "herd-effect", breaks: &["no_herd"] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("parent-watch", p, Variant { wait_on: WaitOn::Parent, ..STANDARD })),
     },
     Entry {

@@ -1,7 +1,8 @@
 //! A second opinion on the graph pass, which the checker trusts for every verdict: stateright's
 //! own depth-first checker explores the same model (`WorldModel`, the same steps and the same
 //! symmetry representatives) and must find as many states and the same safety and
-//! reachability verdicts. Liveness is ours alone (stateright's `eventually` misses cycles).
+//! reachability verdicts. Liveness is ours alone (stateright's `eventually` misses cycles), and
+//! so are transition properties (stateright's properties are predicates of one state).
 
 use super::model::WorldModel;
 use super::properties::{Def, Kind};
@@ -25,6 +26,11 @@ impl CrossCheck {
     }
 }
 
+/// Whether stateright can judge a property of this kind: states, not the steps between them.
+fn judged_by_stateright(kind: Kind) -> bool {
+    matches!(kind, Kind::Safety | Kind::Reached)
+}
+
 /// Runs stateright on `init` and compares its answer with the graph pass's `unique` states and
 /// `verdicts`.
 pub fn run<R: Recipe>(
@@ -35,7 +41,7 @@ pub fn run<R: Recipe>(
     unique: usize,
     verdicts: &[Verdict],
 ) -> CrossCheck {
-    let judged: Vec<Def<R>> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
+    let judged: Vec<Def<R>> = defs.iter().copied().filter(|d| judged_by_stateright(d.kind)).collect();
     let model = WorldModel { init: init.clone(), defs: judged.clone(), stop: Arc::new(AtomicBool::new(false)) };
     let mut builder = model.checker().threads(options.threads);
     if symmetric {
@@ -52,7 +58,7 @@ pub fn run<R: Recipe>(
         disagreements
             .push(format!("stateright found {stateright_unique_states} unique states, the graph pass {unique}"));
     }
-    for verdict in verdicts.iter().filter(|v| v.kind != Kind::Liveness) {
+    for verdict in verdicts.iter().filter(|v| judged_by_stateright(v.kind)) {
         let ours = match verdict.kind {
             Kind::Safety => verdict.status == Status::Violated,
             _ => verdict.status == Status::Holds,

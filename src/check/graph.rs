@@ -2,6 +2,8 @@
 //! properties fast on many threads, but in 0.31 its counterexamples are not the shortest and its
 //! `eventually` misses cycles. This pass keeps parent pointers (so the first violating state it
 //! meets has a shortest path) and the edges (so liveness can be judged on the whole graph).
+//! Transition properties are judged on every step as it is taken, before its successor is
+//! settled and renamed, since what a step did is not part of the state it leads to.
 
 use super::properties::{Def, Kind};
 use rustc_hash::{FxHashMap, FxHasher};
@@ -52,6 +54,9 @@ pub struct Graph {
     pub depth: usize,
     /// The first state (in breadth-first order) violating each safety property.
     pub first_violation: BTreeMap<&'static str, u32>,
+    /// The first step (from the first state in breadth-first order, then in the order steps
+    /// are listed) violating each transition property: a shortest path through that step.
+    pub first_bad_step: BTreeMap<&'static str, (u32, Step)>,
     /// The `reached:*` properties that hold in some state.
     pub reached: BTreeSet<&'static str>,
     /// States stand for their symmetry class (see `World::canonical`): paths are in the
@@ -128,6 +133,8 @@ struct Successor<R> {
     step: Step,
     fingerprint: u64,
     new: Option<(World<R>, u64)>,
+    /// Bit `i` set: the step violates the transition property `defs[i]`.
+    broken: u64,
 }
 
 /// One expanded state.
@@ -141,6 +148,15 @@ fn judge<R: Recipe>(world: &World<R>, defs: &[Def<R>]) -> u64 {
     defs.iter().enumerate().filter(|(_, d)| (d.holds)(world)).fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
+/// Bit `i` set: `step` from `before` to the raw successor `after` violates the transition
+/// property `defs[i]`.
+fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: &[Def<R>]) -> u64 {
+    defs.iter()
+        .enumerate()
+        .filter(|(_, d)| d.kind == Kind::Transition && !(d.allows)(before, step, after))
+        .fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
 fn expand<R: Recipe>(world: &World<R>, known: &FxHashMap<u64, u32>, defs: &[Def<R>], symmetric: bool) -> Expansion<R> {
     let successors = world
         .steps()
@@ -148,6 +164,7 @@ fn expand<R: Recipe>(world: &World<R>, known: &FxHashMap<u64, u32>, defs: &[Def<
         .map(|step| {
             let mut next = world.clone();
             next.apply(step).expect("listed steps are enabled");
+            let broken = judge_step(world, step, &next, defs);
             let next = keep(next, symmetric);
             let fingerprint = fingerprint(&next);
             // The index only grows while a chunk is expanded, so a state known now is known at
@@ -156,7 +173,7 @@ fn expand<R: Recipe>(world: &World<R>, known: &FxHashMap<u64, u32>, defs: &[Def<
                 let holds = judge(&next, defs);
                 (next, holds)
             });
-            Successor { step, fingerprint, new }
+            Successor { step, fingerprint, new, broken }
         })
         .collect();
     Expansion { waiting: world.waiting_mask(), successors }
@@ -186,7 +203,8 @@ fn expand_chunk<R: Recipe>(
 }
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
-/// safety and reachability properties in `defs` in every state, one state per symmetry class
+/// safety and reachability properties in `defs` in every state and the transition properties
+/// on every step, one state per symmetry class
 /// when `symmetric`. States are numbered in the order one thread would meet them, so the graph,
 /// its counterexamples and its counts do not depend on the number of threads.
 pub fn explore<R: Recipe>(
@@ -209,6 +227,7 @@ pub fn explore<R: Recipe>(
         total: 0,
         depth: 0,
         first_violation: BTreeMap::new(),
+        first_bad_step: BTreeMap::new(),
         reached: BTreeSet::new(),
         symmetric,
     };
@@ -226,8 +245,11 @@ pub fn explore<R: Recipe>(
             for expansion in expand_chunk(chunk, &index, defs, symmetric, threads) {
                 let id = graph.expanded() as u32;
                 graph.waiting.push(expansion.waiting);
-                for Successor { step, fingerprint, new } in expansion.successors {
+                for Successor { step, fingerprint, new, broken } in expansion.successors {
                     graph.total += 1;
+                    if broken != 0 {
+                        graph.record_step(id, step, broken, defs);
+                    }
                     let target = match index.get(&fingerprint) {
                         Some(&t) => t,
                         None => {
@@ -270,6 +292,15 @@ impl Graph {
         }
     }
 
+    /// Records that `step` from state `id` violates the transition properties in `broken`.
+    fn record_step<R: Recipe>(&mut self, id: u32, step: Step, broken: u64, defs: &[Def<R>]) {
+        for (i, def) in defs.iter().enumerate() {
+            if broken & (1 << i) != 0 {
+                self.first_bad_step.entry(def.name).or_insert((id, step));
+            }
+        }
+    }
+
     pub fn unique(&self) -> usize {
         self.parent.len()
     }
@@ -292,6 +323,13 @@ impl Graph {
             state = parent;
         }
         steps.reverse();
+        steps
+    }
+
+    /// The steps of a shortest path from the initial state that ends with `step` taken in `state`.
+    pub fn path_through(&self, state: u32, step: Step) -> Vec<Step> {
+        let mut steps = self.path_to(state);
+        steps.push(step);
         steps
     }
 

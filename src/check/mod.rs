@@ -1,7 +1,8 @@
-//! `zklab check`: prove or refute a scenario. stateright explores it on all threads for the
-//! safety properties and the reachability of each fault and race; the breadth-first graph pass
-//! (one thread) checks the same, supplies the shortest counterexamples and judges liveness on the
-//! whole graph. Once the graph pass is complete every property is decided and the run ends.
+//! `zklab check`: prove or refute a scenario. The breadth-first graph pass (on all threads)
+//! checks the safety properties in every state, the transition properties on every step and the
+//! reachability of each fault and race, supplies the shortest counterexamples and judges
+//! liveness on the whole graph. Once the graph pass is complete every property is decided;
+//! `--cross-check` then has stateright explore the same model for a second opinion.
 
 mod builder;
 pub mod cross_check;
@@ -12,7 +13,7 @@ pub mod properties;
 pub use builder::{check, Builder, Checked};
 
 use crate::scenario::Scenario;
-use crate::trace::{summarize, Trace, Verdict as TraceVerdict, FORMAT};
+use crate::trace::{summarize, summarize_step, Trace, Verdict as TraceVerdict, FORMAT};
 use cross_check::CrossCheck;
 use graph::{Budget, Counterexample, Liveness, Progress};
 use properties::Kind;
@@ -196,10 +197,10 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         false => steps,
     };
 
-    let judged_per_state: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
+    let judged_by_the_pass: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
     let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
     let mut last = Instant::now();
-    let graph = graph::explore(init.clone(), &judged_per_state, budget, symmetric, options.threads, &mut |p| {
+    let graph = graph::explore(init.clone(), &judged_by_the_pass, budget, symmetric, options.threads, &mut |p| {
         if options.progress && last.elapsed() >= Duration::from_secs(1) {
             last = Instant::now();
             report_progress(p, started);
@@ -223,6 +224,14 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
                     Some(&state) => (
                         Status::Violated,
                         Some(Counterexample { steps: concrete(graph.path_to(state)), cycle_start: None }),
+                    ),
+                    None if graph.complete => (Status::Holds, None),
+                    None => (Status::Unknown, None),
+                },
+                Kind::Transition => match graph.first_bad_step.get(def.name) {
+                    Some(&(state, step)) => (
+                        Status::Violated,
+                        Some(Counterexample { steps: concrete(graph.path_through(state, step)), cycle_start: None }),
                     ),
                     None if graph.complete => (Status::Holds, None),
                     None => (Status::Unknown, None),
@@ -262,16 +271,24 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
 /// Checks `scenario` against every property that applies to it; counterexamples become traces.
 pub fn run(scenario: &Scenario, options: &Options) -> Report {
     let outcome = explore(scenario.world(), options);
-    let trace = |name: &str, cx: &Counterexample| -> Trace {
+    let trace = |name: &str, kind: Kind, cx: &Counterexample| -> Trace {
         let mut world = scenario.world();
-        for step in &cx.steps {
+        let mut before = world.clone();
+        for (i, step) in cx.steps.iter().enumerate() {
+            if kind == Kind::Transition && i + 1 == cx.steps.len() {
+                before = world.clone();
+            }
             world.apply(*step).expect("counterexample steps replay");
         }
+        let summary = match kind {
+            Kind::Transition => summarize_step(name, &before, *cx.steps.last().expect("a step"), &world),
+            _ => summarize(name, &world, cx.cycle_start.is_some()),
+        };
         Trace {
             format: FORMAT,
             scenario: scenario.clone(),
             seed: None,
-            summary: summarize(name, &world, cx.cycle_start.is_some()),
+            summary,
             verdict: TraceVerdict { property: name.to_string(), cycle_start: cx.cycle_start, stalled: false },
             steps: cx.steps.clone(),
         }
@@ -304,7 +321,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
                 kind: v.kind,
                 status: v.status,
                 trace_file: None,
-                trace: v.counterexample.as_ref().map(|cx| trace(v.name, cx)),
+                trace: v.counterexample.as_ref().map(|cx| trace(v.name, v.kind, cx)),
             })
             .collect(),
         cross_check: outcome.cross_check.clone(),
