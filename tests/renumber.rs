@@ -102,6 +102,11 @@ fn renumbering_commutes_with_every_step() {
         ("leader-election", 3, &[LossAfterApply, Expire], ClientBehaviour::Java),
         ("leader-latch", 2, &[LossAfterApply, Disconnect, Expire], ClientBehaviour::Java),
         ("leader-latch-644", 2, &[Disconnect, LossBeforeApply], ClientBehaviour::Java),
+        ("timeout-lock", 2, &[LossAfterApply, Disconnect, Expire], ClientBehaviour::Java),
+        ("timeout-lock-forget-node", 2, &[LossAfterApply], ClientBehaviour::Java),
+        ("client-id-lock", 3, &[LossAfterApply, Expire], ClientBehaviour::Java),
+        ("client-id-lock-nonode-fatal", 2, &[LossBeforeApply, LossAfterApply], ClientBehaviour::Java),
+        ("kazoo-lock", 2, &[LossAfterApply, Disconnect, Expire], ClientBehaviour::Java),
     ];
     let mut total = 0;
     for &(recipe, clients, faults, client_behaviour) in cases {
@@ -161,7 +166,7 @@ fn renumbering_stays_off_where_absolute_values_matter() {
         ("at the wrap", moved_on(standard(at_the_wrap))),
         ("with a reaped parent", moved_on(world("container-lock", 2, reaped))),
         ("switched off", moved_on(standard(switched_off))),
-        ("unsupported recipe", moved_on(world("kazoo-lock", 2, config(&[], 3)))),
+        ("unsupported recipe", moved_on(world("zk-write-lock", 2, config(&[], 3)))),
         ("mixed recipes", moved_on(world("standard,parent-watch", 2, config(&[], 3)))),
     ] {
         assert!(!states.is_empty(), "{label}");
@@ -187,6 +192,9 @@ fn renumbered_runs_give_the_verdicts_and_counterexamples_of_full_runs() {
         ("curator-mutex-498", 2, &[LossAfterApply, LaggingRead, Expire]),
         ("leader-latch", 2, &[Disconnect]),
         ("leader-election", 2, &[LossBeforeApply, Expire]),
+        ("timeout-lock-forget-node", 2, &[LossAfterApply]),
+        ("client-id-lock-nonode-fatal", 2, &[LossAfterApply]),
+        ("kazoo-lock", 2, &[Expire]),
     ];
     let mut fewer = 0;
     for &(recipe, clients, faults) in cases {

@@ -193,9 +193,14 @@ impl Renumber<'_> {
         self.numbers.local(client, v)
     }
 
+    /// A child name of the lock path.
+    pub fn child(&self, name: &str) -> String {
+        (self.name)(name, self.numbers)
+    }
+
     pub fn path(&self, p: &str) -> String {
         if p != "/" && path::parent(p) == self.lock_path {
-            path::join(self.lock_path, &(self.name)(path::name(p), self.numbers))
+            path::join(self.lock_path, &self.child(path::name(p)))
         } else {
             p.to_string()
         }
@@ -204,7 +209,7 @@ impl Renumber<'_> {
     /// A getChildren listing of `parent`, in the order the server gives the renumbered names.
     pub fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
         if parent == self.lock_path {
-            self.order.arrange(names.iter().map(|n| (self.name)(n, self.numbers)).collect())
+            self.order.arrange(names.iter().map(|n| self.child(n)).collect())
         } else {
             names.to_vec()
         }
