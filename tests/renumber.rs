@@ -4,7 +4,7 @@
 //! long random runs whose numbers have moved far on), then check that runs with renumbering give
 //! the verdicts and counterexamples of runs without it, and where it must stay off.
 
-use zklab::check::{self, Options, Status};
+use zklab::check::{self, Options};
 use zklab::scenario::Scenario;
 use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
