@@ -168,6 +168,10 @@ struct CheckArgs {
     /// interchangeable (recipes that support it; state counts are then counts of classes).
     #[arg(long)]
     symmetry: bool,
+    /// Keep states with their sequence numbers and zxids as they are, not renumbered by rank
+    /// (to compare: a recipe that creates nodes forever then never closes).
+    #[arg(long)]
+    no_renumber: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -282,6 +286,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         first_sequence: args.first_sequence,
         faults: parse_faults(&args.faults)?,
         client_behaviour: args.client.behaviour(),
+        renumber: !args.no_renumber,
         ..WorldConfig::default()
     };
     let recipe = args.recipe.as_deref().unwrap_or_default();

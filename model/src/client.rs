@@ -77,6 +77,10 @@ impl ClientWatches {
         ClientWatches(self.0.iter().map(|(path, kind)| (r.path(path), *kind)).collect())
     }
 
+    pub fn renumbered(&self, r: &crate::renumber::Renumber) -> ClientWatches {
+        ClientWatches(self.0.iter().map(|(path, kind)| (r.path(path), *kind)).collect())
+    }
+
     pub fn contains(&self, path: &str, kind: WatchKind) -> bool {
         self.0.contains(&(path.to_string(), kind))
     }

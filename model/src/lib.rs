@@ -4,6 +4,7 @@
 pub mod error;
 pub mod event;
 pub mod path;
+pub mod renumber;
 pub mod request;
 pub mod server;
 pub mod stat;
@@ -13,6 +14,7 @@ pub mod tree;
 pub use error::ZkError;
 pub use event::{EventType, SessionState, WatchedEvent};
 pub use path::PathError;
+pub use renumber::{Numbers, Renumber};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use server::{ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, WatchKind};
 pub use stat::Stat;

@@ -2,7 +2,7 @@
 //! client). A recipe is sans-IO: it gets one input at a time and answers with the requests it
 //! sends next. It never reads a clock or a random number, so every run of it can be replayed.
 
-use crate::{Renamer, Renaming, Request, SessionId, SessionState, WatchedEvent, ZkResult};
+use crate::{Numbers, Renamer, Renaming, Renumber, Request, SessionId, SessionState, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -138,5 +138,25 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// when `renamed` supports symmetry.
     fn rename_name(&self, name: &str, _r: &Renaming) -> String {
         name.to_string()
+    }
+    /// For renumbering (see `crate::renumber`), which is opt-in: this recipe's state with its
+    /// numbers renumbered by `r` (`client` is its client's index, for numbers private to it), or
+    /// `None` if the recipe does not support it. A recipe may support it if it only compares
+    /// sequence numbers, zxids and its private counters with one another (never with a constant,
+    /// never near the 32-bit wrap), never reads a stat's cversion or version, and passes every
+    /// such number it keeps through `r`.
+    fn renumbered(&self, _client: ClientId, _r: &Renumber) -> Option<Self> {
+        None
+    }
+    /// One of the lock's child names with its numbers renumbered: by default its sequence
+    /// suffix. Only called when `renumbered` supports renumbering.
+    fn renumber_name(&self, name: &str, n: &Numbers) -> String {
+        n.sequential_name(name)
+    }
+    /// A fencing token this recipe handed out (see `belief`), renumbered: by default it is the
+    /// sequence number of the recipe's node. Only called when `renumbered` supports
+    /// renumbering.
+    fn renumber_token(&self, token: i64, n: &Numbers) -> i64 {
+        n.seq(token)
     }
 }

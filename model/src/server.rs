@@ -150,6 +150,33 @@ impl Server {
         }
     }
 
+    /// The same server with its sequence numbers and zxids renumbered (see `renumber`). Trees
+    /// that do not change stay shared.
+    pub fn renumbered(&self, r: &crate::renumber::Renumber) -> Server {
+        let tree = |tree: &Arc<DataTree>| {
+            let renumbered = tree.renumbered(r);
+            if renumbered == **tree {
+                tree.clone()
+            } else {
+                Arc::new(renumbered)
+            }
+        };
+        let table = |t: &WatchTable| -> WatchTable { t.iter().map(|(path, s)| (r.path(path), s.clone())).collect() };
+        let sessions = self.sessions.iter().map(|(s, info)| {
+            (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
+        });
+        Server {
+            config: self.config,
+            tree: tree(&self.tree),
+            zxid: r.zxid(self.zxid),
+            next_session: self.next_session,
+            sessions: sessions.collect(),
+            data_watches: table(&self.data_watches),
+            child_watches: table(&self.child_watches),
+            history: self.history.iter().map(|(zxid, t)| (r.zxid(*zxid), tree(t))).collect(),
+        }
+    }
+
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }

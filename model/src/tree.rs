@@ -66,6 +66,31 @@ impl DataTree {
         DataTree { nodes }
     }
 
+    /// The tree with the lock's children, every zxid, the lock's counter and the cversions
+    /// renumbered (see `renumber`).
+    pub fn renumbered(&self, r: &crate::renumber::Renumber) -> DataTree {
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|(path, node)| {
+                let next_seq = match path == r.lock_path {
+                    true => r.seq(i64::from(node.next_seq)) as i32,
+                    false => node.next_seq,
+                };
+                let renumbered = Node {
+                    czxid: r.zxid(node.czxid),
+                    mzxid: r.zxid(node.mzxid),
+                    pzxid: r.zxid(node.pzxid),
+                    cversion: r.numbers.cversion(node.cversion),
+                    next_seq,
+                    ..node.clone()
+                };
+                (r.path(path), renumbered)
+            })
+            .collect();
+        DataTree { nodes }
+    }
+
     pub fn get(&self, path: &str) -> Option<&Node> {
         self.nodes.get(path)
     }

@@ -21,7 +21,9 @@
 //! and reads never lag.
 
 use zklab_model::path;
-use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError, ZkResult};
+use zklab_model::{
+    Belief, ClientId, CreateMode, Ctx, EventType, Input, Renumber, Request, Response, SessionState, ZkError, ZkResult,
+};
 
 /// The name prefix of every contender's node.
 const PREFIX: &str = "lock-";
@@ -221,6 +223,18 @@ impl zklab_model::Recipe for ClientIdLock {
 
     fn waits_on_one_node(&self) -> bool {
         true
+    }
+
+    /// Supported: contenders are ordered by sequence number alone, and the names still to read
+    /// are renumbered with the rest.
+    fn renumbered(&self, _: ClientId, r: &Renumber) -> Option<Self> {
+        let phase = match &self.phase {
+            Phase::Reading(rest) => Phase::Reading(rest.iter().map(|name| r.child(name)).collect()),
+            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
+            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
+            other => other.clone(),
+        };
+        Some(ClientIdLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
     }
 }
 

@@ -30,7 +30,10 @@
 //!   node's ephemeral owner is its current session; otherwise it resets.
 
 use zklab_model::path;
-use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionId, SessionState, ZkError};
+use zklab_model::{
+    Belief, ClientId, CreateMode, Ctx, EventType, Input, Numbers, Renumber, Request, Response, SessionId, SessionState,
+    ZkError,
+};
 
 /// How nodes are named and found again after a ConnectionLoss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -463,6 +466,40 @@ impl zklab_model::Recipe for Contender {
     fn waits_on_one_node(&self) -> bool {
         true
     }
+
+    /// Supported: sequence numbers are only compared with one another, the token is one, and a
+    /// protected uuid is only compared with the current one (`creates` only grows).
+    fn renumbered(&self, client: ClientId, r: &Renumber) -> Option<Self> {
+        let phase = match &self.phase {
+            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
+            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
+            other => other.clone(),
+        };
+        Some(Contender {
+            phase,
+            node: self.node.as_deref().map(|n| r.path(n)),
+            creates: r.local(client, i64::from(self.creates)) as u16,
+            deleting: self.deleting.iter().map(|d| r.path(d)).collect(),
+            ..self.clone()
+        })
+    }
+
+    /// `_c_c<client>-<uuid>-<marker><counter>`: the uuid is one of the client's own numbers.
+    fn renumber_name(&self, name: &str, n: &Numbers) -> String {
+        match parse_protected(name) {
+            Some((client, uuid, rest)) => {
+                format!("_c_c{client}-{}-{}", n.local(client, uuid), n.sequential_name(rest))
+            }
+            None => n.sequential_name(name),
+        }
+    }
+}
+
+/// The client, the uuid and the rest of a protected name (`_c_c0-3-latch-0000000005`).
+fn parse_protected(name: &str) -> Option<(ClientId, i64, &str)> {
+    let (client, rest) = name.strip_prefix("_c_c")?.split_once('-')?;
+    let (uuid, rest) = rest.split_once('-')?;
+    Some((client.parse().ok()?, uuid.parse().ok()?, rest))
 }
 
 #[cfg(test)]

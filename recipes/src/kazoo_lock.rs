@@ -19,7 +19,9 @@
 //! The uuid is the client number here, so runs replay byte for byte.
 
 use zklab_model::path;
-use zklab_model::{Belief, CreateMode, Ctx, Input, Request, Response, SessionState, ZkError, ZkResult};
+use zklab_model::{
+    Belief, ClientId, CreateMode, Ctx, Input, Renumber, Request, Response, SessionState, ZkError, ZkResult,
+};
 
 /// The part of every contender's name between the uuid and the sequence number.
 const NODE_NAME: &str = "__lock__";
@@ -188,5 +190,15 @@ impl zklab_model::Recipe for KazooLock {
 
     fn waits_on_one_node(&self) -> bool {
         true
+    }
+
+    /// Supported: contenders are ordered by sequence number alone.
+    fn renumbered(&self, _: ClientId, r: &Renumber) -> Option<Self> {
+        let phase = match &self.phase {
+            Phase::Getting(watched) => Phase::Getting(r.path(watched)),
+            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
+            other => other.clone(),
+        };
+        Some(KazooLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
     }
 }

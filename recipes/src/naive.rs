@@ -163,4 +163,18 @@ impl zklab_model::Recipe for NaiveLock {
     fn waits_on_one_node(&self) -> bool {
         true
     }
+
+    /// Supported: the node's name has no number in it, and the token is its czxid.
+    fn renumbered(&self, _: zklab_model::ClientId, r: &zklab_model::Renumber) -> Option<Self> {
+        let phase = match self.phase {
+            Phase::Holding { token } => Phase::Holding { token: r.zxid(token) },
+            Phase::Suspended { token } => Phase::Suspended { token: r.zxid(token) },
+            ref other => other.clone(),
+        };
+        Some(NaiveLock { phase, ..self.clone() })
+    }
+
+    fn renumber_token(&self, token: i64, n: &zklab_model::Numbers) -> i64 {
+        n.zxid(token)
+    }
 }

@@ -2,7 +2,8 @@
 
 use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
 use crate::contender::{
-    Contender, CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, LEADER_ELECTION, LEADER_LATCH, LEADER_LATCH_BEFORE_696,
+    Contender, CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, LEADER_ELECTION, LEADER_LATCH, LEADER_LATCH_BEFORE_644,
+    LEADER_LATCH_BEFORE_696,
 };
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
@@ -16,7 +17,7 @@ use crate::sequential::{
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;
 use crate::{curator_rw, shared_lock};
-use zklab_model::{Belief, Ctx, Input, Mode, Recipe, Renamer, Renaming, Request};
+use zklab_model::{Belief, ClientId, Ctx, Input, Mode, Numbers, Recipe, Renamer, Renaming, Renumber, Request};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
 pub struct Entry {
@@ -253,6 +254,12 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &["belief_exclusion"] }),
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch-696", p, LEADER_LATCH_BEFORE_696)),
     },
+    Entry {
+        name: "leader-latch-644",
+        summary: "Curator's LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) on every reconnect and whenever its predecessor is gone at the getData; after one disconnect two latches can reset each other forever",
+        flaw: Some(Flaw { bug: "leader-latch-livelock", breaks: &["eventual_acquire"] }),
+        build: |p| AnyRecipe::Contender(Contender::new("leader-latch-644", p, LEADER_LATCH_BEFORE_644)),
+    },
 ];
 
 /// The catalogue entry called `name`.
@@ -411,6 +418,48 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Timeout(r) => r.rename_name(name, renaming),
             AnyRecipe::ClientId(r) => r.rename_name(name, renaming),
             AnyRecipe::Contender(r) => r.rename_name(name, renaming),
+        }
+    }
+    fn renumbered(&self, client: ClientId, r: &Renumber) -> Option<Self> {
+        match self {
+            AnyRecipe::Sequential(x) => x.renumbered(client, r).map(AnyRecipe::Sequential),
+            AnyRecipe::Naive(x) => x.renumbered(client, r).map(AnyRecipe::Naive),
+            AnyRecipe::Shared(x) => x.renumbered(client, r).map(AnyRecipe::Shared),
+            AnyRecipe::Semaphore(x) => x.renumbered(client, r).map(AnyRecipe::Semaphore),
+            AnyRecipe::Revocable(x) => x.renumbered(client, r).map(AnyRecipe::Revocable),
+            AnyRecipe::WriteLock(x) => x.renumbered(client, r).map(AnyRecipe::WriteLock),
+            AnyRecipe::Kazoo(x) => x.renumbered(client, r).map(AnyRecipe::Kazoo),
+            AnyRecipe::Timeout(x) => x.renumbered(client, r).map(AnyRecipe::Timeout),
+            AnyRecipe::ClientId(x) => x.renumbered(client, r).map(AnyRecipe::ClientId),
+            AnyRecipe::Contender(x) => x.renumbered(client, r).map(AnyRecipe::Contender),
+        }
+    }
+    fn renumber_name(&self, name: &str, n: &Numbers) -> String {
+        match self {
+            AnyRecipe::Sequential(x) => x.renumber_name(name, n),
+            AnyRecipe::Naive(x) => x.renumber_name(name, n),
+            AnyRecipe::Shared(x) => x.renumber_name(name, n),
+            AnyRecipe::Semaphore(x) => x.renumber_name(name, n),
+            AnyRecipe::Revocable(x) => x.renumber_name(name, n),
+            AnyRecipe::WriteLock(x) => x.renumber_name(name, n),
+            AnyRecipe::Kazoo(x) => x.renumber_name(name, n),
+            AnyRecipe::Timeout(x) => x.renumber_name(name, n),
+            AnyRecipe::ClientId(x) => x.renumber_name(name, n),
+            AnyRecipe::Contender(x) => x.renumber_name(name, n),
+        }
+    }
+    fn renumber_token(&self, token: i64, n: &Numbers) -> i64 {
+        match self {
+            AnyRecipe::Sequential(x) => x.renumber_token(token, n),
+            AnyRecipe::Naive(x) => x.renumber_token(token, n),
+            AnyRecipe::Shared(x) => x.renumber_token(token, n),
+            AnyRecipe::Semaphore(x) => x.renumber_token(token, n),
+            AnyRecipe::Revocable(x) => x.renumber_token(token, n),
+            AnyRecipe::WriteLock(x) => x.renumber_token(token, n),
+            AnyRecipe::Kazoo(x) => x.renumber_token(token, n),
+            AnyRecipe::Timeout(x) => x.renumber_token(token, n),
+            AnyRecipe::ClientId(x) => x.renumber_token(token, n),
+            AnyRecipe::Contender(x) => x.renumber_token(token, n),
         }
     }
 }

@@ -11,7 +11,8 @@
 use zklab_model::path;
 use zklab_model::ClientId;
 use zklab_model::{
-    Belief, CreateMode, Ctx, EventType, Input, Renamer, Renaming, Request, Response, SessionId, SessionState, ZkError,
+    Belief, CreateMode, Ctx, EventType, Input, Renamer, Renaming, Renumber, Request, Response, SessionId, SessionState,
+    ZkError,
 };
 
 /// Which node a waiter watches.
@@ -386,6 +387,17 @@ impl zklab_model::Recipe for SequentialLock {
             }
             None => name.to_string(),
         }
+    }
+
+    /// Supported: sequence numbers are only compared with one another (serially, by sign or as
+    /// text, all alike away from the wrap), and the token is one.
+    fn renumbered(&self, _: ClientId, r: &Renumber) -> Option<Self> {
+        let phase = match &self.phase {
+            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
+            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
+            other => other.clone(),
+        };
+        Some(SequentialLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
     }
 }
 

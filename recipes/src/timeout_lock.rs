@@ -17,7 +17,7 @@
 
 use crate::sequential::{guid_of, SequentialLock, Variant};
 use zklab_model::path;
-use zklab_model::{Belief, Ctx, Input, Recipe, Request, Response, SessionState, ZkError};
+use zklab_model::{Belief, ClientId, Ctx, Input, Recipe, Renumber, Request, Response, SessionState, ZkError};
 
 /// What a waiter does about its node when it gives up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -158,6 +158,15 @@ impl Recipe for TimeoutLock {
 
     fn waits_on_one_node(&self) -> bool {
         self.lock.waits_on_one_node()
+    }
+
+    /// Supported as the standard lock is: the node it gives up is one more path.
+    fn renumbered(&self, client: ClientId, r: &Renumber) -> Option<Self> {
+        let abandon = match &self.abandon {
+            Some(Abandon::Deleting(node)) => Some(Abandon::Deleting(r.path(node))),
+            other => other.clone(),
+        };
+        Some(TimeoutLock { lock: self.lock.renumbered(client, r)?, abandon, ..self.clone() })
     }
 }
 

@@ -130,6 +130,19 @@ pub struct WorldConfig {
     /// How many times each client acquires and releases.
     pub rounds: u8,
     pub faults: FaultBudget,
+    /// Whether the checker may keep states with their sequence numbers and zxids renumbered
+    /// (see `crate::renumber`): on, except to compare against the full graph. It takes effect
+    /// only where it is sound (see `World::renumbered`).
+    #[serde(default = "on", skip_serializing_if = "is_on")]
+    pub renumber: bool,
+}
+
+fn on() -> bool {
+    true
+}
+
+fn is_on(b: &bool) -> bool {
+    *b
 }
 
 impl Default for WorldConfig {
@@ -142,6 +155,7 @@ impl Default for WorldConfig {
             session_timeout_ms: 4000,
             rounds: 1,
             faults: FaultBudget::none(),
+            renumber: true,
         }
     }
 }

@@ -8,6 +8,7 @@ mod clients;
 mod config;
 mod note;
 mod observe;
+mod renumber;
 mod resource;
 mod step;
 mod symmetry;
@@ -275,10 +276,11 @@ impl<R: Recipe> World<R> {
     }
 
     /// Keeps each disconnected client's zxid only as exact as its reconnect can observe (see
-    /// `Server::watch_equivalent_zxid`), and not at all where no reconnect will re-arm watches:
+    /// `Server::watch_equivalent_zxid`), and not at all where no reconnect will re-arm watches,
+    /// then renumbers sequence numbers and zxids by rank where that is sound (see `renumbered`):
     /// the checker settles every state it keeps, so that states differing only in how many
-    /// unrelated writes happened before a drop are one. Behaviour is unchanged, so a run need
-    /// not settle (the simulator does not: it would cost a walk of the tree per step).
+    /// unrelated writes happened before are one. Behaviour is unchanged, so a run need not
+    /// settle (the simulator does not: it would cost a walk of the state per step).
     pub fn settle(&mut self) {
         for i in 0..self.clients.len() {
             let c = &self.clients[i];
@@ -296,6 +298,9 @@ impl<R: Recipe> World<R> {
             if drop_zxid != c.drop_zxid {
                 self.clients[i].drop_zxid = drop_zxid;
             }
+        }
+        if let Some(renumbered) = self.renumbered() {
+            *self = renumbered;
         }
     }
 

@@ -1,0 +1,312 @@
+//! Renumbering, for the checker. ZooKeeper only ever hands out sequence numbers and zxids larger
+//! than any it handed out before, and the recipes that support renumbering only compare them
+//! with one another. Two states that differ only in the absolute values of those numbers, with
+//! the same order among all the values each state holds, therefore have the same futures: a
+//! checker need only keep one of them, the one where every number is replaced by its rank among
+//! the numbers of its kind that the state mentions. Without this, a recipe that keeps creating
+//! nodes (a livelock) never repeats a state and its cycle cannot be seen.
+//!
+//! Three kinds of number are ranked, each on its own:
+//! - sequence numbers of the lock's children: the 10-digit suffix of their names wherever a name
+//!   appears (the tree, watches, queued requests, replies and events, the recipes' state), the
+//!   lock parent's counter, and fencing tokens that are sequence numbers;
+//! - zxids: the server's counter, node stats (czxid, mzxid, pzxid), what each session has seen,
+//!   the lagging follower's history, a client's drop zxid, grant and creation zxid, and tokens
+//!   that are zxids;
+//! - numbers private to one client's recipe that only grow (a protected create's uuid).
+//!
+//! A stat's cversion only counts child changes, and nothing a supported recipe or the server
+//! does tells its values apart beyond zero or not (the container manager reaps a parent that has
+//! had children), so it is kept as 0 or 1.
+//!
+//! A state is walked twice by the same code: the first pass collects the values (and returns
+//! them unchanged), the second maps each to its rank. Walking with one function keeps what is
+//! collected and what is mapped the same.
+
+use crate::path;
+use crate::{ChildrenOrder, ClientId, Input, Request, Response, Stat, WatchedEvent, ZkResult};
+use std::cell::{Cell, RefCell};
+
+/// The numbers a state holds, by kind: collected on the first walk, ranked on the second.
+#[derive(Debug, Default)]
+pub struct Numbers {
+    ranking: bool,
+    seqs: RefCell<Vec<i64>>,
+    zxids: RefCell<Vec<i64>>,
+    /// `(client, value)`: ranked among the values of the same client.
+    locals: RefCell<Vec<(ClientId, i64)>>,
+    /// Some cversion above 1 was met, so the state is not its own renumbering.
+    counted: Cell<bool>,
+}
+
+/// `v`'s rank among the sorted, distinct `values`.
+fn rank(values: &[i64], v: i64, kind: &str) -> i64 {
+    values.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected")) as i64
+}
+
+/// Whether sorted, distinct `values` are already their own ranks.
+fn ranked(values: &[i64]) -> bool {
+    values.iter().enumerate().all(|(i, v)| *v == i as i64)
+}
+
+impl Numbers {
+    /// Ready for the first walk.
+    pub fn collecting() -> Numbers {
+        Numbers::default()
+    }
+
+    /// What the first walk collected, ready to rank on the second.
+    pub fn into_ranks(self) -> Numbers {
+        let sort = |cell: RefCell<Vec<i64>>| {
+            let mut values = cell.into_inner();
+            values.sort_unstable();
+            values.dedup();
+            RefCell::new(values)
+        };
+        let mut locals = self.locals.into_inner();
+        locals.sort_unstable();
+        locals.dedup();
+        Numbers {
+            ranking: true,
+            seqs: sort(self.seqs),
+            zxids: sort(self.zxids),
+            locals: RefCell::new(locals),
+            counted: self.counted,
+        }
+    }
+
+    /// Every number is already its rank: renumbering would change nothing.
+    pub fn is_identity(&self) -> bool {
+        let locals = self.locals.borrow();
+        let locals_ranked = locals.iter().enumerate().all(|(i, (client, v))| {
+            let first = locals.partition_point(|(c, _)| c < client);
+            *v == (i - first) as i64
+        });
+        ranked(&self.seqs.borrow()) && ranked(&self.zxids.borrow()) && locals_ranked && !self.counted.get()
+    }
+
+    /// The largest sequence number collected.
+    pub fn max_seq(&self) -> Option<i64> {
+        self.seqs.borrow().iter().copied().max()
+    }
+
+    /// The largest zxid collected.
+    pub fn max_zxid(&self) -> Option<i64> {
+        self.zxids.borrow().iter().copied().max()
+    }
+
+    /// A sequence number of one of the lock's children (or the lock's counter).
+    pub fn seq(&self, v: i64) -> i64 {
+        match self.ranking {
+            true => rank(&self.seqs.borrow(), v, "sequence number"),
+            false => {
+                self.seqs.borrow_mut().push(v);
+                v
+            }
+        }
+    }
+
+    pub fn zxid(&self, v: i64) -> i64 {
+        match self.ranking {
+            true => rank(&self.zxids.borrow(), v, "zxid"),
+            false => {
+                self.zxids.borrow_mut().push(v);
+                v
+            }
+        }
+    }
+
+    /// A number that only `client`'s recipe hands out, always larger than the ones before.
+    pub fn local(&self, client: ClientId, v: i64) -> i64 {
+        match self.ranking {
+            true => {
+                let locals = self.locals.borrow();
+                let first = locals.partition_point(|(c, _)| *c < client);
+                let at =
+                    locals.binary_search(&(client, v)).unwrap_or_else(|_| panic!("c{client}'s {v} was not collected"));
+                (at - first) as i64
+            }
+            false => {
+                self.locals.borrow_mut().push((client, v));
+                v
+            }
+        }
+    }
+
+    pub fn cversion(&self, c: i32) -> i32 {
+        match self.ranking {
+            true => c.min(1),
+            false => {
+                if c > 1 {
+                    self.counted.set(true);
+                }
+                c
+            }
+        }
+    }
+
+    /// A child name whose last ten characters are ZooKeeper's sequence suffix, with it
+    /// renumbered; any other name unchanged.
+    pub fn sequential_name(&self, name: &str) -> String {
+        match sequence_suffix_at(name) {
+            Some(at) => {
+                let value = self.seq(name[at..].parse().expect("ten digits"));
+                match self.ranking {
+                    true => format!("{}{}", &name[..at], path::sequence_suffix(value as i32)),
+                    false => name.to_string(),
+                }
+            }
+            None => name.to_string(),
+        }
+    }
+}
+
+/// Where a name's sequence suffix starts: ten digits end it. A counter that has not wrapped
+/// always prints as ten digits (`%010d`).
+fn sequence_suffix_at(name: &str) -> Option<usize> {
+    let at = name.len().checked_sub(10)?;
+    (name.is_char_boundary(at) && name[at..].bytes().all(|b| b.is_ascii_digit())).then_some(at)
+}
+
+/// Applies a renumbering to the values of a world, as `crate::symmetry::Renamer` applies a
+/// renaming. Only the names of the lock's children carry sequence numbers (in a format the
+/// recipe chooses, hence `name`).
+pub struct Renumber<'a> {
+    pub numbers: &'a Numbers,
+    pub lock_path: &'a str,
+    /// Renumbers one child name of the lock path.
+    pub name: &'a dyn Fn(&str, &Numbers) -> String,
+    /// The server's order of getChildren replies, which depends on the names.
+    pub order: ChildrenOrder,
+}
+
+impl Renumber<'_> {
+    pub fn seq(&self, v: i64) -> i64 {
+        self.numbers.seq(v)
+    }
+
+    pub fn zxid(&self, v: i64) -> i64 {
+        self.numbers.zxid(v)
+    }
+
+    pub fn local(&self, client: ClientId, v: i64) -> i64 {
+        self.numbers.local(client, v)
+    }
+
+    /// A child name of the lock path.
+    pub fn child(&self, name: &str) -> String {
+        (self.name)(name, self.numbers)
+    }
+
+    pub fn path(&self, p: &str) -> String {
+        if p != "/" && path::parent(p) == self.lock_path {
+            path::join(self.lock_path, &self.child(path::name(p)))
+        } else {
+            p.to_string()
+        }
+    }
+
+    /// A getChildren listing of `parent`, in the order the server gives the renumbered names.
+    pub fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
+        if parent == self.lock_path {
+            self.order.arrange(names.iter().map(|n| self.child(n)).collect())
+        } else {
+            names.to_vec()
+        }
+    }
+
+    pub fn stat(&self, stat: &Stat) -> Stat {
+        Stat {
+            czxid: self.zxid(stat.czxid),
+            mzxid: self.zxid(stat.mzxid),
+            pzxid: self.zxid(stat.pzxid),
+            cversion: self.numbers.cversion(stat.cversion),
+            ..*stat
+        }
+    }
+
+    pub fn request(&self, request: &Request) -> Request {
+        let mut renumbered = request.clone();
+        match &mut renumbered {
+            Request::Create { path, .. }
+            | Request::Delete { path, .. }
+            | Request::Exists { path, .. }
+            | Request::GetData { path, .. }
+            | Request::SetData { path, .. }
+            | Request::GetChildren { path, .. } => *path = self.path(path),
+        }
+        renumbered
+    }
+
+    /// A result of `request` (the request before renumbering).
+    pub fn result(&self, request: &Request, result: &ZkResult) -> ZkResult {
+        let Ok(response) = result else { return result.clone() };
+        Ok(match response {
+            Response::Created { path, stat } => Response::Created { path: self.path(path), stat: self.stat(stat) },
+            Response::Deleted => Response::Deleted,
+            Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
+            Response::Data { data, stat } => Response::Data { data: data.clone(), stat: self.stat(stat) },
+            Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
+            Response::Children { children, stat } => {
+                Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }
+            }
+        })
+    }
+
+    pub fn event(&self, event: &WatchedEvent) -> WatchedEvent {
+        WatchedEvent { kind: event.kind, path: self.path(&event.path) }
+    }
+
+    pub fn input(&self, input: &Input) -> Input {
+        match input {
+            Input::Acquire | Input::Release | Input::State(_) => input.clone(),
+            Input::Reply { request, result } => {
+                Input::Reply { request: self.request(request), result: self.result(request, result) }
+            }
+            Input::Watch(event) => Input::Watch(self.event(event)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_become_their_ranks_and_names_keep_their_prefix() {
+        let collect = Numbers::collecting();
+        for v in [7, 3, 12, 3] {
+            collect.seq(v);
+        }
+        collect.sequential_name("c0-s2-lock-0000000005");
+        let ranks = collect.into_ranks();
+        assert!(!ranks.is_identity());
+        assert_eq!([3, 5, 7, 12].map(|v| ranks.seq(v)), [0, 1, 2, 3]);
+        assert_eq!(ranks.sequential_name("c0-s2-lock-0000000007"), "c0-s2-lock-0000000002");
+        assert_eq!(ranks.sequential_name("holder"), "holder", "not a sequential name");
+    }
+
+    #[test]
+    fn private_numbers_are_ranked_per_client() {
+        let collect = Numbers::collecting();
+        for (client, v) in [(0, 4), (1, 9), (0, 6), (1, 2)] {
+            collect.local(client, v);
+        }
+        let ranks = collect.into_ranks();
+        assert_eq!([(0, 4), (0, 6), (1, 2), (1, 9)].map(|(c, v)| ranks.local(c, v)), [0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn ranks_already_in_place_are_the_identity() {
+        let collect = Numbers::collecting();
+        for v in [0, 1, 2] {
+            collect.zxid(v);
+            collect.seq(v);
+        }
+        collect.cversion(1);
+        assert!(collect.into_ranks().is_identity());
+        let counted = Numbers::collecting();
+        counted.cversion(2);
+        assert!(!counted.into_ranks().is_identity(), "a cversion of 2 becomes 1");
+    }
+}

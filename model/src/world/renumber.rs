@@ -1,0 +1,104 @@
+//! Renumbering a world (see `crate::renumber`): the checker keeps each state with its sequence
+//! numbers and zxids replaced by their ranks, so that states that differ only in how many nodes
+//! and transactions came before are one.
+//!
+//! It applies only where it is sound:
+//! - every client runs the same recipe, and it supports renumbering (one name format, one kind
+//!   of fencing token);
+//! - the lock's counter starts at 0, so it never comes near the 32-bit wrap in a checked run;
+//!   the scenarios at the wrap (`first_sequence` near `i32::MAX`) depend on absolute values and
+//!   are left alone;
+//! - the lock's parent is never reaped: a new incarnation's counter starts again at 0, below the
+//!   names that clients still hold;
+//! - getChildren replies come sorted or reversed, whose order renumbering keeps among names that
+//!   share a prefix (a scrambled order hashes the digits);
+//! - in the state itself, the lock's counter and the server's zxid are the largest numbers of
+//!   their kind, so the next ones handed out are larger than anything held, in either numbering.
+
+use super::{Client, Resource, World};
+use crate::recipe::{ClientId, Recipe};
+use crate::{ChildrenOrder, FaultKind, Numbers, Renumber};
+
+impl<R: Recipe> World<R> {
+    /// This state with its numbers renumbered, or `None` when renumbering does not apply here or
+    /// would change nothing.
+    pub fn renumbered(&self) -> Option<World<R>> {
+        if !self.renumbers() {
+            return None;
+        }
+        let collected = Numbers::collecting();
+        self.renumber_with(&collected)?;
+        let ranks = collected.into_ranks();
+        let counter = self.server.tree().get(&self.config.lock_path).map(|n| i64::from(n.next_seq));
+        let counters_lead =
+            counter.is_some() && ranks.max_seq() == counter && ranks.max_zxid() == Some(self.server.zxid());
+        if !counters_lead || ranks.is_identity() {
+            return None;
+        }
+        self.renumber_with(&ranks)
+    }
+
+    /// Whether renumbering can apply to this run at all (see the module's list).
+    fn renumbers(&self) -> bool {
+        let config = &self.config;
+        let Some(first) = self.clients.first() else { return false };
+        let name = first.recipe.name();
+        config.renumber
+            && config.first_sequence == 0
+            && config.faults.get(FaultKind::ReapParent) == 0
+            && !matches!(self.server.config().children_order, ChildrenOrder::Scrambled(_))
+            && self.clients.iter().all(|c| c.recipe.name() == name)
+    }
+
+    /// The world walked with `numbers`: collecting them, or ranking them.
+    fn renumber_with(&self, numbers: &Numbers) -> Option<World<R>> {
+        let first = &self.clients.first()?.recipe;
+        let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
+        let r = Renumber {
+            numbers,
+            lock_path: &self.config.lock_path,
+            name: &name,
+            order: self.server.config().children_order,
+        };
+        let mut world = self.clone();
+        world.server = self.server.renumbered(&r);
+        for (i, c) in self.clients.iter().enumerate() {
+            let renumbered = c.renumbered(i as ClientId, &r)?;
+            // Only a changed client is written, so unchanged ones stay shared between states.
+            if renumbered != *c {
+                world.clients[i] = renumbered;
+            }
+        }
+        let token = |t: Option<i64>| t.map(|t| first.renumber_token(t, numbers));
+        world.resource = Resource {
+            max_token: token(self.resource.max_token),
+            max_write_token: token(self.resource.max_write_token),
+            newest_grant: r.zxid(self.resource.newest_grant),
+            newest_write_grant: r.zxid(self.resource.newest_write_grant),
+            ..self.resource.clone()
+        };
+        Some(world)
+    }
+}
+
+impl<R: Recipe> Client<R> {
+    fn renumbered(&self, i: ClientId, r: &Renumber) -> Option<Client<R>> {
+        Some(Client {
+            recipe: self.recipe.renumbered(i, r)?,
+            session: self.session,
+            link: self.link,
+            paused: self.paused,
+            crashed: self.crashed,
+            outbound: self.outbound.iter().map(|q| r.request(q)).collect(),
+            inbound: self.inbound.iter().map(|m| r.input(m)).collect(),
+            watches: self.watches.renumbered(r),
+            drop_zxid: r.zxid(self.drop_zxid),
+            rounds_left: self.rounds_left,
+            noticed_disconnect: self.noticed_disconnect,
+            wrote: self.wrote,
+            grant: r.zxid(self.grant),
+            created: self.created.as_ref().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))),
+            armed: self.armed,
+        })
+    }
+}

@@ -1,0 +1,213 @@
+//! Renumbering is sound only if it commutes with every step: the renumbered state must offer the
+//! same steps, reach successors that renumber to the same states, and look the same to every
+//! property. These tests check that on real states (shallow ones breadth-first, deep ones from
+//! long random runs whose numbers have moved far on), then check that runs with renumbering give
+//! the verdicts and counterexamples of runs without it, and where it must stay off.
+
+use zklab::check::{self, Options};
+use zklab::scenario::Scenario;
+use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
+use zklab_recipes::AnyRecipe;
+
+fn config(faults: &[FaultKind], rounds: u8) -> WorldConfig {
+    WorldConfig { faults: FaultBudget::once(faults), rounds, ..WorldConfig::default() }
+}
+
+fn world(recipe: &str, clients: usize, config: WorldConfig) -> World<AnyRecipe> {
+    Scenario::new(recipe, clients, config).unwrap().world()
+}
+
+/// Up to `limit` distinct states reachable from `init`, breadth-first, as they are (unsettled).
+fn reachable(init: World<AnyRecipe>, limit: usize) -> Vec<World<AnyRecipe>> {
+    let mut seen = vec![init];
+    let mut at = 0;
+    while at < seen.len() && seen.len() < limit {
+        for step in seen[at].steps() {
+            let mut next = seen[at].clone();
+            next.apply(step).unwrap();
+            if !seen.contains(&next) {
+                seen.push(next);
+            }
+        }
+        at += 1;
+    }
+    seen
+}
+
+/// The states along `runs` seeded random runs of up to `length` steps each.
+fn random_runs(init: &World<AnyRecipe>, runs: u64, length: usize) -> Vec<World<AnyRecipe>> {
+    let mut states = Vec::new();
+    for seed in 1..=runs {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut world = init.clone();
+        for _ in 0..length {
+            let steps = world.steps();
+            if steps.is_empty() {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            world.apply(steps[(x % steps.len() as u64) as usize]).unwrap();
+            states.push(world.clone());
+        }
+    }
+    states
+}
+
+fn renumber(world: &World<AnyRecipe>) -> World<AnyRecipe> {
+    world.renumbered().unwrap_or_else(|| world.clone())
+}
+
+/// What the properties and the liveness judgement see of a state.
+fn observed(w: &World<AnyRecipe>) -> impl PartialEq + std::fmt::Debug {
+    (
+        (w.belief_exclusion(), w.fenced_exclusion(), w.zk_exclusion(), w.no_orphans(), w.shared_hold()),
+        (w.waiting_mask(), w.quiescent(), w.believers(), w.zk_holders(), w.orphans().len()),
+        (w.coverage, w.resource.refused_stale, w.resource.interleaved, w.faults_used, w.grants),
+    )
+}
+
+/// How many of `states` renumbering changed; panics where it does not commute with a step.
+fn assert_commutes(label: &str, states: &[World<AnyRecipe>]) -> usize {
+    let mut changed = 0;
+    for state in states {
+        let renumbered = renumber(state);
+        changed += usize::from(renumbered != *state);
+        assert_eq!(renumber(&renumbered), renumbered, "{label}: renumbering twice changes more");
+        assert_eq!(observed(&renumbered), observed(state), "{label}: the properties see a difference");
+        assert_eq!(renumbered.steps(), state.steps(), "{label}: the same steps are enabled");
+        for step in state.steps() {
+            let mut next = state.clone();
+            next.apply(step).unwrap();
+            let mut renumbered_next = renumbered.clone();
+            renumbered_next.apply(step).unwrap();
+            assert_eq!(renumber(&renumbered_next), renumber(&next), "{label}: step {step} from\n{state:#?}");
+        }
+    }
+    changed
+}
+
+#[test]
+fn renumbering_commutes_with_every_step() {
+    use FaultKind::*;
+    let cases: &[(&str, usize, &[FaultKind], ClientBehaviour)] = &[
+        ("standard", 3, &[LossBeforeApply, LossAfterApply, Expire, Pause], ClientBehaviour::Java),
+        ("standard", 2, &[Disconnect, LaggingRead, Expire], ClientBehaviour::Java),
+        ("parent-watch", 2, &[Disconnect, LossAfterApply], ClientBehaviour::Kazoo),
+        ("blind-retry", 2, &[LossAfterApply, Crash], ClientBehaviour::Java),
+        ("naive-blind-delete", 3, &[LossAfterApply, Expire], ClientBehaviour::Java),
+        ("curator-mutex", 2, &[LossBeforeApply, LossAfterApply, Expire, Pause], ClientBehaviour::Java),
+        ("curator-mutex-498", 2, &[LossAfterApply, LaggingRead, Expire], ClientBehaviour::Java),
+        ("leader-election", 3, &[LossAfterApply, Expire], ClientBehaviour::Java),
+        ("leader-latch", 2, &[LossAfterApply, Disconnect, Expire], ClientBehaviour::Java),
+        ("leader-latch-644", 2, &[Disconnect, LossBeforeApply], ClientBehaviour::Java),
+        ("timeout-lock", 2, &[LossAfterApply, Disconnect, Expire], ClientBehaviour::Java),
+        ("timeout-lock-forget-node", 2, &[LossAfterApply], ClientBehaviour::Java),
+        ("client-id-lock", 3, &[LossAfterApply, Expire], ClientBehaviour::Java),
+        ("client-id-lock-nonode-fatal", 2, &[LossBeforeApply, LossAfterApply], ClientBehaviour::Java),
+        ("kazoo-lock", 2, &[LossAfterApply, Disconnect, Expire], ClientBehaviour::Java),
+    ];
+    let mut total = 0;
+    for &(recipe, clients, faults, client_behaviour) in cases {
+        let label = format!("{recipe} x{clients} {faults:?}");
+        let mut config = config(faults, 3);
+        config.client_behaviour = client_behaviour;
+        let init = world(recipe, clients, config);
+        let mut states = reachable(init.clone(), 400);
+        states.extend(random_runs(&init, 40, 80));
+        let changed = assert_commutes(&label, &states);
+        assert!(changed * 3 > states.len(), "{label}: most states have numbers to close up ({changed})");
+        total += states.len();
+    }
+    assert!(total > 25_000, "{total} states checked");
+}
+
+#[test]
+fn renumbering_ranks_sequence_numbers_zxids_and_protected_uuids() {
+    // The latches before CURATOR-644 reset each other forever: go round their cycle many times.
+    let init = world("leader-latch-644", 2, config(&[FaultKind::Disconnect], 1));
+    let found = check::explore(init.clone(), &Options { threads: 1, ..Options::default() });
+    let cx = found.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap().counterexample.clone().unwrap();
+    let start = cx.cycle_start.expect("a cycle");
+    let mut far = init;
+    for step in cx.steps.iter().chain(std::iter::repeat_n(&cx.steps[start..], 20).flatten()) {
+        far.apply(*step).unwrap();
+    }
+    assert!(far.server.zxid() > 80, "every lap moves the zxid on ({})", far.server.zxid());
+    let renumbered = far.renumbered().expect("a state far along is renumbered");
+    assert!(renumbered.server.zxid() <= 10, "{}", renumbered.server.zxid());
+    let counter = |w: &World<AnyRecipe>| w.server.tree().get("/lock").unwrap().next_seq;
+    assert!(counter(&far) > 40 && counter(&renumbered) <= 3, "{} to {}", counter(&far), counter(&renumbered));
+    let uuids = |w: &World<AnyRecipe>| -> Vec<String> {
+        w.server.tree().children("/lock").iter().map(|n| n.split('-').nth(1).unwrap().to_string()).collect()
+    };
+    assert!(uuids(&far).iter().all(|u| u.parse::<u32>().unwrap() > 10), "{:?}", uuids(&far));
+    assert!(
+        uuids(&renumbered).iter().all(|u| u == "0" || u == "1"),
+        "a node's uuid and the next: {:?}",
+        uuids(&renumbered)
+    );
+}
+
+#[test]
+fn renumbering_stays_off_where_absolute_values_matter() {
+    let standard = |config| world("standard", 2, config);
+    let moved_on = |w: World<AnyRecipe>| {
+        // Acquire, release and acquire again: the counter and the zxid move past what the state holds.
+        random_runs(&w, 20, 60).into_iter().filter(|s| s.server.zxid() > 6).collect::<Vec<_>>()
+    };
+    let on = moved_on(standard(config(&[], 3)));
+    assert!(on.iter().any(|s| s.renumbered().is_some()), "renumbered by default");
+    let at_the_wrap = WorldConfig { first_sequence: i32::MAX, ..config(&[], 3) };
+    let reaped = config(&[FaultKind::ReapParent], 3);
+    let switched_off = WorldConfig { renumber: false, ..config(&[], 3) };
+    for (label, states) in [
+        ("at the wrap", moved_on(standard(at_the_wrap))),
+        ("with a reaped parent", moved_on(world("container-lock", 2, reaped))),
+        ("switched off", moved_on(standard(switched_off))),
+        ("unsupported recipe", moved_on(world("zk-write-lock", 2, config(&[], 3)))),
+        ("mixed recipes", moved_on(world("standard,parent-watch", 2, config(&[], 3)))),
+    ] {
+        assert!(!states.is_empty(), "{label}");
+        assert!(states.iter().all(|s| s.renumbered().is_none()), "{label}: renumbered");
+    }
+}
+
+fn explore(recipe: &str, clients: usize, faults: &[FaultKind], renumber: bool) -> check::Outcome {
+    let config = WorldConfig { renumber, ..config(faults, 1) };
+    check::explore(world(recipe, clients, config), &Options { threads: 1, ..Options::default() })
+}
+
+#[test]
+fn renumbered_runs_give_the_verdicts_and_counterexamples_of_full_runs() {
+    use FaultKind::*;
+    let cases: &[(&str, usize, &[FaultKind])] = &[
+        ("standard", 2, &[LossAfterApply, Expire]),
+        ("standard", 2, &[Expire, Pause]),
+        ("standard", 2, &[LaggingRead, Expire]),
+        ("blind-retry", 2, &[LossAfterApply]),
+        ("wait-on-null", 2, &[]),
+        ("naive-blind-delete", 3, &[LossAfterApply]),
+        ("curator-mutex-498", 2, &[LossAfterApply, LaggingRead, Expire]),
+        ("leader-latch", 2, &[Disconnect]),
+        ("leader-election", 2, &[LossBeforeApply, Expire]),
+        ("timeout-lock-forget-node", 2, &[LossAfterApply]),
+        ("client-id-lock-nonode-fatal", 2, &[LossAfterApply]),
+        ("kazoo-lock", 2, &[Expire]),
+    ];
+    let mut fewer = 0;
+    for &(recipe, clients, faults) in cases {
+        let full = explore(recipe, clients, faults, false);
+        let renumbered = explore(recipe, clients, faults, true);
+        assert!(!full.bounded && !renumbered.bounded, "{recipe}");
+        for v in &full.verdicts {
+            assert_eq!(renumbered.status(v.name), Some(v.status), "{recipe} {faults:?}: {}", v.name);
+            let cx = renumbered.verdicts.iter().find(|r| r.name == v.name).unwrap().counterexample.as_ref();
+            assert_eq!(cx, v.counterexample.as_ref(), "{recipe} {faults:?}: the same shortest counterexample");
+        }
+        assert!(renumbered.unique_states <= full.unique_states, "{recipe}");
+        fewer += usize::from(renumbered.unique_states < full.unique_states);
+    }
+    assert!(fewer >= 6, "renumbering merged states in {fewer} of the runs");
+}
