@@ -4,6 +4,8 @@
 //! long random runs whose numbers have moved far on), then check that runs with renumbering give
 //! the verdicts and counterexamples of runs without it, and where it must stay off.
 
+mod common;
+use common::reachable;
 use zklab::check::{self, Options};
 use zklab::scenario::Scenario;
 use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
@@ -15,23 +17,6 @@ fn config(faults: &[FaultKind], rounds: u8) -> WorldConfig {
 
 fn world(recipe: &str, clients: usize, config: WorldConfig) -> World<AnyRecipe> {
     Scenario::new(recipe, clients, config).unwrap().world()
-}
-
-/// Up to `limit` distinct states reachable from `init`, breadth-first, as they are (unsettled).
-fn reachable(init: World<AnyRecipe>, limit: usize) -> Vec<World<AnyRecipe>> {
-    let mut seen = vec![init];
-    let mut at = 0;
-    while at < seen.len() && seen.len() < limit {
-        for step in seen[at].steps() {
-            let mut next = seen[at].clone();
-            next.apply(step).unwrap();
-            if !seen.contains(&next) {
-                seen.push(next);
-            }
-        }
-        at += 1;
-    }
-    seen
 }
 
 /// The states along `runs` seeded random runs of up to `length` steps each.

@@ -3,6 +3,8 @@
 //! on real states of the standard lock under faults, then check that reduced runs give the same
 //! verdicts and equally short, replayable counterexamples.
 
+mod common;
+use common::reachable;
 use zklab::check::properties::herd;
 use zklab::check::{self, Options, Status};
 use zklab::scenario::Scenario;
@@ -12,23 +14,6 @@ use zklab_recipes::AnyRecipe;
 fn world(recipe: &str, clients: usize, faults: &[FaultKind]) -> World<AnyRecipe> {
     let config = WorldConfig { faults: FaultBudget::once(faults), ..WorldConfig::default() };
     Scenario::new(recipe, clients, config).unwrap().world()
-}
-
-/// Up to `limit` distinct states reachable from `init`, breadth-first.
-fn reachable(init: World<AnyRecipe>, limit: usize) -> Vec<World<AnyRecipe>> {
-    let mut seen = vec![init];
-    let mut at = 0;
-    while at < seen.len() && seen.len() < limit {
-        for step in seen[at].steps() {
-            let mut next = seen[at].clone();
-            next.apply(step).unwrap();
-            if !seen.contains(&next) {
-                seen.push(next);
-            }
-        }
-        at += 1;
-    }
-    seen
 }
 
 fn permutations(n: zklab_model::ClientId) -> Vec<Vec<zklab_model::ClientId>> {

@@ -3,6 +3,7 @@
 //! re-arms its watches (the Java client) or drops them and only reports the state change (kazoo).
 //! Recipes that are right under one behaviour can be wrong under the other.
 
+use crate::rewrite::Rewrite;
 use crate::{Request, Server, SessionId, WatchKind, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

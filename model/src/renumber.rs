@@ -24,7 +24,8 @@
 //! collected and what is mapped the same.
 
 use crate::path;
-use crate::{ChildrenOrder, ClientId, Input, Request, Response, Stat, WatchedEvent, ZkResult};
+use crate::rewrite::Rewrite;
+use crate::{ChildrenOrder, ClientId, Stat};
 use std::cell::{Cell, RefCell};
 
 /// The numbers a state holds, by kind: collected on the first walk, ranked on the second.
@@ -197,8 +198,10 @@ impl Renumber<'_> {
     pub fn child(&self, name: &str) -> String {
         (self.name)(name, self.numbers)
     }
+}
 
-    pub fn path(&self, p: &str) -> String {
+impl Rewrite for Renumber<'_> {
+    fn path(&self, p: &str) -> String {
         if p != "/" && path::parent(p) == self.lock_path {
             path::join(self.lock_path, &self.child(path::name(p)))
         } else {
@@ -207,7 +210,7 @@ impl Renumber<'_> {
     }
 
     /// A getChildren listing of `parent`, in the order the server gives the renumbered names.
-    pub fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
+    fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
         if parent == self.lock_path {
             self.order.arrange(names.iter().map(|n| self.child(n)).collect())
         } else {
@@ -215,55 +218,13 @@ impl Renumber<'_> {
         }
     }
 
-    pub fn stat(&self, stat: &Stat) -> Stat {
+    fn stat(&self, stat: &Stat) -> Stat {
         Stat {
             czxid: self.zxid(stat.czxid),
             mzxid: self.zxid(stat.mzxid),
             pzxid: self.zxid(stat.pzxid),
             cversion: self.numbers.cversion(stat.cversion),
             ..*stat
-        }
-    }
-
-    pub fn request(&self, request: &Request) -> Request {
-        let mut renumbered = request.clone();
-        match &mut renumbered {
-            Request::Create { path, .. }
-            | Request::Delete { path, .. }
-            | Request::Exists { path, .. }
-            | Request::GetData { path, .. }
-            | Request::SetData { path, .. }
-            | Request::GetChildren { path, .. } => *path = self.path(path),
-        }
-        renumbered
-    }
-
-    /// A result of `request` (the request before renumbering).
-    pub fn result(&self, request: &Request, result: &ZkResult) -> ZkResult {
-        let Ok(response) = result else { return result.clone() };
-        Ok(match response {
-            Response::Created { path, stat } => Response::Created { path: self.path(path), stat: self.stat(stat) },
-            Response::Deleted => Response::Deleted,
-            Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
-            Response::Data { data, stat } => Response::Data { data: data.clone(), stat: self.stat(stat) },
-            Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
-            Response::Children { children, stat } => {
-                Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }
-            }
-        })
-    }
-
-    pub fn event(&self, event: &WatchedEvent) -> WatchedEvent {
-        WatchedEvent { kind: event.kind, path: self.path(&event.path) }
-    }
-
-    pub fn input(&self, input: &Input) -> Input {
-        match input {
-            Input::Acquire | Input::Release | Input::State(_) => input.clone(),
-            Input::Reply { request, result } => {
-                Input::Reply { request: self.request(request), result: self.result(request, result) }
-            }
-            Input::Watch(event) => Input::Watch(self.event(event)),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! reply and the watch notifications it triggers; close and expiry are single atomic steps.
 
 use crate::path;
+use crate::rewrite::Rewrite;
 use crate::tree::DataTree;
 use crate::{EventType, Request, Response, SessionId, Stat, WatchedEvent, ZkError, ZkResult};
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,8 @@
 //! either history.
 
 use crate::path;
-use crate::{ChildrenOrder, ClientId, Input, Request, Response, SessionId, Stat, WatchedEvent, ZkResult};
+use crate::rewrite::Rewrite;
+use crate::{ChildrenOrder, ClientId, SessionId, Stat};
 
 /// A permutation of the clients, and what it does to their initial sessions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,8 +80,10 @@ impl Renamer<'_> {
     pub fn session(&self, s: SessionId) -> SessionId {
         self.renaming.session(s)
     }
+}
 
-    pub fn path(&self, p: &str) -> String {
+impl Rewrite for Renamer<'_> {
+    fn path(&self, p: &str) -> String {
         if p != "/" && path::parent(p) == self.lock_path {
             path::join(self.lock_path, &(self.name)(path::name(p)))
         } else {
@@ -89,7 +92,7 @@ impl Renamer<'_> {
     }
 
     /// A getChildren listing of `parent`, in the order the server gives the renamed names.
-    pub fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
+    fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
         if parent == self.lock_path {
             self.order.arrange(names.iter().map(|n| (self.name)(n)).collect())
         } else {
@@ -97,49 +100,7 @@ impl Renamer<'_> {
         }
     }
 
-    pub fn stat(&self, stat: &Stat) -> Stat {
+    fn stat(&self, stat: &Stat) -> Stat {
         Stat { ephemeral_owner: stat.ephemeral_owner.map(|s| self.session(s)), ..*stat }
-    }
-
-    pub fn request(&self, request: &Request) -> Request {
-        let mut renamed = request.clone();
-        match &mut renamed {
-            Request::Create { path, .. }
-            | Request::Delete { path, .. }
-            | Request::Exists { path, .. }
-            | Request::GetData { path, .. }
-            | Request::SetData { path, .. }
-            | Request::GetChildren { path, .. } => *path = self.path(path),
-        }
-        renamed
-    }
-
-    /// A result of `request` (the request before renaming).
-    pub fn result(&self, request: &Request, result: &ZkResult) -> ZkResult {
-        let Ok(response) = result else { return result.clone() };
-        Ok(match response {
-            Response::Created { path, stat } => Response::Created { path: self.path(path), stat: self.stat(stat) },
-            Response::Deleted => Response::Deleted,
-            Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
-            Response::Data { data, stat } => Response::Data { data: data.clone(), stat: self.stat(stat) },
-            Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
-            Response::Children { children, stat } => {
-                Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }
-            }
-        })
-    }
-
-    pub fn event(&self, event: &WatchedEvent) -> WatchedEvent {
-        WatchedEvent { kind: event.kind, path: self.path(&event.path) }
-    }
-
-    pub fn input(&self, input: &Input) -> Input {
-        match input {
-            Input::Acquire | Input::Release | Input::State(_) => input.clone(),
-            Input::Reply { request, result } => {
-                Input::Reply { request: self.request(request), result: self.result(request, result) }
-            }
-            Input::Watch(event) => Input::Watch(self.event(event)),
-        }
     }
 }

@@ -2,6 +2,7 @@
 //! sessions or watches: the server decides what an operation means, the tree records it.
 
 use crate::path;
+use crate::rewrite::Rewrite;
 use crate::{SessionId, Stat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -21,6 +21,7 @@
 //! and reads never lag.
 
 use zklab_model::path;
+use zklab_model::Rewrite;
 use zklab_model::{
     Belief, ClientId, CreateMode, Ctx, EventType, Input, Renumber, Request, Response, SessionState, ZkError, ZkResult,
 };

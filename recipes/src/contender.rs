@@ -30,6 +30,7 @@
 //!   node's ephemeral owner is its current session; otherwise it resets.
 
 use zklab_model::path;
+use zklab_model::Rewrite;
 use zklab_model::{
     Belief, ClientId, CreateMode, Ctx, EventType, Input, Numbers, Renumber, Request, Response, SessionId, SessionState,
     ZkError,

@@ -19,6 +19,7 @@
 //! The uuid is the client number here, so runs replay byte for byte.
 
 use zklab_model::path;
+use zklab_model::Rewrite;
 use zklab_model::{
     Belief, ClientId, CreateMode, Ctx, Input, Renumber, Request, Response, SessionState, ZkError, ZkResult,
 };

@@ -10,6 +10,7 @@
 
 use zklab_model::path;
 use zklab_model::ClientId;
+use zklab_model::Rewrite;
 use zklab_model::{
     Belief, CreateMode, Ctx, EventType, Input, Renamer, Renaming, Renumber, Request, Response, SessionId, SessionState,
     ZkError,

@@ -17,6 +17,7 @@
 
 use crate::sequential::{guid_of, SequentialLock, Variant};
 use zklab_model::path;
+use zklab_model::Rewrite;
 use zklab_model::{Belief, ClientId, Ctx, Input, Recipe, Renumber, Request, Response, SessionState, ZkError};
 
 /// What a waiter does about its node when it gives up.

@@ -17,6 +17,7 @@
 
 use super::{Client, Resource, World};
 use crate::recipe::{ClientId, Recipe};
+use crate::rewrite::Rewrite;
 use crate::{ChildrenOrder, FaultKind, Numbers, Renumber};
 
 impl<R: Recipe> World<R> {

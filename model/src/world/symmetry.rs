@@ -7,6 +7,7 @@
 
 use super::{Client, Clients, World};
 use crate::recipe::{Belief, Recipe};
+use crate::rewrite::Rewrite;
 use crate::{ClientId, Renamer, Renaming, SessionId};
 
 impl<R: Recipe> World<R> {

@@ -1,0 +1,55 @@
+//! Rewriting the values a state's messages carry. Symmetry reduction renames clients and
+//! renumbering ranks sequence numbers and zxids; both must reach every path and stat inside
+//! every queued request, reply and event, and this walk over the messages is theirs to share.
+
+use crate::{Input, Request, Response, Stat, WatchedEvent, ZkResult};
+
+/// A rewrite of paths, child listings and stats, carried into whole messages.
+pub trait Rewrite {
+    fn path(&self, p: &str) -> String;
+    /// A getChildren listing of `parent`, in the order the server would give the new names.
+    fn children(&self, parent: &str, names: &[String]) -> Vec<String>;
+    fn stat(&self, stat: &Stat) -> Stat;
+
+    fn request(&self, request: &Request) -> Request {
+        let mut rewritten = request.clone();
+        match &mut rewritten {
+            Request::Create { path, .. }
+            | Request::Delete { path, .. }
+            | Request::Exists { path, .. }
+            | Request::GetData { path, .. }
+            | Request::SetData { path, .. }
+            | Request::GetChildren { path, .. } => *path = self.path(path),
+        }
+        rewritten
+    }
+
+    /// A result of `request` (the request before rewriting).
+    fn result(&self, request: &Request, result: &ZkResult) -> ZkResult {
+        let Ok(response) = result else { return result.clone() };
+        Ok(match response {
+            Response::Created { path, stat } => Response::Created { path: self.path(path), stat: self.stat(stat) },
+            Response::Deleted => Response::Deleted,
+            Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
+            Response::Data { data, stat } => Response::Data { data: data.clone(), stat: self.stat(stat) },
+            Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
+            Response::Children { children, stat } => {
+                Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }
+            }
+        })
+    }
+
+    fn event(&self, event: &WatchedEvent) -> WatchedEvent {
+        WatchedEvent { kind: event.kind, path: self.path(&event.path) }
+    }
+
+    fn input(&self, input: &Input) -> Input {
+        match input {
+            Input::Acquire | Input::Release | Input::State(_) => input.clone(),
+            Input::Reply { request, result } => {
+                Input::Reply { request: self.request(request), result: self.result(request, result) }
+            }
+            Input::Watch(event) => Input::Watch(self.event(event)),
+        }
+    }
+}
