@@ -168,6 +168,10 @@ struct CheckArgs {
     /// interchangeable (recipes that support it; state counts are then counts of classes).
     #[arg(long)]
     symmetry: bool,
+    /// Explore every interleaving, without taking a client's invisible local steps alone
+    /// (partial-order reduction; see docs/reference.md): to compare state counts.
+    #[arg(long)]
+    no_partial_order: bool,
     /// Keep states with their sequence numbers and zxids as they are, not renumbered by rank
     /// (to compare: a recipe that creates nodes forever then never closes).
     #[arg(long)]
@@ -306,6 +310,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
         progress: !args.quiet,
         symmetry: args.symmetry,
+        partial_order: !args.no_partial_order,
         cross_check: args.cross_check,
     };
     let mut report = check::run(&scenario, &options);
@@ -376,8 +381,9 @@ fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
         timeout: args.timeout.map(Duration::from_secs),
         max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
         progress: false,
-        // Manifest state counts are of states, not symmetry classes.
+        // Manifest state counts are of states, not symmetry classes, in the full graph.
         symmetry: false,
+        partial_order: false,
         cross_check: args.cross_check,
     };
     let mut failed = 0;

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod event;
+pub mod memo;
 pub mod path;
 pub mod renumber;
 pub mod request;
@@ -15,7 +16,7 @@ pub mod tree;
 pub use error::ZkError;
 pub use event::{EventType, SessionState, WatchedEvent};
 pub use path::PathError;
-pub use renumber::{Numbers, Renumber};
+pub use renumber::{Collected, Numbers, Renumber};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use rewrite::Rewrite;
 pub use server::{ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, WatchKind};

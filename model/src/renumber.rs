@@ -23,6 +23,7 @@
 //! them unchanged), the second maps each to its rank. Walking with one function keeps what is
 //! collected and what is mapped the same.
 
+use crate::memo::Memo;
 use crate::path;
 use crate::rewrite::Rewrite;
 use crate::{ChildrenOrder, ClientId, Stat};
@@ -40,6 +41,16 @@ pub struct Numbers {
     counted: Cell<bool>,
 }
 
+/// The numbers one part of a state (a tree, a client) holds, as a walk collected them: kept in
+/// that part's memo, so that a part shared with the state before a step is not walked again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Collected {
+    seqs: Vec<i64>,
+    zxids: Vec<i64>,
+    locals: Vec<(ClientId, i64)>,
+    counted: bool,
+}
+
 /// `v`'s rank among the sorted, distinct `values`.
 fn rank(values: &[i64], v: i64, kind: &str) -> i64 {
     values.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected")) as i64
@@ -54,6 +65,40 @@ impl Numbers {
     /// Ready for the first walk.
     pub fn collecting() -> Numbers {
         Numbers::default()
+    }
+
+    /// Whether this is the first walk, which only collects.
+    pub fn is_collecting(&self) -> bool {
+        !self.ranking
+    }
+
+    /// On the first walk, collects what `walk` collects from one part of the state, through
+    /// the part's `memo`: `walk` runs only if the part has not been walked before.
+    /// `walk` says `None` when the part cannot be renumbered, and so does this.
+    pub fn collect_part(
+        &self,
+        memo: &Memo<Option<Collected>>,
+        walk: impl FnOnce(&Numbers) -> Option<()>,
+    ) -> Option<()> {
+        debug_assert!(self.is_collecting());
+        let part = memo.get_or_init(|| {
+            let part = Numbers::collecting();
+            walk(&part)?;
+            Some(Collected {
+                seqs: part.seqs.into_inner(),
+                zxids: part.zxids.into_inner(),
+                locals: part.locals.into_inner(),
+                counted: part.counted.get(),
+            })
+        });
+        let part = part.as_ref()?;
+        self.seqs.borrow_mut().extend_from_slice(&part.seqs);
+        self.zxids.borrow_mut().extend_from_slice(&part.zxids);
+        self.locals.borrow_mut().extend_from_slice(&part.locals);
+        if part.counted {
+            self.counted.set(true);
+        }
+        Some(())
     }
 
     /// What the first walk collected, ready to rank on the second.
@@ -181,7 +226,15 @@ pub struct Renumber<'a> {
     pub order: ChildrenOrder,
 }
 
-impl Renumber<'_> {
+impl<'a> Renumber<'a> {
+    /// The same renumbering with other numbers (to collect one part of a state on its own).
+    pub fn with<'b>(&self, numbers: &'b Numbers) -> Renumber<'b>
+    where
+        'a: 'b,
+    {
+        Renumber { numbers, lock_path: self.lock_path, name: self.name, order: self.order }
+    }
+
     pub fn seq(&self, v: i64) -> i64 {
         self.numbers.seq(v)
     }

@@ -155,6 +155,14 @@ impl Server {
     /// that do not change stay shared.
     pub fn renumbered(&self, r: &crate::renumber::Renumber) -> Server {
         let tree = |tree: &Arc<DataTree>| {
+            if r.numbers.is_collecting() {
+                // A tree shared with an earlier state has been walked for its numbers before.
+                r.numbers.collect_part(&tree.numbers, |part| {
+                    tree.renumbered(&r.with(part));
+                    Some(())
+                });
+                return tree.clone();
+            }
             let renumbered = tree.renumbered(r);
             if renumbered == **tree {
                 tree.clone()

@@ -1,7 +1,9 @@
 //! The data tree: znodes, their stats and each parent's sequence counter. Pure bookkeeping, no
 //! sessions or watches: the server decides what an operation means, the tree records it.
 
+use crate::memo::Memo;
 use crate::path;
+use crate::renumber::Collected;
 use crate::rewrite::Rewrite;
 use crate::{SessionId, Stat};
 use serde::{Deserialize, Serialize};
@@ -46,13 +48,16 @@ impl Node {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DataTree {
     nodes: BTreeMap<String, Node>,
+    /// The numbers renumbering collects from this tree (see `Numbers::collect_part`).
+    #[serde(skip)]
+    pub numbers: Memo<Option<Collected>>,
 }
 
 impl Default for DataTree {
     fn default() -> Self {
         let mut nodes = BTreeMap::new();
         nodes.insert("/".to_string(), Node::new(String::new(), 0, None, 0));
-        DataTree { nodes }
+        DataTree { nodes, numbers: Memo::default() }
     }
 }
 
@@ -64,7 +69,7 @@ impl DataTree {
             .iter()
             .map(|(path, node)| (r.path(path), Node { owner: node.owner.map(|s| r.session(s)), ..node.clone() }))
             .collect();
-        DataTree { nodes }
+        DataTree { nodes, numbers: Memo::default() }
     }
 
     /// The tree with the lock's children, every zxid, the lock's counter and the cversions
@@ -89,7 +94,7 @@ impl DataTree {
                 (r.path(path), renumbered)
             })
             .collect();
-        DataTree { nodes }
+        DataTree { nodes, numbers: Memo::default() }
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {
@@ -97,6 +102,7 @@ impl DataTree {
     }
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
+        self.numbers.clear();
         self.nodes.get_mut(path)
     }
 
@@ -119,6 +125,7 @@ impl DataTree {
 
     /// Inserts a node under an existing parent, updating the parent's counters.
     pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
+        self.numbers.clear();
         let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
         parent.num_children += 1;
         parent.cversion += 1;
@@ -129,6 +136,7 @@ impl DataTree {
 
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
+        self.numbers.clear();
         self.nodes.remove(path);
         let parent = self.nodes.get_mut(path::parent(path)).expect("parent of an existing node exists");
         parent.num_children -= 1;

@@ -4,6 +4,7 @@
 //! reachability verdicts. Liveness is ours alone (stateright's `eventually` misses cycles), and
 //! so are transition properties (stateright's properties are predicates of one state).
 
+use super::graph::Reduction;
 use super::model::WorldModel;
 use super::properties::{Def, Kind};
 use super::{representative, Options, Status, Verdict};
@@ -36,7 +37,7 @@ fn judged_by_stateright(kind: Kind) -> bool {
 pub fn run<R: Recipe>(
     init: &World<R>,
     defs: &[Def<R>],
-    symmetric: bool,
+    reduction: Reduction,
     options: &Options,
     unique: usize,
     verdicts: &[Verdict],
@@ -44,7 +45,7 @@ pub fn run<R: Recipe>(
     let judged: Vec<Def<R>> = defs.iter().copied().filter(|d| judged_by_stateright(d.kind)).collect();
     let model = WorldModel { init: init.clone(), defs: judged.clone(), stop: Arc::new(AtomicBool::new(false)) };
     let mut builder = model.checker().threads(options.threads);
-    if symmetric {
+    if reduction.symmetry {
         builder = builder.symmetry_fn(representative::<R>);
     }
     let checker = builder.spawn_dfs().join();
@@ -53,8 +54,9 @@ pub fn run<R: Recipe>(
     let mut disagreements = Vec::new();
     // stateright stops once every property has a discovery, so only a full run counts states;
     // under symmetry it continues from concrete states and we from representatives, and the
-    // representative of a class can depend on the member reached, so counts differ slightly.
-    if !symmetric && found.len() < judged.len() && stateright_unique_states != unique {
+    // representative of a class can depend on the member reached, so counts differ slightly;
+    // stateright knows nothing of partial-order reduction.
+    if reduction == Reduction::default() && found.len() < judged.len() && stateright_unique_states != unique {
         disagreements
             .push(format!("stateright found {stateright_unique_states} unique states, the graph pass {unique}"));
     }

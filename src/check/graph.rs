@@ -59,9 +59,10 @@ pub struct Graph {
     pub first_bad_step: BTreeMap<&'static str, (u32, Step)>,
     /// The `reached:*` properties that hold in some state.
     pub reached: BTreeSet<&'static str>,
-    /// States stand for their symmetry class (see `World::canonical`): paths are in the
-    /// representatives' client numbering, and a cycle cannot be judged for fairness.
-    symmetric: bool,
+    /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
+    /// representatives' client numbering. Under either reduction a cycle cannot be judged for
+    /// fairness.
+    reduction: Reduction,
 }
 
 /// What the liveness judgement found.
@@ -69,8 +70,8 @@ pub struct Graph {
 pub enum Liveness {
     Holds,
     Violated(Counterexample),
-    /// Under symmetry reduction a cycle in which some client always waits was found; whether a
-    /// fair run starves on it needs the unreduced graph.
+    /// The reduced graph has a cycle on which some client may starve; whether a fair run
+    /// starves on it needs the unreduced graph.
     NeedsFullGraph,
 }
 
@@ -87,6 +88,15 @@ pub struct Progress {
     pub unique: usize,
     pub total: usize,
     pub depth: usize,
+}
+
+/// Which reductions a pass applies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reduction {
+    /// One state per symmetry class (see `World::canonical`).
+    pub symmetry: bool,
+    /// A client's invisible local step taken alone where there is one (see `World::local_step`).
+    pub partial_order: bool,
 }
 
 /// The state the graph keeps for `world`: its representative under symmetry reduction.
@@ -157,15 +167,29 @@ fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: 
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
-fn expand<R: Recipe>(world: &World<R>, known: &FxHashMap<u64, u32>, defs: &[Def<R>], symmetric: bool) -> Expansion<R> {
-    let successors = world
-        .steps()
+fn expand<R: Recipe>(
+    world: &World<R>,
+    known: &FxHashMap<u64, u32>,
+    defs: &[Def<R>],
+    reduction: Reduction,
+) -> Expansion<R> {
+    let taken: Vec<(Step, World<R>)> = match reduction.partial_order.then(|| world.local_step()).flatten() {
+        Some(alone) => vec![alone],
+        None => world
+            .steps()
+            .into_iter()
+            .map(|step| {
+                let mut next = world.clone();
+                next.apply(step).expect("listed steps are enabled");
+                (step, next)
+            })
+            .collect(),
+    };
+    let successors = taken
         .into_iter()
-        .map(|step| {
-            let mut next = world.clone();
-            next.apply(step).expect("listed steps are enabled");
+        .map(|(step, next)| {
             let broken = judge_step(world, step, &next, defs);
-            let next = keep(next, symmetric);
+            let next = keep(next, reduction.symmetry);
             let fingerprint = fingerprint(&next);
             // The index only grows while a chunk is expanded, so a state known now is known at
             // the merge; one unknown now may have been found by an earlier state of the chunk.
@@ -184,7 +208,7 @@ fn expand_chunk<R: Recipe>(
     states: &[World<R>],
     known: &FxHashMap<u64, u32>,
     defs: &[Def<R>],
-    symmetric: bool,
+    reduction: Reduction,
     threads: usize,
 ) -> Vec<Expansion<R>> {
     let part = states.len().div_ceil(threads.max(1)).max(1);
@@ -192,9 +216,9 @@ fn expand_chunk<R: Recipe>(
         let mut parts = states.chunks(part);
         let first = parts.next().unwrap_or_default();
         let others: Vec<_> = parts
-            .map(|p| scope.spawn(move || p.iter().map(|w| expand(w, known, defs, symmetric)).collect::<Vec<_>>()))
+            .map(|p| scope.spawn(move || p.iter().map(|w| expand(w, known, defs, reduction)).collect::<Vec<_>>()))
             .collect();
-        let mut all: Vec<Expansion<R>> = first.iter().map(|w| expand(w, known, defs, symmetric)).collect();
+        let mut all: Vec<Expansion<R>> = first.iter().map(|w| expand(w, known, defs, reduction)).collect();
         for other in others {
             all.extend(other.join().expect("expanding a state does not panic"));
         }
@@ -204,19 +228,18 @@ fn expand_chunk<R: Recipe>(
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
 /// safety and reachability properties in `defs` in every state and the transition properties
-/// on every step, one state per symmetry class
-/// when `symmetric`. States are numbered in the order one thread would meet them, so the graph,
+/// on every step, with the reductions `reduction` asks for. States are numbered in the order one thread would meet them, so the graph,
 /// its counterexamples and its counts do not depend on the number of threads.
 pub fn explore<R: Recipe>(
     init: World<R>,
     defs: &[Def<R>],
     budget: Budget,
-    symmetric: bool,
+    reduction: Reduction,
     threads: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Graph {
     assert!(defs.len() <= 64, "properties are judged into a 64-bit mask");
-    let init = keep(init, symmetric);
+    let init = keep(init, reduction.symmetry);
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
     let mut graph = Graph {
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
@@ -229,7 +252,7 @@ pub fn explore<R: Recipe>(
         first_violation: BTreeMap::new(),
         first_bad_step: BTreeMap::new(),
         reached: BTreeSet::new(),
-        symmetric,
+        reduction,
     };
     index.insert(fingerprint(&init), 0);
     graph.record(0, judge(&init, defs), defs);
@@ -242,7 +265,7 @@ pub fn explore<R: Recipe>(
                 graph.complete = false;
                 break 'levels;
             }
-            for expansion in expand_chunk(chunk, &index, defs, symmetric, threads) {
+            for expansion in expand_chunk(chunk, &index, defs, reduction, threads) {
                 let id = graph.expanded() as u32;
                 graph.waiting.push(expansion.waiting);
                 for Successor { step, fingerprint, new, broken } in expansion.successors {
@@ -342,7 +365,17 @@ impl Graph {
         if let Some(state) = deadlock {
             return Liveness::Violated(Counterexample { steps: self.path_to(state), cycle_start: None });
         }
-        if self.symmetric {
+        if self.reduction.partial_order {
+            // A reduced state lists one step, so which steps a cycle keeps enabled cannot be
+            // read off; a starving run of the full graph shows here as a cycle on which some
+            // client waits, though maybe not throughout its component.
+            let someone_waits = |members: &Vec<u32>| members.iter().any(|&s| self.waiting[s as usize] != 0);
+            return match self.components().iter().any(someone_waits) {
+                true => Liveness::NeedsFullGraph,
+                false => Liveness::Holds,
+            };
+        }
+        if self.reduction.symmetry {
             // Along a path of representatives a client may change its number, so "the same
             // client waits throughout" cannot be read off; any cycle in which someone always
             // waits is reason to judge on the full graph, and no such cycle means no starvation.

@@ -33,6 +33,9 @@ pub struct Options {
     /// Explore one state per symmetry class (clients running the same recipe are
     /// interchangeable), where the recipe supports it. State counts are then of classes.
     pub symmetry: bool,
+    /// Take a client's invisible local step alone where there is one (see
+    /// `World::local_step`); a violation or a cycle is then judged again without it.
+    pub partial_order: bool,
     /// After a complete run, have stateright explore the same model and compare.
     pub cross_check: bool,
 }
@@ -54,6 +57,7 @@ impl Default for Options {
             max_memory_mib: default_max_memory_mib(),
             progress: false,
             symmetry: false,
+            partial_order: true,
             cross_check: false,
         }
     }
@@ -96,6 +100,8 @@ pub struct Report {
     pub bounded: bool,
     /// States were counted one per symmetry class.
     pub symmetry: bool,
+    /// States were counted in the graph reduced by partial order.
+    pub partial_order: bool,
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
@@ -175,6 +181,8 @@ pub struct Outcome {
     pub bounded: bool,
     /// Explored with symmetry reduction.
     pub symmetric: bool,
+    /// The counts are of the graph reduced by partial order (see `Options::partial_order`).
+    pub partial_order: bool,
     pub verdicts: Vec<Verdict>,
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
@@ -200,7 +208,8 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let judged_by_the_pass: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
     let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
     let mut last = Instant::now();
-    let graph = graph::explore(init.clone(), &judged_by_the_pass, budget, symmetric, options.threads, &mut |p| {
+    let reduction = graph::Reduction { symmetry: symmetric, partial_order: options.partial_order };
+    let graph = graph::explore(init.clone(), &judged_by_the_pass, budget, reduction, options.threads, &mut |p| {
         if options.progress && last.elapsed() >= Duration::from_secs(1) {
             last = Instant::now();
             report_progress(p, started);
@@ -208,6 +217,21 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     });
 
     let liveness = graph.complete.then(|| graph.liveness());
+    let violated = !graph.first_violation.is_empty()
+        || !graph.first_bad_step.is_empty()
+        || matches!(liveness, Some(Liveness::Violated(_)));
+    if options.partial_order && (violated || liveness == Some(Liveness::NeedsFullGraph)) {
+        if options.progress {
+            let why = match violated {
+                true => "a violation's shortest counterexample",
+                false => "a cycle in the reduced graph",
+            };
+            eprintln!("{why} needs the graph without partial-order reduction: exploring again");
+        }
+        let mut full = explore(init, &Options { partial_order: false, ..options.clone() });
+        full.elapsed_ms = started.elapsed().as_millis();
+        return full;
+    }
     if liveness == Some(Liveness::NeedsFullGraph) {
         if options.progress {
             eprintln!("a cycle in the reduced graph needs judging on the full graph: exploring again without symmetry");
@@ -254,7 +278,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         })
         .collect();
     let cross_check = (options.cross_check && graph.complete)
-        .then(|| cross_check::run(&init, &defs, symmetric, options, graph.unique(), &verdicts));
+        .then(|| cross_check::run(&init, &defs, reduction, options, graph.unique(), &verdicts));
 
     Outcome {
         unique_states: graph.unique(),
@@ -263,6 +287,7 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
         elapsed_ms: started.elapsed().as_millis(),
         bounded: !graph.complete,
         symmetric,
+        partial_order: options.partial_order,
         verdicts,
         cross_check,
     }
@@ -312,6 +337,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
         symmetry: outcome.symmetric,
+        partial_order: outcome.partial_order,
         peak_rss_kib: peak_rss_kib(),
         properties: outcome
             .verdicts

@@ -2,7 +2,9 @@
 //! between it and the server.
 
 use super::FaultKind;
+use crate::memo::Memo;
 use crate::recipe::{Belief, Input, Recipe};
+use crate::renumber::Collected;
 use crate::{ClientWatches, Request, SessionId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -50,6 +52,9 @@ pub struct Client<R> {
     pub created: Option<(String, i64)>,
     /// A connection-loss fault waiting for the client's next request.
     pub armed: Option<FaultKind>,
+    /// The numbers renumbering collects from this client at its index (see
+    /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
+    pub numbers: Memo<Option<Collected>>,
 }
 
 impl<R: Recipe> Client<R> {
@@ -70,6 +75,7 @@ impl<R: Recipe> Client<R> {
             grant: 0,
             created: None,
             armed: None,
+            numbers: Memo::default(),
         }
     }
 

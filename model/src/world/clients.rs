@@ -28,6 +28,11 @@ impl<R: Recipe> Clients<R> {
         self.get(0)
     }
 
+    /// Puts `client` in place of client `i` (without copying the one it replaces).
+    pub fn set(&mut self, i: usize, client: Client<R>) {
+        self.0[i] = Arc::new(client);
+    }
+
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Client<R>> + DoubleEndedIterator + Clone {
         self.0.iter().map(|c| &**c)
     }
@@ -58,6 +63,8 @@ impl<R> Index<usize> for Clients<R> {
 
 impl<R: Clone> IndexMut<usize> for Clients<R> {
     fn index_mut(&mut self, i: usize) -> &mut Client<R> {
-        Arc::make_mut(&mut self.0[i])
+        let client = Arc::make_mut(&mut self.0[i]);
+        client.numbers.clear();
+        client
     }
 }

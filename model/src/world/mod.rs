@@ -8,6 +8,7 @@ mod clients;
 mod config;
 mod note;
 mod observe;
+mod reduction;
 mod renumber;
 mod resource;
 mod step;

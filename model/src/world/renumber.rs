@@ -64,10 +64,15 @@ impl<R: Recipe> World<R> {
         let mut world = self.clone();
         world.server = self.server.renumbered(&r);
         for (i, c) in self.clients.iter().enumerate() {
+            if numbers.is_collecting() {
+                // A client shared with an earlier state has been walked for its numbers before.
+                numbers.collect_part(&c.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
+                continue;
+            }
             let renumbered = c.renumbered(i as ClientId, &r)?;
             // Only a changed client is written, so unchanged ones stay shared between states.
             if renumbered != *c {
-                world.clients[i] = renumbered;
+                world.clients.set(i, renumbered);
             }
         }
         let token = |t: Option<i64>| t.map(|t| first.renumber_token(t, numbers));
@@ -100,6 +105,7 @@ impl<R: Recipe> Client<R> {
             grant: r.zxid(self.grant),
             created: self.created.as_ref().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))),
             armed: self.armed,
+            numbers: Default::default(),
         })
     }
 }

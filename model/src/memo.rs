@@ -1,0 +1,69 @@
+//! A value derived from its owner, computed at most once and shared by every state that shares
+//! the owner. The checker keeps clients and trees behind shared pointers, and most steps leave
+//! most of them alone: what is derived from one of them (the numbers renumbering collects) need
+//! not be derived again for every successor.
+//!
+//! A memo is never part of its owner's identity (equality and hashing ignore it), and a copy
+//! starts empty: an owner is copied only to be changed (copy on write), and whoever changes an
+//! owner in place clears its memo.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+pub struct Memo<T>(OnceLock<T>);
+
+impl<T> Memo<T> {
+    pub fn get_or_init(&self, derive: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(derive)
+    }
+
+    /// Forgets the value: the owner is about to change.
+    pub fn clear(&mut self) {
+        self.0.take();
+    }
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo(OnceLock::new())
+    }
+}
+
+impl<T> Clone for Memo<T> {
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
+}
+
+impl<T> PartialEq for Memo<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Memo<T> {}
+
+impl<T> std::hash::Hash for Memo<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl<T> fmt::Debug for Memo<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Memo")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn computed_once_forgotten_on_clear_and_not_copied() {
+        let mut memo = Memo::default();
+        assert_eq!(*memo.get_or_init(|| 1), 1);
+        assert_eq!(*memo.get_or_init(|| 2), 1, "computed once");
+        assert_eq!(*memo.clone().get_or_init(|| 3), 3, "a copy starts empty");
+        memo.clear();
+        assert_eq!(*memo.get_or_init(|| 4), 4);
+    }
+}

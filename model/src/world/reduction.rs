@@ -1,0 +1,98 @@
+//! Partial-order reduction for the checker. When a client's next step is to handle a reply or
+//! event that makes it send nothing and changes nothing anyone can see (a waiter told that its
+//! predecessor still exists, a stale reply after an outage), every order of that step among the
+//! other clients' steps leads to the same states. The checker may then take that step alone
+//! from the state (an ample set of one step) instead of every step.
+//!
+//! Why that is sound, for the properties the checker judges:
+//! - Independence: the step reads and writes only the client's recipe and the front of its
+//!   inbound queue. Other clients' steps only append to that queue (a notification), and the
+//!   client's own connection faults (a disconnect, a partition, the server expiring the session
+//!   afterwards, a reconnect) change its link and append to the back: they commute with it.
+//!   The client's steps that do not commute (acquire, write, release, crash, pause, resume) are
+//!   not enabled, and none of the steps that commute can enable them. So along every run from
+//!   the state, the step stays enabled until it is taken, and taking it first reaches the same
+//!   states.
+//! - Invisibility: beliefs, modes, owned nodes, the server, the resource, the fault counts and
+//!   the coverage are unchanged, so every safety property, every `reached:*` property, who
+//!   waits, and whether a later step wakes a herd read the same before and after it. A state in
+//!   which nothing but faults can happen (a deadlock, or where `no_orphans` is judged) never has
+//!   the step enabled, so every one is still reached exactly.
+//! - Cycles: the step shortens the inbound queues and appends nothing, so no cycle is made of
+//!   reduced states only.
+//!
+//! What it does not keep: the shortest path to a violation (the reduced graph takes the
+//! invisible step first), and the cycles' fairness (a reduced state lists one step). The
+//! checker therefore answers from the reduced graph only when every property holds and no
+//! cycle needs judging, and explores again without the reduction otherwise.
+
+use super::{Sending, Step, World};
+use crate::recipe::{ClientId, Input, Recipe};
+use crate::{FaultKind, SessionState};
+
+impl<R: Recipe> World<R> {
+    /// A step that may be taken alone from this state (see the module), with the state it leads
+    /// to: the first client's, in client order, that qualifies.
+    pub fn local_step(&self) -> Option<(Step, World<R>)> {
+        let enabled = self.steps();
+        (0..self.clients.len() as ClientId).find_map(|i| self.local_receive(i, &enabled))
+    }
+
+    fn local_receive(&self, i: ClientId, enabled: &[Step]) -> Option<(Step, World<R>)> {
+        let c = &self.clients[usize::from(i)];
+        let step = Step::Receive(i);
+        // Expired opens a new session. Disconnected only tells the world that the client has
+        // noticed the outage (which lets the server expire a partitioned session): a step of
+        // the client's own that only it enables.
+        let front = c.inbound.front()?;
+        let disconnected = *front == Input::State(SessionState::Disconnected);
+        if *front == Input::State(SessionState::Expired)
+            || !enabled.contains(&step)
+            || !World::<R>::only_commuting_steps_besides(step, enabled)
+        {
+            return None;
+        }
+        let mut next = self.clone();
+        next.apply(step).ok()?;
+        let after = &next.clients[usize::from(i)];
+        let unchanged_elsewhere = next.routed.is_empty()
+            && next.server == self.server
+            && next.resource == self.resource
+            && next.faults_used == self.faults_used
+            && next.grants == self.grants
+            && next.coverage == self.coverage
+            && (0..self.clients.len()).all(|j| j == usize::from(i) || next.clients[j] == self.clients[j]);
+        let unchanged_but_recipe_and_queue = after.belief() == c.belief()
+            && after.recipe.mode() == c.recipe.mode()
+            && after.recipe.owned_nodes() == c.recipe.owned_nodes()
+            && after.session == c.session
+            && after.link == c.link
+            && after.outbound == c.outbound
+            && after.watches == c.watches
+            && (after.drop_zxid, after.rounds_left, after.grant, after.armed)
+                == (c.drop_zxid, c.rounds_left, c.grant, c.armed)
+            && (after.paused, after.crashed, after.wrote) == (c.paused, c.crashed, c.wrote)
+            && (disconnected || after.noticed_disconnect == c.noticed_disconnect)
+            && after.created == c.created
+            && after.inbound.len() + 1 == c.inbound.len();
+        (unchanged_elsewhere && unchanged_but_recipe_and_queue).then_some((step, next))
+    }
+
+    /// Whether every other enabled step of `step`'s client (in `enabled`) commutes with it: the
+    /// client's connection dropping, coming back (with or without a lost request) or its
+    /// session expiring, and the server's own events. None of them reads or writes the recipe,
+    /// and they only append to the inbound queue. (A crash or a pause would stop the step:
+    /// while their budget lasts they are enabled, and are not among these.)
+    fn only_commuting_steps_besides(step: Step, enabled: &[Step]) -> bool {
+        enabled.iter().filter(|s| s.client() == step.client()).all(|&other| {
+            other == step
+                || matches!(
+                    other,
+                    Step::Reconnect(_)
+                        | Step::Expire(_)
+                        | Step::Lossy(_, Sending::Reconnect, _)
+                        | Step::Fault(FaultKind::Disconnect | FaultKind::Expire | FaultKind::ReapParent, _)
+                )
+        })
+    }
+}
