@@ -203,22 +203,28 @@ fn expand<R: Recipe>(
     Expansion { waiting: world.waiting_mask(), successors }
 }
 
-/// Expands `states` on up to `threads` threads, results in the order of `states`.
+/// Expands `states` on up to `threads` threads, results in the order of `states`. Each thread
+/// also drops the states it expanded, which would otherwise be the merging thread's work.
 fn expand_chunk<R: Recipe>(
-    states: &[World<R>],
+    mut states: Vec<World<R>>,
     known: &FxHashMap<u64, u32>,
     defs: &[Def<R>],
     reduction: Reduction,
     threads: usize,
 ) -> Vec<Expansion<R>> {
     let part = states.len().div_ceil(threads.max(1)).max(1);
+    let mut parts = Vec::new();
+    while states.len() > part {
+        let rest = states.split_off(part);
+        parts.push(std::mem::replace(&mut states, rest));
+    }
+    parts.push(states);
+    let expand_part = |p: Vec<World<R>>| p.iter().map(|w| expand(w, known, defs, reduction)).collect::<Vec<_>>();
     std::thread::scope(|scope| {
-        let mut parts = states.chunks(part);
+        let mut parts = parts.into_iter();
         let first = parts.next().unwrap_or_default();
-        let others: Vec<_> = parts
-            .map(|p| scope.spawn(move || p.iter().map(|w| expand(w, known, defs, reduction)).collect::<Vec<_>>()))
-            .collect();
-        let mut all: Vec<Expansion<R>> = first.iter().map(|w| expand(w, known, defs, reduction)).collect();
+        let others: Vec<_> = parts.map(|p| scope.spawn(move || expand_part(p))).collect();
+        let mut all = expand_part(first);
         for other in others {
             all.extend(other.join().expect("expanding a state does not panic"));
         }
@@ -260,7 +266,12 @@ pub fn explore<R: Recipe>(
     let mut depth = 0;
     'levels: while !level.is_empty() {
         let mut next_level = Vec::new();
-        for chunk in level.chunks(CHUNK) {
+        let mut unexpanded = level.into_iter();
+        loop {
+            let chunk: Vec<World<R>> = unexpanded.by_ref().take(CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
             if budget.exhausted(index.len()) {
                 graph.complete = false;
                 break 'levels;
