@@ -17,6 +17,16 @@ impl<T> Memo<T> {
         self.0.get_or_init(derive)
     }
 
+    /// The memo of a copy of the owner changed in a way whose effect on the value `carry`
+    /// knows (renaming a client renames the clients its numbers are filed under).
+    pub fn carried(&self, carry: impl FnOnce(&T) -> T) -> Memo<T> {
+        let memo = Memo::default();
+        if let Some(value) = self.0.get() {
+            let _ = memo.0.set(carry(value));
+        }
+        memo
+    }
+
     /// Forgets the value: the owner is about to change.
     pub fn clear(&mut self) {
         self.0.take();
@@ -63,6 +73,8 @@ mod tests {
         assert_eq!(*memo.get_or_init(|| 1), 1);
         assert_eq!(*memo.get_or_init(|| 2), 1, "computed once");
         assert_eq!(*memo.clone().get_or_init(|| 3), 3, "a copy starts empty");
+        assert_eq!(*memo.carried(|v| v * 10).get_or_init(|| 5), 10, "carried over");
+        assert_eq!(*Memo::<i32>::default().carried(|v| v * 10).get_or_init(|| 6), 6, "nothing to carry");
         memo.clear();
         assert_eq!(*memo.get_or_init(|| 4), 4);
     }

@@ -51,6 +51,26 @@ pub struct Collected {
     counted: bool,
 }
 
+impl Collected {
+    /// The numbers of the same part with its client renamed (renaming changes no number).
+    pub fn renamed(&self, renaming: &crate::Renaming) -> Collected {
+        let locals = self.locals.iter().map(|&(c, v)| (renaming.client(c), v)).collect();
+        Collected { locals, ..self.clone() }
+    }
+
+    /// The numbers of the same part once renumbered with `ranks` (the walk maps each value
+    /// it collected to its rank, and every cversion to 0 or 1).
+    pub fn ranked(&self, ranks: &Numbers) -> Collected {
+        debug_assert!(ranks.ranking);
+        Collected {
+            seqs: self.seqs.iter().map(|&v| ranks.seq(v)).collect(),
+            zxids: self.zxids.iter().map(|&v| ranks.zxid(v)).collect(),
+            locals: self.locals.iter().map(|&(c, v)| (c, ranks.local(c, v))).collect(),
+            counted: false,
+        }
+    }
+}
+
 /// `v`'s rank among the sorted, distinct `values`.
 fn rank(values: &[i64], v: i64, kind: &str) -> i64 {
     values.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected")) as i64
@@ -237,6 +257,15 @@ impl<'a> Renumber<'a> {
 
     pub fn seq(&self, v: i64) -> i64 {
         self.numbers.seq(v)
+    }
+
+    /// The memo of a part once renumbered: its numbers ranked, when ranking (a walk that only
+    /// collects builds nothing that is kept).
+    pub fn carry(&self, memo: &Memo<Option<Collected>>) -> Memo<Option<Collected>> {
+        match self.numbers.is_collecting() {
+            true => Memo::default(),
+            false => memo.carried(|n| n.as_ref().map(|n| n.ranked(self.numbers))),
+        }
     }
 
     pub fn zxid(&self, v: i64) -> i64 {

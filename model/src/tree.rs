@@ -69,7 +69,7 @@ impl DataTree {
             .iter()
             .map(|(path, node)| (r.path(path), Node { owner: node.owner.map(|s| r.session(s)), ..node.clone() }))
             .collect();
-        DataTree { nodes, numbers: Memo::default() }
+        DataTree { nodes, numbers: self.numbers.carried(Clone::clone) }
     }
 
     /// The tree with the lock's children, every zxid, the lock's counter and the cversions
@@ -94,7 +94,7 @@ impl DataTree {
                 (r.path(path), renumbered)
             })
             .collect();
-        DataTree { nodes, numbers: Memo::default() }
+        DataTree { nodes, numbers: r.carry(&self.numbers) }
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {

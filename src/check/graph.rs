@@ -173,10 +173,10 @@ fn expand<R: Recipe>(
     defs: &[Def<R>],
     reduction: Reduction,
 ) -> Expansion<R> {
-    let taken: Vec<(Step, World<R>)> = match reduction.partial_order.then(|| world.local_step()).flatten() {
+    let steps = world.steps();
+    let taken: Vec<(Step, World<R>)> = match reduction.partial_order.then(|| world.local_step_among(&steps)).flatten() {
         Some(alone) => vec![alone],
-        None => world
-            .steps()
+        None => steps
             .into_iter()
             .map(|step| {
                 let mut next = world.clone();

@@ -34,8 +34,12 @@ impl<R: Recipe> World<R> {
     /// A step that may be taken alone from this state (see the module), with the state it leads
     /// to: the first client's, in client order, that qualifies.
     pub fn local_step(&self) -> Option<(Step, World<R>)> {
-        let enabled = self.steps();
-        (0..self.clients.len() as ClientId).find_map(|i| self.local_receive(i, &enabled))
+        self.local_step_among(&self.steps())
+    }
+
+    /// `local_step`, given the steps enabled here.
+    pub fn local_step_among(&self, enabled: &[Step]) -> Option<(Step, World<R>)> {
+        (0..self.clients.len() as ClientId).find_map(|i| self.local_receive(i, enabled))
     }
 
     fn local_receive(&self, i: ClientId, enabled: &[Step]) -> Option<(Step, World<R>)> {

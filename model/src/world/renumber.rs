@@ -105,7 +105,7 @@ impl<R: Recipe> Client<R> {
             grant: r.zxid(self.grant),
             created: self.created.as_ref().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))),
             armed: self.armed,
-            numbers: Default::default(),
+            numbers: r.carry(&self.numbers),
         })
     }
 }

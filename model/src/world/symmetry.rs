@@ -136,7 +136,7 @@ impl<R: Recipe> Client<R> {
             grant: self.grant,
             created: self.created.as_ref().map(|(path, czxid)| (r.path(path), *czxid)),
             armed: self.armed,
-            numbers: Default::default(),
+            numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
         })
     }
 }
