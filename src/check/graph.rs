@@ -173,18 +173,7 @@ fn expand<R: Recipe>(
     defs: &[Def<R>],
     reduction: Reduction,
 ) -> Expansion<R> {
-    let steps = world.steps();
-    let taken: Vec<(Step, World<R>)> = match reduction.partial_order.then(|| world.local_step_among(&steps)).flatten() {
-        Some(alone) => vec![alone],
-        None => steps
-            .into_iter()
-            .map(|step| {
-                let mut next = world.clone();
-                next.apply(step).expect("listed steps are enabled");
-                (step, next)
-            })
-            .collect(),
-    };
+    let taken = world.successors(reduction.partial_order);
     let successors = taken
         .into_iter()
         .map(|(step, next)| {

@@ -34,30 +34,65 @@ impl<R: Recipe> World<R> {
     /// A step that may be taken alone from this state (see the module), with the state it leads
     /// to: the first client's, in client order, that qualifies.
     pub fn local_step(&self) -> Option<(Step, World<R>)> {
-        self.local_step_among(&self.steps())
+        let enabled = self.steps();
+        (0..self.clients.len() as ClientId)
+            .filter_map(|i| self.local_candidate(i, &enabled))
+            .map(|step| (step, self.successor(step)))
+            .find(|(step, next)| self.invisible(*step, next))
     }
 
-    /// `local_step`, given the steps enabled here.
-    pub fn local_step_among(&self, enabled: &[Step]) -> Option<(Step, World<R>)> {
-        (0..self.clients.len() as ClientId).find_map(|i| self.local_receive(i, enabled))
+    /// Every enabled step with the state it leads to, in the order `steps` lists them; or,
+    /// with `partial_order`, only the local step when there is one. The states tried as local
+    /// steps are not computed twice.
+    pub fn successors(&self, partial_order: bool) -> Vec<(Step, World<R>)> {
+        let enabled = self.steps();
+        let mut tried = Vec::new();
+        if partial_order {
+            for i in 0..self.clients.len() as ClientId {
+                if let Some(step) = self.local_candidate(i, &enabled) {
+                    let next = self.successor(step);
+                    if self.invisible(step, &next) {
+                        return vec![(step, next)];
+                    }
+                    tried.push((step, next));
+                }
+            }
+        }
+        enabled
+            .into_iter()
+            .map(|step| match tried.iter().position(|(s, _)| *s == step) {
+                Some(at) => tried.swap_remove(at),
+                None => (step, self.successor(step)),
+            })
+            .collect()
     }
 
-    fn local_receive(&self, i: ClientId, enabled: &[Step]) -> Option<(Step, World<R>)> {
-        let c = &self.clients[usize::from(i)];
+    fn successor(&self, step: Step) -> World<R> {
+        let mut next = self.clone();
+        next.apply(step).expect("listed steps are enabled");
+        next
+    }
+
+    /// Client `i`'s receive, if it commutes with every other step enabled here (whether it
+    /// is invisible needs the state it leads to).
+    fn local_candidate(&self, i: ClientId, enabled: &[Step]) -> Option<Step> {
         let step = Step::Receive(i);
         // Expired opens a new session. Disconnected only tells the world that the client has
         // noticed the outage (which lets the server expire a partitioned session): a step of
         // the client's own that only it enables.
-        let front = c.inbound.front()?;
-        let disconnected = *front == Input::State(SessionState::Disconnected);
-        if *front == Input::State(SessionState::Expired)
-            || !enabled.contains(&step)
-            || !World::<R>::only_commuting_steps_besides(step, enabled)
-        {
-            return None;
-        }
-        let mut next = self.clone();
-        next.apply(step).ok()?;
+        let front = self.clients[usize::from(i)].inbound.front()?;
+        let commutes = *front != Input::State(SessionState::Expired)
+            && enabled.contains(&step)
+            && World::<R>::only_commuting_steps_besides(step, enabled);
+        commutes.then_some(step)
+    }
+
+    /// Whether the receive `step` leading to `next` changed nothing but its client's recipe and
+    /// the front of its queue, and nothing a property reads.
+    fn invisible(&self, step: Step, next: &World<R>) -> bool {
+        let i = step.client();
+        let c = &self.clients[usize::from(i)];
+        let disconnected = c.inbound.front() == Some(&Input::State(SessionState::Disconnected));
         let after = &next.clients[usize::from(i)];
         let unchanged_elsewhere = next.routed.is_empty()
             && next.server == self.server
@@ -79,7 +114,7 @@ impl<R: Recipe> World<R> {
             && (disconnected || after.noticed_disconnect == c.noticed_disconnect)
             && after.created == c.created
             && after.inbound.len() + 1 == c.inbound.len();
-        (unchanged_elsewhere && unchanged_but_recipe_and_queue).then_some((step, next))
+        unchanged_elsewhere && unchanged_but_recipe_and_queue
     }
 
     /// Whether every other enabled step of `step`'s client (in `enabled`) commutes with it: the
