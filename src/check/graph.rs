@@ -8,6 +8,9 @@
 use super::properties::{Def, Kind};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::RwLock;
+use std::sync::mpsc;
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 use zklab_model::{Recipe, Step, World};
@@ -169,7 +172,7 @@ fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: 
 
 fn expand<R: Recipe>(
     world: &World<R>,
-    known: &FxHashMap<u64, u32>,
+    known: &Index,
     defs: &[Def<R>],
     reduction: Reduction,
 ) -> Expansion<R> {
@@ -180,9 +183,9 @@ fn expand<R: Recipe>(
             let broken = judge_step(world, step, &next, defs);
             let next = keep(next, reduction.symmetry);
             let fingerprint = fingerprint(&next);
-            // The index only grows while a chunk is expanded, so a state known now is known at
-            // the merge; one unknown now may have been found by an earlier state of the chunk.
-            let new = (!known.contains_key(&fingerprint)).then(|| {
+            // The index only grows, so a state known now is known at the merge; one unknown now
+            // may have been found by then (by an earlier state of this chunk or the last).
+            let new = known.get(fingerprint).is_none().then(|| {
                 let holds = judge(&next, defs);
                 (next, holds)
             });
@@ -192,33 +195,56 @@ fn expand<R: Recipe>(
     Expansion { waiting: world.waiting_mask(), successors }
 }
 
-/// Expands `states` on up to `threads` threads, results in the order of `states`. Each thread
-/// also drops the states it expanded, which would otherwise be the merging thread's work.
-fn expand_chunk<R: Recipe>(
-    mut states: Vec<World<R>>,
-    known: &FxHashMap<u64, u32>,
-    defs: &[Def<R>],
-    reduction: Reduction,
-    threads: usize,
-) -> Vec<Expansion<R>> {
-    let part = states.len().div_ceil(threads.max(1)).max(1);
-    let mut parts = Vec::new();
+/// Which state each fingerprint is, readable by the expanding threads while the merging
+/// thread adds to it (in shards, so that a reader rarely meets the writer).
+struct Index {
+    shards: Vec<RwLock<FxHashMap<u64, u32>>>,
+    /// Written by the merging thread only.
+    len: AtomicUsize,
+}
+
+impl Index {
+    const SHARDS: usize = 64;
+
+    fn new() -> Self {
+        Index { shards: (0..Self::SHARDS).map(|_| RwLock::default()).collect(), len: AtomicUsize::new(0) }
+    }
+
+    fn shard(&self, fingerprint: u64) -> &RwLock<FxHashMap<u64, u32>> {
+        &self.shards[(fingerprint >> 40) as usize % Self::SHARDS]
+    }
+
+    fn get(&self, fingerprint: u64) -> Option<u32> {
+        self.shard(fingerprint).read().expect("no thread panics holding it").get(&fingerprint).copied()
+    }
+
+    fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Numbers a new state: the next number. Only the merging thread inserts.
+    fn insert(&self, fingerprint: u64) -> u32 {
+        let id = self.len.fetch_add(1, Ordering::Relaxed) as u32;
+        self.shard(fingerprint).write().expect("no thread panics holding it").insert(fingerprint, id);
+        id
+    }
+}
+
+/// Splits `states` into `parts` runs of about equal length, in order.
+fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
+    let part = states.len().div_ceil(parts.max(1)).max(1);
+    let mut split = Vec::new();
     while states.len() > part {
         let rest = states.split_off(part);
-        parts.push(std::mem::replace(&mut states, rest));
+        split.push(std::mem::replace(&mut states, rest));
     }
-    parts.push(states);
-    let expand_part = |p: Vec<World<R>>| p.iter().map(|w| expand(w, known, defs, reduction)).collect::<Vec<_>>();
-    std::thread::scope(|scope| {
-        let mut parts = parts.into_iter();
-        let first = parts.next().unwrap_or_default();
-        let others: Vec<_> = parts.map(|p| scope.spawn(move || expand_part(p))).collect();
-        let mut all = expand_part(first);
-        for other in others {
-            all.extend(other.join().expect("expanding a state does not panic"));
-        }
-        all
-    })
+    split.push(states);
+    split
+}
+
+/// Expands `states` in order, dropping each once expanded (the merging thread would otherwise).
+fn expand_all<R: Recipe>(states: Vec<World<R>>, known: &Index, defs: &[Def<R>], reduction: Reduction) -> Vec<Expansion<R>> {
+    states.into_iter().map(|w| expand(&w, known, defs, reduction)).collect()
 }
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -235,7 +261,7 @@ pub fn explore<R: Recipe>(
 ) -> Graph {
     assert!(defs.len() <= 64, "properties are judged into a 64-bit mask");
     let init = keep(init, reduction.symmetry);
-    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+    let index = Index::new();
     let mut graph = Graph {
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
         offsets: vec![0],
@@ -249,56 +275,102 @@ pub fn explore<R: Recipe>(
         reached: BTreeSet::new(),
         reduction,
     };
-    index.insert(fingerprint(&init), 0);
+    index.insert(fingerprint(&init));
     graph.record(0, judge(&init, defs), defs);
     let mut level = vec![init];
     let mut depth = 0;
-    'levels: while !level.is_empty() {
-        let mut next_level = Vec::new();
-        let mut unexpanded = level.into_iter();
-        loop {
-            let chunk: Vec<World<R>> = unexpanded.by_ref().take(CHUNK).collect();
-            if chunk.is_empty() {
-                break;
-            }
-            if budget.exhausted(index.len()) {
-                graph.complete = false;
-                break 'levels;
-            }
-            for expansion in expand_chunk(chunk, &index, defs, reduction, threads) {
-                let id = graph.expanded() as u32;
-                graph.waiting.push(expansion.waiting);
-                for Successor { step, fingerprint, new, broken } in expansion.successors {
-                    graph.total += 1;
-                    if broken != 0 {
-                        graph.record_step(id, step, broken, defs);
-                    }
-                    let target = match index.get(&fingerprint) {
-                        Some(&t) => t,
-                        None => {
-                            let (next, holds) = new.expect("a state unknown at the merge was unknown before");
-                            let t = index.len() as u32;
-                            index.insert(fingerprint, t);
-                            graph.parent.push((id, step));
-                            graph.depth = depth + 1;
-                            graph.record(t, holds, defs);
-                            next_level.push(next);
-                            t
+    // The helper threads live as long as the pass: a thread started per chunk would start with
+    // an empty allocator heap each time and leave its pages to be reclaimed.
+    std::thread::scope(|scope| {
+        let (done, results) = mpsc::channel::<(usize, Vec<Expansion<R>>)>();
+        let helpers: Vec<mpsc::Sender<(usize, Vec<World<R>>)>> = (1..threads.max(1))
+            .map(|_| {
+                let (give, work) = mpsc::channel::<(usize, Vec<World<R>>)>();
+                let done = done.clone();
+                let index = &index;
+                scope.spawn(move || {
+                    for (part, states) in work {
+                        let expanded = expand_all(states, index, defs, reduction);
+                        if done.send((part, expanded)).is_err() {
+                            return;
                         }
-                    };
-                    graph.edges.push((target, step));
+                    }
+                });
+                give
+            })
+            .collect();
+        'levels: while !level.is_empty() {
+            let mut next_level = Vec::new();
+            let mut unexpanded = level.into_iter();
+            loop {
+                let chunk: Vec<World<R>> = unexpanded.by_ref().take(CHUNK).collect();
+                if chunk.is_empty() {
+                    break;
                 }
-                graph.offsets.push(graph.edges.len() as u32);
+                if budget.exhausted(index.len()) {
+                    graph.complete = false;
+                    break 'levels;
+                }
+                let mut parts = split(chunk, helpers.len() + 1).into_iter();
+                let own = parts.next().unwrap_or_default();
+                let given = parts.len();
+                for ((part, states), helper) in parts.enumerate().zip(&helpers) {
+                    helper.send((part + 1, states)).expect("helpers run until the pass ends");
+                }
+                let mut expanded = vec![expand_all(own, &index, defs, reduction)];
+                expanded.resize_with(given + 1, Vec::new);
+                for _ in 0..given {
+                    let (part, expansions) = results.recv().expect("helpers run until the pass ends");
+                    expanded[part] = expansions;
+                }
+                graph.merge(expanded.into_iter().flatten(), &index, &mut next_level, depth, defs);
+                progress(Progress { unique: index.len(), total: graph.total, depth });
             }
-            progress(Progress { unique: index.len(), total: graph.total, depth });
+            level = next_level;
+            depth += 1;
         }
-        level = next_level;
-        depth += 1;
-    }
+        drop(helpers);
+    });
     graph
 }
 
 impl Graph {
+    /// Numbers the new states among a chunk's expansions and records its edges, in the order one
+    /// thread would have met them.
+    fn merge<R: Recipe>(
+        &mut self,
+        expansions: impl IntoIterator<Item = Expansion<R>>,
+        index: &Index,
+        next_level: &mut Vec<World<R>>,
+        depth: usize,
+        defs: &[Def<R>],
+    ) {
+        for expansion in expansions {
+            let id = self.expanded() as u32;
+            self.waiting.push(expansion.waiting);
+            for Successor { step, fingerprint, new, broken } in expansion.successors {
+                self.total += 1;
+                if broken != 0 {
+                    self.record_step(id, step, broken, defs);
+                }
+                let target = match index.get(fingerprint) {
+                    Some(t) => t,
+                    None => {
+                        let (next, holds) = new.expect("a state unknown at the merge was unknown before");
+                        let t = index.insert(fingerprint);
+                        self.parent.push((id, step));
+                        self.depth = depth + 1;
+                        self.record(t, holds, defs);
+                        next_level.push(next);
+                        t
+                    }
+                };
+                self.edges.push((target, step));
+            }
+            self.offsets.push(self.edges.len() as u32);
+        }
+    }
+
     /// Records what `holds` (see `judge`) says of the new state `id`.
     fn record<R: Recipe>(&mut self, id: u32, holds: u64, defs: &[Def<R>]) {
         for (i, def) in defs.iter().enumerate() {
