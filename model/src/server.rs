@@ -112,10 +112,11 @@ pub struct Server {
     tree: Arc<DataTree>,
     zxid: i64,
     next_session: u32,
-    sessions: BTreeMap<SessionId, SessionInfo>,
+    /// Shared between states like the tree: most steps change no session and no watch.
+    sessions: Arc<BTreeMap<SessionId, SessionInfo>>,
     /// Watches set by getData and exists (the server keeps them in one table).
-    data_watches: WatchTable,
-    child_watches: WatchTable,
+    data_watches: Arc<WatchTable>,
+    child_watches: Arc<WatchTable>,
     /// Past trees, newest last, for lagging reads.
     history: VecDeque<(i64, Arc<DataTree>)>,
 }
@@ -127,24 +128,26 @@ impl Server {
             tree: Arc::default(),
             zxid: 0,
             next_session: 1,
-            sessions: BTreeMap::new(),
-            data_watches: BTreeMap::new(),
-            child_watches: BTreeMap::new(),
+            sessions: Arc::default(),
+            data_watches: Arc::default(),
+            child_watches: Arc::default(),
             history: VecDeque::new(),
         }
     }
 
     /// The same server with clients' roles swapped (see `symmetry`).
     pub fn renamed(&self, r: &crate::symmetry::Renamer) -> Server {
-        let table = |t: &WatchTable| -> WatchTable {
-            t.iter().map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect())).collect()
+        let table = |t: &WatchTable| -> Arc<WatchTable> {
+            Arc::new(
+                t.iter().map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect())).collect(),
+            )
         };
         Server {
             config: self.config,
             tree: Arc::new(self.tree.renamed(r)),
             zxid: self.zxid,
             next_session: self.next_session,
-            sessions: self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect(),
+            sessions: Arc::new(self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect()),
             data_watches: table(&self.data_watches),
             child_watches: table(&self.child_watches),
             history: self.history.iter().map(|(zxid, tree)| (*zxid, Arc::new(tree.renamed(r)))).collect(),
@@ -170,7 +173,9 @@ impl Server {
                 Arc::new(renumbered)
             }
         };
-        let table = |t: &WatchTable| -> WatchTable { t.iter().map(|(path, s)| (r.path(path), s.clone())).collect() };
+        let table = |t: &WatchTable| -> Arc<WatchTable> {
+            Arc::new(t.iter().map(|(path, s)| (r.path(path), s.clone())).collect())
+        };
         let sessions = self.sessions.iter().map(|(s, info)| {
             (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
         });
@@ -179,7 +184,7 @@ impl Server {
             tree: tree(&self.tree),
             zxid: r.zxid(self.zxid),
             next_session: self.next_session,
-            sessions: sessions.collect(),
+            sessions: Arc::new(sessions.collect()),
             data_watches: table(&self.data_watches),
             child_watches: table(&self.child_watches),
             history: self.history.iter().map(|(zxid, t)| (r.zxid(*zxid), tree(t))).collect(),
@@ -210,7 +215,7 @@ impl Server {
         let timeout_ms = requested_timeout_ms.clamp(min, max);
         let id = SessionId(self.next_session);
         self.next_session += 1;
-        self.sessions
+        Arc::make_mut(&mut self.sessions)
             .insert(id, SessionInfo { timeout_ms, status: SessionStatus::Open, last_zxid: self.zxid, view: None });
         (id, timeout_ms)
     }
@@ -239,7 +244,7 @@ impl Server {
         // Only lagging reads need what each session has seen; tracking it otherwise would tell
         // apart states that no recipe can tell apart.
         if self.config.lag_window > 0 {
-            if let Some(info) = self.sessions.get_mut(&session) {
+            if let Some(info) = Arc::make_mut(&mut self.sessions).get_mut(&session) {
                 info.last_zxid = info.last_zxid.max(zxid);
             }
         }
@@ -384,7 +389,7 @@ impl Server {
                 None => {
                     let table =
                         if armed == WatchKind::Child { &mut self.child_watches } else { &mut self.data_watches };
-                    table.entry(path.to_string()).or_default().insert(session);
+                    Arc::make_mut(table).entry(path.to_string()).or_default().insert(session);
                 }
             }
         }
@@ -414,7 +419,7 @@ impl Server {
     /// Returns the zxid its reads now see.
     pub fn attach_lagging(&mut self, session: SessionId) -> Option<i64> {
         let view = self.lag_view(session)?;
-        self.sessions.get_mut(&session)?.view = Some(view);
+        Arc::make_mut(&mut self.sessions).get_mut(&session)?.view = Some(view);
         Some(view)
     }
 
@@ -428,7 +433,7 @@ impl Server {
     /// `session` belongs to a new client handle, which has seen nothing yet: a follower may show
     /// it any state in the lag window (the old handle's zxid died with it).
     pub fn forget_seen(&mut self, session: SessionId) {
-        if let Some(info) = self.sessions.get_mut(&session) {
+        if let Some(info) = Arc::make_mut(&mut self.sessions).get_mut(&session) {
             info.last_zxid = 0;
         }
     }
@@ -440,8 +445,11 @@ impl Server {
 
     /// The follower has caught up with the leader: reads by `session` see the latest tree again.
     pub fn catch_up(&mut self, session: SessionId) {
-        if let Some(info) = self.sessions.get_mut(&session) {
-            info.view = None;
+        // Every write catches up: only a lagging session is written to.
+        if self.sessions.get(&session).is_some_and(|info| info.view.is_some()) {
+            if let Some(info) = Arc::make_mut(&mut self.sessions).get_mut(&session) {
+                info.view = None;
+            }
         }
     }
 
@@ -472,7 +480,7 @@ impl Server {
             self.remove_node(&path, zxid, &mut out);
         }
         self.drop_watches(session);
-        let info = self.sessions.get_mut(&session).expect("alive above");
+        let info = Arc::make_mut(&mut self.sessions).get_mut(&session).expect("alive above");
         info.status = status;
         info.view = None;
         out
@@ -481,10 +489,12 @@ impl Server {
     /// Forgets every watch of `session`, as the server does when its connection goes away.
     pub fn drop_watches(&mut self, session: SessionId) {
         for table in [&mut self.data_watches, &mut self.child_watches] {
-            table.retain(|_, sessions| {
-                sessions.remove(&session);
-                !sessions.is_empty()
-            });
+            if table.values().any(|sessions| sessions.contains(&session)) {
+                Arc::make_mut(table).retain(|_, sessions| {
+                    sessions.remove(&session);
+                    !sessions.is_empty()
+                });
+            }
         }
     }
 
@@ -515,7 +525,7 @@ impl Server {
                 None => {
                     let table =
                         if *kind == WatchKind::Child { &mut self.child_watches } else { &mut self.data_watches };
-                    table.entry(path.clone()).or_default().insert(session);
+                    Arc::make_mut(table).entry(path.clone()).or_default().insert(session);
                 }
             }
         }
@@ -611,13 +621,16 @@ impl WatchKind {
 /// Fires and removes the one-shot watches on `path`, one notification per session; sessions in
 /// `skip` were already told about this node by the same event.
 fn trigger(
-    table: &mut WatchTable,
+    table: &mut Arc<WatchTable>,
     path: &str,
     kind: EventType,
     skip: &BTreeSet<SessionId>,
     out: &mut Vec<Notification>,
 ) -> BTreeSet<SessionId> {
-    let sessions = table.remove(path).unwrap_or_default();
+    if !table.contains_key(path) {
+        return BTreeSet::new();
+    }
+    let sessions = Arc::make_mut(table).remove(path).unwrap_or_default();
     for session in &sessions {
         if !skip.contains(session) {
             out.push(Notification { session: *session, event: WatchedEvent { kind, path: path.to_string() } });

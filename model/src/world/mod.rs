@@ -46,7 +46,7 @@ pub struct World<R> {
     interchangeable: bool,
     /// Which client each live handle's session belongs to: derived from `clients`, so not part
     /// of the state; it spares routing a walk over thousands of clients.
-    by_session: BTreeMap<SessionId, ClientId>,
+    by_session: Arc<BTreeMap<SessionId, ClientId>>,
     /// The clients the last step queued a watch notification for (the simulator schedules
     /// their deliveries). Not part of the state.
     routed: Vec<ClientId>,
@@ -125,8 +125,8 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    fn index_sessions(clients: &Clients<R>) -> BTreeMap<SessionId, ClientId> {
-        clients.iter().enumerate().map(|(i, c)| (c.session, i as ClientId)).collect()
+    fn index_sessions(clients: &Clients<R>) -> Arc<BTreeMap<SessionId, ClientId>> {
+        Arc::new(clients.iter().enumerate().map(|(i, c)| (c.session, i as ClientId)).collect())
     }
 
     /// The clients the last step queued a watch notification for.
@@ -565,8 +565,9 @@ impl<R: Recipe> World<R> {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
             let c = &mut self.clients[i];
             note(log, || Note::Client(format!("opens a new session {session}")));
-            self.by_session.remove(&c.session);
-            self.by_session.insert(session, i as ClientId);
+            let by_session = Arc::make_mut(&mut self.by_session);
+            by_session.remove(&c.session);
+            by_session.insert(session, i as ClientId);
             c.session = session;
             c.link = Link::Up;
             c.drop_zxid = 0;
