@@ -85,11 +85,22 @@ pub fn name(path: &str) -> &str {
 
 /// `parent` joined with a child `name`.
 pub fn join(parent: &str, name: &str) -> String {
-    if parent == "/" {
-        format!("/{name}")
-    } else {
-        format!("{parent}/{name}")
-    }
+    // The checker joins paths on every state it renames or renumbers: no formatting machinery.
+    let parent = if parent == "/" { "" } else { parent };
+    let mut path = String::with_capacity(parent.len() + 1 + name.len());
+    path.push_str(parent);
+    path.push('/');
+    path.push_str(name);
+    path
+}
+
+/// The name of `path` if it is a child of `parent` (not a deeper descendant).
+pub fn child_of<'p>(path: &'p str, parent: &str) -> Option<&'p str> {
+    let rest = match parent {
+        "/" => path.strip_prefix('/')?,
+        _ => path.strip_prefix(parent)?.strip_prefix('/')?,
+    };
+    (!rest.is_empty() && !rest.contains('/')).then_some(rest)
 }
 
 /// The sequence number of a sequential node `name` created with `prefix`. Only the prefix tells
@@ -110,5 +121,36 @@ pub fn sequence_of(name: &str, prefix: &str) -> Option<i32> {
 
 /// The suffix ZooKeeper appends to a sequential create: `%010d` of the signed counter.
 pub fn sequence_suffix(counter: i32) -> String {
-    format!("{counter:010}")
+    let mut suffix = String::with_capacity(11);
+    push_sequence_suffix(&mut suffix, counter);
+    suffix
+}
+
+/// Appends `sequence_suffix(counter)` to `out`.
+pub fn push_sequence_suffix(out: &mut String, counter: i32) {
+    use std::fmt::Write;
+    write!(out, "{counter:010}").expect("writing to a String does not fail");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn child_of_names_only_direct_children() {
+        assert_eq!(child_of("/lock/x-0000000001", "/lock"), Some("x-0000000001"));
+        assert_eq!(child_of("/lock", "/lock"), None);
+        assert_eq!(child_of("/lockx/y", "/lock"), None);
+        assert_eq!(child_of("/lock/a/b", "/lock"), None);
+        assert_eq!(child_of("/lock", "/"), Some("lock"));
+        assert_eq!(child_of("/", "/"), None);
+    }
+
+    #[test]
+    fn join_and_suffix_format_like_zookeeper() {
+        assert_eq!(join("/", "lock"), "/lock");
+        assert_eq!(join("/lock", "x-"), "/lock/x-");
+        assert_eq!(sequence_suffix(7), "0000000007");
+        assert_eq!(sequence_suffix(i32::MIN), "-2147483648");
+    }
 }

@@ -218,7 +218,12 @@ impl Numbers {
             Some(at) => {
                 let value = self.seq(name[at..].parse().expect("ten digits"));
                 match self.ranking {
-                    true => format!("{}{}", &name[..at], path::sequence_suffix(value as i32)),
+                    true => {
+                        let mut renamed = String::with_capacity(name.len() + 1);
+                        renamed.push_str(&name[..at]);
+                        path::push_sequence_suffix(&mut renamed, value as i32);
+                        renamed
+                    }
                     false => name.to_string(),
                 }
             }
@@ -284,10 +289,9 @@ impl<'a> Renumber<'a> {
 
 impl Rewrite for Renumber<'_> {
     fn path(&self, p: &str) -> String {
-        if p != "/" && path::parent(p) == self.lock_path {
-            path::join(self.lock_path, &self.child(path::name(p)))
-        } else {
-            p.to_string()
+        match path::child_of(p, self.lock_path) {
+            Some(name) => path::join(self.lock_path, &self.child(name)),
+            None => p.to_string(),
         }
     }
 

@@ -139,7 +139,9 @@ impl Server {
     pub fn renamed(&self, r: &crate::symmetry::Renamer) -> Server {
         let table = |t: &WatchTable| -> Arc<WatchTable> {
             Arc::new(
-                t.iter().map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect())).collect(),
+                t.iter()
+                    .map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect()))
+                    .collect(),
             )
         };
         Server {

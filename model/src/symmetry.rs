@@ -84,10 +84,9 @@ impl Renamer<'_> {
 
 impl Rewrite for Renamer<'_> {
     fn path(&self, p: &str) -> String {
-        if p != "/" && path::parent(p) == self.lock_path {
-            path::join(self.lock_path, &(self.name)(path::name(p)))
-        } else {
-            p.to_string()
+        match path::child_of(p, self.lock_path) {
+            Some(name) => path::join(self.lock_path, &(self.name)(name)),
+            None => p.to_string(),
         }
     }
 

@@ -8,10 +8,10 @@
 use super::properties::{Def, Kind};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::RwLock;
-use std::sync::mpsc;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::RwLock;
 use std::time::Instant;
 use zklab_model::{Recipe, Step, World};
 
@@ -170,12 +170,7 @@ fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: 
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
-fn expand<R: Recipe>(
-    world: &World<R>,
-    known: &Index,
-    defs: &[Def<R>],
-    reduction: Reduction,
-) -> Expansion<R> {
+fn expand<R: Recipe>(world: &World<R>, known: &Index, defs: &[Def<R>], reduction: Reduction) -> Expansion<R> {
     let taken = world.successors(reduction.partial_order);
     let successors = taken
         .into_iter()
@@ -243,7 +238,12 @@ fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
 }
 
 /// Expands `states` in order, dropping each once expanded (the merging thread would otherwise).
-fn expand_all<R: Recipe>(states: Vec<World<R>>, known: &Index, defs: &[Def<R>], reduction: Reduction) -> Vec<Expansion<R>> {
+fn expand_all<R: Recipe>(
+    states: Vec<World<R>>,
+    known: &Index,
+    defs: &[Def<R>],
+    reduction: Reduction,
+) -> Vec<Expansion<R>> {
     states.into_iter().map(|w| expand(&w, known, defs, reduction)).collect()
 }
 
