@@ -225,6 +225,33 @@ impl Index {
     }
 }
 
+/// The states of one breadth-first level, in order, kept in runs of a chunk each: one vector
+/// of a million states would be copied whole every time it grew.
+struct Level<R>(Vec<Vec<World<R>>>);
+
+impl<R> Default for Level<R> {
+    fn default() -> Self {
+        Level(Vec::new())
+    }
+}
+
+impl<R> Level<R> {
+    fn push(&mut self, world: World<R>) {
+        match self.0.last_mut() {
+            Some(run) if run.len() < CHUNK => run.push(world),
+            _ => {
+                let mut run = Vec::with_capacity(CHUNK);
+                run.push(world);
+                self.0.push(run);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Splits `states` into `parts` runs of about equal length, in order.
 fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
     let part = states.len().div_ceil(parts.max(1)).max(1);
@@ -277,7 +304,8 @@ pub fn explore<R: Recipe>(
     };
     index.insert(fingerprint(&init));
     graph.record(0, judge(&init, defs), defs);
-    let mut level = vec![init];
+    let mut level = Level::default();
+    level.push(init);
     let mut depth = 0;
     // The helper threads live as long as the pass: a thread started per chunk would start with
     // an empty allocator heap each time and leave its pages to be reclaimed.
@@ -300,8 +328,8 @@ pub fn explore<R: Recipe>(
             })
             .collect();
         'levels: while !level.is_empty() {
-            let mut next_level = Vec::new();
-            let mut unexpanded = level.into_iter();
+            let mut next_level = Level::default();
+            let mut unexpanded = level.0.into_iter().flatten();
             loop {
                 let chunk: Vec<World<R>> = unexpanded.by_ref().take(CHUNK).collect();
                 if chunk.is_empty() {
@@ -341,7 +369,7 @@ impl Graph {
         &mut self,
         expansions: impl IntoIterator<Item = Expansion<R>>,
         index: &Index,
-        next_level: &mut Vec<World<R>>,
+        next_level: &mut Level<R>,
         depth: usize,
         defs: &[Def<R>],
     ) {
