@@ -307,19 +307,20 @@ pub fn explore<R: Recipe>(
     let mut level = Level::default();
     level.push(init);
     let mut depth = 0;
-    // The helper threads live as long as the pass: a thread started per chunk would start with
-    // an empty allocator heap each time and leave its pages to be reclaimed.
+    // With more than one thread, helper threads expand the states and this thread merges what
+    // they found, one chunk behind: while it merges a chunk they expand the next. The helpers
+    // live as long as the pass: a thread started per chunk would start with an empty allocator
+    // heap each time and leave its pages to be reclaimed.
     std::thread::scope(|scope| {
-        let (done, results) = mpsc::channel::<(usize, Vec<Expansion<R>>)>();
-        let helpers: Vec<mpsc::Sender<(usize, Vec<World<R>>)>> = (1..threads.max(1))
+        let (done, results) = mpsc::channel::<(usize, usize, Vec<Expansion<R>>)>();
+        let helpers: Vec<mpsc::Sender<(usize, usize, Vec<World<R>>)>> = (0..if threads > 1 { threads } else { 0 })
             .map(|_| {
-                let (give, work) = mpsc::channel::<(usize, Vec<World<R>>)>();
+                let (give, work) = mpsc::channel::<(usize, usize, Vec<World<R>>)>();
                 let done = done.clone();
                 let index = &index;
                 scope.spawn(move || {
-                    for (part, states) in work {
-                        let expanded = expand_all(states, index, defs, reduction);
-                        if done.send((part, expanded)).is_err() {
+                    for (chunk, part, states) in work {
+                        if done.send((chunk, part, expand_all(states, index, defs, reduction))).is_err() {
                             return;
                         }
                     }
@@ -327,32 +328,52 @@ pub fn explore<R: Recipe>(
                 give
             })
             .collect();
-        'levels: while !level.is_empty() {
+        while !level.is_empty() && graph.complete {
             let mut next_level = Level::default();
             let mut unexpanded = level.0.into_iter().flatten();
-            loop {
-                let chunk: Vec<World<R>> = unexpanded.by_ref().take(CHUNK).collect();
-                if chunk.is_empty() {
-                    break;
+            let mut next_chunk = || Some(unexpanded.by_ref().take(CHUNK).collect::<Vec<_>>()).filter(|c| !c.is_empty());
+            if helpers.is_empty() {
+                while let Some(chunk) = next_chunk() {
+                    if budget.exhausted(index.len()) {
+                        graph.complete = false;
+                        break;
+                    }
+                    graph.merge(expand_all(chunk, &index, defs, reduction), &index, &mut next_level, depth, defs);
+                    progress(Progress { unique: index.len(), total: graph.total, depth });
                 }
-                if budget.exhausted(index.len()) {
-                    graph.complete = false;
-                    break 'levels;
+            } else {
+                // Chunks sent and merged so far, how many parts each was cut into, and the parts
+                // that came back before the ones merged ahead of them.
+                let (mut sent, mut merged) = (0, 0);
+                let mut parts = Vec::new();
+                let mut arrived: BTreeMap<(usize, usize), Vec<Expansion<R>>> = BTreeMap::new();
+                loop {
+                    while sent <= merged + 1 && graph.complete {
+                        if budget.exhausted(index.len()) {
+                            graph.complete = false;
+                            break;
+                        }
+                        let Some(chunk) = next_chunk() else { break };
+                        let cut = split(chunk, helpers.len());
+                        parts.push(cut.len());
+                        for ((part, states), helper) in cut.into_iter().enumerate().zip(&helpers) {
+                            helper.send((sent, part, states)).expect("helpers run until the pass ends");
+                        }
+                        sent += 1;
+                    }
+                    if merged == sent {
+                        break;
+                    }
+                    while (0..parts[merged]).any(|part| !arrived.contains_key(&(merged, part))) {
+                        let (chunk, part, expansions) = results.recv().expect("helpers run until the pass ends");
+                        arrived.insert((chunk, part), expansions);
+                    }
+                    let expansions =
+                        (0..parts[merged]).flat_map(|part| arrived.remove(&(merged, part)).unwrap_or_default());
+                    graph.merge(expansions, &index, &mut next_level, depth, defs);
+                    merged += 1;
+                    progress(Progress { unique: index.len(), total: graph.total, depth });
                 }
-                let mut parts = split(chunk, helpers.len() + 1).into_iter();
-                let own = parts.next().unwrap_or_default();
-                let given = parts.len();
-                for ((part, states), helper) in parts.enumerate().zip(&helpers) {
-                    helper.send((part + 1, states)).expect("helpers run until the pass ends");
-                }
-                let mut expanded = vec![expand_all(own, &index, defs, reduction)];
-                expanded.resize_with(given + 1, Vec::new);
-                for _ in 0..given {
-                    let (part, expansions) = results.recv().expect("helpers run until the pass ends");
-                    expanded[part] = expansions;
-                }
-                graph.merge(expanded.into_iter().flatten(), &index, &mut next_level, depth, defs);
-                progress(Progress { unique: index.len(), total: graph.total, depth });
             }
             level = next_level;
             depth += 1;
