@@ -381,7 +381,7 @@ fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
         timeout: args.timeout.map(Duration::from_secs),
         max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
         progress: false,
-        // Manifest state counts are of states, not symmetry classes, in the full graph.
+        // The manifest's counts are of the full graph (`manifest::run` says so itself).
         symmetry: false,
         partial_order: false,
         cross_check: args.cross_check,

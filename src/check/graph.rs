@@ -135,9 +135,9 @@ fn fingerprint<R: Recipe>(world: &World<R>) -> u64 {
     hasher.finish()
 }
 
-/// States expanded per round: the threads expand a chunk side by side, then one thread merges
-/// it into the graph in order. Small enough to bound the successors held at once, large enough
-/// that starting the threads costs nothing.
+/// States expanded per round: the helper threads expand a chunk side by side while the merging
+/// thread numbers the one before in order. Small enough to bound the successors held at once,
+/// large enough that handing out the work costs nothing.
 const CHUNK: usize = 4096;
 
 /// A successor as a worker found it: unknown states come with the state itself and which
@@ -252,6 +252,12 @@ impl<R> Level<R> {
     }
 }
 
+/// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
+type Work<R> = (usize, usize, Vec<World<R>>);
+
+/// What a helper thread found in a part of a chunk.
+type Done<R> = (usize, usize, Vec<Expansion<R>>);
+
 /// Splits `states` into `parts` runs of about equal length, in order.
 fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
     let part = states.len().div_ceil(parts.max(1)).max(1);
@@ -276,8 +282,9 @@ fn expand_all<R: Recipe>(
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
 /// safety and reachability properties in `defs` in every state and the transition properties
-/// on every step, with the reductions `reduction` asks for. States are numbered in the order one thread would meet them, so the graph,
-/// its counterexamples and its counts do not depend on the number of threads.
+/// on every step, with the reductions `reduction` asks for. States are numbered in the order
+/// one thread would meet them, so the graph, its counterexamples and its counts do not depend
+/// on the number of threads.
 pub fn explore<R: Recipe>(
     init: World<R>,
     defs: &[Def<R>],
@@ -312,10 +319,10 @@ pub fn explore<R: Recipe>(
     // live as long as the pass: a thread started per chunk would start with an empty allocator
     // heap each time and leave its pages to be reclaimed.
     std::thread::scope(|scope| {
-        let (done, results) = mpsc::channel::<(usize, usize, Vec<Expansion<R>>)>();
-        let helpers: Vec<mpsc::Sender<(usize, usize, Vec<World<R>>)>> = (0..if threads > 1 { threads } else { 0 })
+        let (done, results) = mpsc::channel::<Done<R>>();
+        let helpers: Vec<mpsc::Sender<Work<R>>> = (0..if threads > 1 { threads } else { 0 })
             .map(|_| {
-                let (give, work) = mpsc::channel::<(usize, usize, Vec<World<R>>)>();
+                let (give, work) = mpsc::channel::<Work<R>>();
                 let done = done.clone();
                 let index = &index;
                 scope.spawn(move || {
