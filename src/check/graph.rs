@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::RwLock;
+use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 use zklab_model::{Recipe, Step, World};
 
@@ -252,6 +252,9 @@ impl<R> Level<R> {
     }
 }
 
+/// Parts a chunk is cut into per helper thread, so that the helpers share it out evenly.
+const PARTS_PER_HELPER: usize = 4;
+
 /// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
 type Work<R> = (usize, usize, Vec<World<R>>);
 
@@ -318,28 +321,29 @@ pub fn explore<R: Recipe>(
     // they found, one chunk behind: while it merges a chunk they expand the next. The helpers
     // live as long as the pass: a thread started per chunk would start with an empty allocator
     // heap each time and leave its pages to be reclaimed.
+    // One queue of parts that every helper takes from: a helper slowed down (the merging thread
+    // shares the cores) leaves the next parts to the others.
+    let (give, work) = mpsc::channel::<Work<R>>();
+    let work = Mutex::new(work);
     std::thread::scope(|scope| {
         let (done, results) = mpsc::channel::<Done<R>>();
-        let helpers: Vec<mpsc::Sender<Work<R>>> = (0..if threads > 1 { threads } else { 0 })
-            .map(|_| {
-                let (give, work) = mpsc::channel::<Work<R>>();
-                let done = done.clone();
-                let index = &index;
-                scope.spawn(move || {
-                    for (chunk, part, states) in work {
-                        if done.send((chunk, part, expand_all(states, index, defs, reduction))).is_err() {
-                            return;
-                        }
-                    }
-                });
-                give
-            })
-            .collect();
+        let helpers = if threads > 1 { threads } else { 0 };
+        for _ in 0..helpers {
+            let done = done.clone();
+            let (index, work) = (&index, &work);
+            scope.spawn(move || loop {
+                let next = work.lock().expect("no helper panics holding it").recv();
+                let Ok((chunk, part, states)) = next else { return };
+                if done.send((chunk, part, expand_all(states, index, defs, reduction))).is_err() {
+                    return;
+                }
+            });
+        }
         while !level.is_empty() && graph.complete {
             let mut next_level = Level::default();
             let mut unexpanded = level.0.into_iter().flatten();
             let mut next_chunk = || Some(unexpanded.by_ref().take(CHUNK).collect::<Vec<_>>()).filter(|c| !c.is_empty());
-            if helpers.is_empty() {
+            if helpers == 0 {
                 while let Some(chunk) = next_chunk() {
                     if budget.exhausted(index.len()) {
                         graph.complete = false;
@@ -361,10 +365,10 @@ pub fn explore<R: Recipe>(
                             break;
                         }
                         let Some(chunk) = next_chunk() else { break };
-                        let cut = split(chunk, helpers.len());
+                        let cut = split(chunk, helpers * PARTS_PER_HELPER);
                         parts.push(cut.len());
-                        for ((part, states), helper) in cut.into_iter().enumerate().zip(&helpers) {
-                            helper.send((sent, part, states)).expect("helpers run until the pass ends");
+                        for (part, states) in cut.into_iter().enumerate() {
+                            give.send((sent, part, states)).expect("helpers run until the pass ends");
                         }
                         sent += 1;
                     }
@@ -385,7 +389,7 @@ pub fn explore<R: Recipe>(
             level = next_level;
             depth += 1;
         }
-        drop(helpers);
+        drop(give);
     });
     graph
 }
