@@ -17,6 +17,11 @@ impl<T> Memo<T> {
         self.0.get_or_init(derive)
     }
 
+    /// The value, if it has been computed.
+    pub fn get(&self) -> Option<&T> {
+        self.0.get()
+    }
+
     /// The memo of a copy of the owner changed in a way whose effect on the value `carry`
     /// knows (renaming a client renames the clients its numbers are filed under).
     pub fn carried(&self, carry: impl FnOnce(&T) -> T) -> Memo<T> {

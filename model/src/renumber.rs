@@ -58,6 +58,15 @@ impl Collected {
         Collected { locals, ..self.clone() }
     }
 
+    /// Whether renumbering with `ranks` leaves every one of these numbers as it is, so that the
+    /// part they come from need not be walked again.
+    pub fn fixed_by(&self, ranks: &Numbers) -> bool {
+        !self.counted
+            && self.seqs.iter().all(|&v| ranks.seq(v) == v)
+            && self.zxids.iter().all(|&v| ranks.zxid(v) == v)
+            && self.locals.iter().all(|&(c, v)| ranks.local(c, v) == v)
+    }
+
     /// The numbers of the same part once renumbered with `ranks` (the walk maps each value
     /// it collected to its rank, and every cversion to 0 or 1).
     pub fn ranked(&self, ranks: &Numbers) -> Collected {
@@ -262,6 +271,12 @@ impl<'a> Renumber<'a> {
 
     pub fn seq(&self, v: i64) -> i64 {
         self.numbers.seq(v)
+    }
+
+    /// Whether the part with this memo is known to come out of the ranking walk unchanged.
+    pub fn leaves_alone(&self, memo: &Memo<Option<Collected>>) -> bool {
+        !self.numbers.is_collecting()
+            && memo.get().is_some_and(|n| n.as_ref().is_some_and(|n| n.fixed_by(self.numbers)))
     }
 
     /// The memo of a part once renumbered: its numbers ranked, when ranking (a walk that only

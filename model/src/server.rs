@@ -168,6 +168,9 @@ impl Server {
                 });
                 return tree.clone();
             }
+            if r.leaves_alone(&tree.numbers) {
+                return tree.clone();
+            }
             let renumbered = tree.renumbered(r);
             if renumbered == **tree {
                 tree.clone()

@@ -69,6 +69,9 @@ impl<R: Recipe> World<R> {
                 numbers.collect_part(&c.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
                 continue;
             }
+            if r.leaves_alone(&c.numbers) {
+                continue;
+            }
             let renumbered = c.renumbered(i as ClientId, &r)?;
             // Only a changed client is written, so unchanged ones stay shared between states.
             if renumbered != *c {
