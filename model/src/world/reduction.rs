@@ -121,7 +121,9 @@ impl<R: Recipe> World<R> {
     /// client's connection dropping, coming back (with or without a lost request) or its
     /// session expiring, and the server's own events. None of them reads or writes the recipe,
     /// and they only append to the inbound queue. (A crash or a pause would stop the step:
-    /// while their budget lasts they are enabled, and are not among these.)
+    /// while their budget lasts they are enabled, and are not among these. The server expiring
+    /// the session waits for the client to notice its outage, so it is never enabled while a
+    /// Disconnected, whose handling is what notices it, waits in the queue.)
     fn only_commuting_steps_besides(step: Step, enabled: &[Step]) -> bool {
         enabled.iter().filter(|s| s.client() == step.client()).all(|&other| {
             other == step
