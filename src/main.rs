@@ -153,8 +153,9 @@ struct CheckArgs {
     /// lagging-read, reap-parent), each once or `kind=N` times, `all` or `none`.
     #[arg(long, default_value = "none")]
     faults: String,
-    /// How many times each client acquires and releases.
-    #[arg(long, default_value_t = 1)]
+    /// How many times each client acquires and releases (1 to 254), or `unbounded`: each client
+    /// asks again whenever it is idle, forever, so starvation by overtaking can be found.
+    #[arg(long, default_value = "1", value_parser = parse_rounds)]
     rounds: u8,
     /// Start the lock's sequence counter here (e.g. 2147483647 to cross the 32-bit wrap).
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
@@ -287,6 +288,17 @@ fn one_line(message: &str) -> String {
     }
 }
 
+/// `--rounds`: a count of rounds, or `unbounded`.
+fn parse_rounds(text: &str) -> Result<u8, String> {
+    if text == "unbounded" {
+        return Ok(zklab_model::UNBOUNDED_ROUNDS);
+    }
+    match text.parse::<u8>() {
+        Ok(n) if (1..zklab_model::UNBOUNDED_ROUNDS).contains(&n) => Ok(n),
+        _ => Err(format!("must be a number from 1 to 254 or `unbounded`, got {text:?}")),
+    }
+}
+
 fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     if args.threads == 0 || args.threads > 256 {
         return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
@@ -327,6 +339,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         symmetry: args.symmetry,
         partial_order: !args.no_partial_order,
         cross_check: args.cross_check,
+        settle: true,
     };
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
@@ -400,6 +413,7 @@ fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
         symmetry: false,
         partial_order: false,
         cross_check: args.cross_check,
+        settle: true,
     };
     let mut failed = 0;
     say!("{:<50} {:>10}  verdict", "entry", "states");
@@ -423,7 +437,10 @@ fn print_report(report: &Report) {
         report.recipe,
         report.clients,
         report.client_behaviour,
-        report.rounds,
+        match report.rounds {
+            zklab_model::UNBOUNDED_ROUNDS => "unbounded".to_string(),
+            n => n.to_string(),
+        },
         report.unique_states,
         if report.symmetry { "symmetry classes" } else { "states" },
         report.total_states,
@@ -440,6 +457,10 @@ fn print_report(report: &Report) {
         };
         say!("  {:<28} {status}", p.name);
     }
+    say!(
+        "  states are 128-bit fingerprints: the chance that two shared one (and one went unexplored) is below {:.1e}",
+        report.fingerprint_collision_probability
+    );
     if let Some(cross) = &report.cross_check {
         match cross.agrees() {
             true => say!("  stateright agrees ({} unique states)", cross.stateright_unique_states),

@@ -100,9 +100,10 @@ pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> R
         steps += 1;
         if progress && steps.is_multiple_of(1024) && last.elapsed() >= std::time::Duration::from_secs(1) {
             last = std::time::Instant::now();
-            let held = world.grants;
+            let rounds = u64::from(world.config().rounds);
+            let asked: u64 = world.clients.iter().map(|c| rounds - u64::from(c.rounds_left)).sum();
             eprintln!(
-                "{:>6.1}s  seed {}: {steps} steps, {held} acquisitions",
+                "{:>6.1}s  seed {}: {steps} steps, {asked} acquisitions asked for",
                 started.elapsed().as_secs_f64(),
                 config.seed
             );

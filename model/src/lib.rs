@@ -29,4 +29,4 @@ pub mod world;
 
 pub use client::{ClientBehaviour, ClientWatches};
 pub use recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
-pub use world::{FaultBudget, FaultKind, Step, World, WorldConfig};
+pub use world::{FaultBudget, FaultKind, Step, World, WorldConfig, UNBOUNDED_ROUNDS};

@@ -94,6 +94,14 @@ pub fn join(parent: &str, name: &str) -> String {
     path
 }
 
+/// Whether `path` lies strictly below `parent`, at any depth.
+pub fn is_below(path: &str, parent: &str) -> bool {
+    match parent {
+        "/" => path.len() > 1,
+        _ => path.strip_prefix(parent).is_some_and(|rest| rest.len() > 1 && rest.starts_with('/')),
+    }
+}
+
 /// The name of `path` if it is a child of `parent` (not a deeper descendant).
 pub fn child_of<'p>(path: &'p str, parent: &str) -> Option<&'p str> {
     let rest = match parent {

@@ -39,6 +39,9 @@ pub struct Numbers {
     locals: RefCell<Vec<(ClientId, i64)>>,
     /// Some cversion above 1 was met, so the state is not its own renumbering.
     counted: Cell<bool>,
+    /// The walk met a number it cannot rewrite (see `Numbers::opaque`): the state must be kept
+    /// as it is.
+    opaque: Cell<bool>,
 }
 
 /// The numbers one part of a state (a tree, a client) holds, as a walk collected them: kept in
@@ -49,6 +52,7 @@ pub struct Collected {
     zxids: Vec<i64>,
     locals: Vec<(ClientId, i64)>,
     counted: bool,
+    opaque: bool,
 }
 
 impl Collected {
@@ -76,6 +80,7 @@ impl Collected {
             zxids: self.zxids.iter().map(|&v| ranks.zxid(v)).collect(),
             locals: self.locals.iter().map(|&(c, v)| (c, ranks.local(c, v))).collect(),
             counted: false,
+            opaque: false,
         }
     }
 }
@@ -118,6 +123,7 @@ impl Numbers {
                 zxids: part.zxids.into_inner(),
                 locals: part.locals.into_inner(),
                 counted: part.counted.get(),
+                opaque: part.opaque.get(),
             })
         });
         let part = part.as_ref()?;
@@ -126,6 +132,9 @@ impl Numbers {
         self.locals.borrow_mut().extend_from_slice(&part.locals);
         if part.counted {
             self.counted.set(true);
+        }
+        if part.opaque {
+            self.opaque.set(true);
         }
         Some(())
     }
@@ -147,6 +156,7 @@ impl Numbers {
             zxids: sort(self.zxids),
             locals: RefCell::new(locals),
             counted: self.counted,
+            opaque: self.opaque,
         }
     }
 
@@ -158,6 +168,20 @@ impl Numbers {
             *v == (i - first) as i64
         });
         ranked(&self.seqs.borrow()) && ranked(&self.zxids.borrow()) && locals_ranked && !self.counted.get()
+    }
+
+    /// Whether the walk met something that may hold a number it cannot rewrite: node data
+    /// (a recipe may write a sequence number or a zxid there, as a holder announcing itself
+    /// does), or a node below one of the lock's children (its path holds the child's name, but
+    /// only the lock's children are renamed). Renumbering such a state would keep stale numbers
+    /// beside ranked ones, so it is left as it is.
+    pub fn opaque(&self) -> bool {
+        self.opaque.get()
+    }
+
+    /// Marks the state as holding numbers the walk cannot rewrite (see `opaque`).
+    pub fn mark_opaque(&self) {
+        self.opaque.set(true);
     }
 
     /// The largest sequence number collected.
@@ -306,8 +330,20 @@ impl Rewrite for Renumber<'_> {
     fn path(&self, p: &str) -> String {
         match path::child_of(p, self.lock_path) {
             Some(name) => path::join(self.lock_path, &self.child(name)),
-            None => p.to_string(),
+            None => {
+                if path::is_below(p, self.lock_path) {
+                    self.numbers.mark_opaque();
+                }
+                p.to_string()
+            }
         }
+    }
+
+    fn data(&self, data: &str) -> String {
+        if !data.is_empty() {
+            self.numbers.mark_opaque();
+        }
+        data.to_string()
     }
 
     /// A getChildren listing of `parent`, in the order the server gives the renumbered names.

@@ -10,6 +10,11 @@ pub trait Rewrite {
     /// A getChildren listing of `parent`, in the order the server would give the new names.
     fn children(&self, parent: &str, names: &[String]) -> Vec<String>;
     fn stat(&self, stat: &Stat) -> Stat;
+    /// A node's data, as a message or the tree carries it: unchanged unless a rewrite says
+    /// otherwise (a rewrite that cannot see inside data notes that it met some).
+    fn data(&self, data: &str) -> String {
+        data.to_string()
+    }
 
     fn request(&self, request: &Request) -> Request {
         let mut rewritten = request.clone();
@@ -21,6 +26,9 @@ pub trait Rewrite {
             | Request::SetData { path, .. }
             | Request::GetChildren { path, .. } => *path = self.path(path),
         }
+        if let Request::Create { data, .. } | Request::SetData { data, .. } = &mut rewritten {
+            *data = self.data(data);
+        }
         rewritten
     }
 
@@ -31,7 +39,7 @@ pub trait Rewrite {
             Response::Created { path, stat } => Response::Created { path: self.path(path), stat: self.stat(stat) },
             Response::Deleted => Response::Deleted,
             Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
-            Response::Data { data, stat } => Response::Data { data: data.clone(), stat: self.stat(stat) },
+            Response::Data { data, stat } => Response::Data { data: self.data(data), stat: self.stat(stat) },
             Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
             Response::Children { children, stat } => {
                 Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }

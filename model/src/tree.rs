@@ -89,6 +89,7 @@ impl DataTree {
                     pzxid: r.zxid(node.pzxid),
                     cversion: r.numbers.cversion(node.cversion),
                     next_seq,
+                    data: r.data(&node.data),
                     ..node.clone()
                 };
                 (r.path(path), renumbered)
@@ -137,11 +138,16 @@ impl DataTree {
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
         self.numbers.clear();
-        self.nodes.remove(path);
-        let parent = self.nodes.get_mut(path::parent(path)).expect("parent of an existing node exists");
-        parent.num_children -= 1;
-        parent.cversion += 1;
-        parent.pzxid = zxid;
+        if self.nodes.remove(path).is_none() {
+            return;
+        }
+        // The server never lets a node outlive its parent (NotEmpty), so the parent is there; a
+        // tree built by hand (a test, a rewrite gone wrong) must still not panic here.
+        if let Some(parent) = self.nodes.get_mut(path::parent(path)) {
+            parent.num_children -= 1;
+            parent.cversion += 1;
+            parent.pzxid = zxid;
+        }
     }
 
     /// Ephemeral nodes owned by `session`, in path order.

@@ -140,6 +140,12 @@ impl SimConfig {
         if clients == 0 || clients > MAX_CLIENTS {
             return Err(BadConfig(format!("--clients must be between 1 and {MAX_CLIENTS}, got {clients}")));
         }
+        if self.world.rounds == zklab_model::UNBOUNDED_ROUNDS {
+            return Err(BadConfig(format!(
+                "--rounds must be below {}: a simulated run ends when every client has played its rounds",
+                zklab_model::UNBOUNDED_ROUNDS
+            )));
+        }
         if let Some(bad) = std::iter::once(&self.latency).chain(&self.links).find(|l| l.min_us > l.max_us) {
             return Err(BadConfig(format!("latency minimum {} us is above its maximum {} us", bad.min_us, bad.max_us)));
         }

@@ -4,9 +4,10 @@
 //! liveness on the whole graph. Once the graph pass is complete every property is decided;
 //! `--cross-check` then has stateright explore the same model for a second opinion.
 
+pub mod bfs;
 mod builder;
 pub mod cross_check;
-pub mod graph;
+pub mod liveness;
 pub mod model;
 pub mod properties;
 
@@ -14,8 +15,9 @@ pub use builder::{check, Builder, Checked};
 
 use crate::scenario::Scenario;
 use crate::trace::{summarize, summarize_step, Trace, Verdict as TraceVerdict, FORMAT};
+use bfs::{Budget, Counterexample, Progress};
 use cross_check::CrossCheck;
-use graph::{Budget, Counterexample, Liveness, Progress};
+use liveness::Liveness;
 use properties::Kind;
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -38,6 +40,9 @@ pub struct Options {
     pub partial_order: bool,
     /// After a complete run, have stateright explore the same model and compare.
     pub cross_check: bool,
+    /// Settle each state before keeping it (see `World::settle`). Off only to count states as
+    /// `World::apply` leaves them, as the reference checker in the tests does.
+    pub settle: bool,
 }
 
 /// Three quarters of the machine's memory, the default bound (Linux; elsewhere none).
@@ -59,6 +64,7 @@ impl Default for Options {
             symmetry: false,
             partial_order: true,
             cross_check: false,
+            settle: true,
         }
     }
 }
@@ -102,6 +108,9 @@ pub struct Report {
     pub symmetry: bool,
     /// States were counted in the graph reduced by partial order.
     pub partial_order: bool,
+    /// An upper bound on the probability that two distinct states shared a 128-bit fingerprint,
+    /// so that one was never explored (see `bfs::collision_probability`).
+    pub fingerprint_collision_probability: f64,
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
@@ -183,6 +192,9 @@ pub struct Outcome {
     pub symmetric: bool,
     /// The counts are of the graph reduced by partial order (see `Options::partial_order`).
     pub partial_order: bool,
+    /// An upper bound on the chance that two distinct states shared a fingerprint (see
+    /// `bfs::collision_probability`).
+    pub collision_probability: f64,
     pub verdicts: Vec<Verdict>,
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
@@ -195,21 +207,37 @@ impl Outcome {
 }
 
 /// Explores every interleaving and fault from `init` and judges every property that applies.
+/// The budgets (`max_states`, `timeout`, `max_memory_mib`) are for the whole call: a run repeated
+/// without a reduction shares them with the run before.
 pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
+    let mut outcome = explore_within(init, options, deadline, options.max_states, started);
+    outcome.elapsed_ms = started.elapsed().as_millis();
+    outcome
+}
+
+/// `explore`, stopping at `deadline` or after `max_states` states.
+fn explore_within<R: Recipe>(
+    init: World<R>,
+    options: &Options,
+    deadline: Option<Instant>,
+    max_states: usize,
+    started: Instant,
+) -> Outcome {
     let defs = properties::applicable(&init);
     let symmetric = options.symmetry && init.canonical().is_some();
     let concrete = |steps: Vec<zklab_model::Step>| match symmetric {
-        true => graph::concrete_steps(&init, &steps),
+        true => bfs::concrete_steps(&init, &steps),
         false => steps,
     };
 
     let judged_by_the_pass: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
-    let budget = Budget { max_states: options.max_states, deadline, max_memory_mib: options.max_memory_mib };
+    let budget = Budget { max_states, deadline, max_memory_mib: options.max_memory_mib };
     let mut last = Instant::now();
-    let reduction = graph::Reduction { symmetry: symmetric, partial_order: options.partial_order };
-    let graph = graph::explore(init.clone(), &judged_by_the_pass, budget, reduction, options.threads, &mut |p| {
+    let reduction =
+        bfs::Reduction { symmetry: symmetric, partial_order: options.partial_order, settle: options.settle };
+    let graph = bfs::explore(init.clone(), &judged_by_the_pass, budget, reduction, options.threads, &mut |p| {
         if options.progress && last.elapsed() >= Duration::from_secs(1) {
             last = Instant::now();
             report_progress(p, started);
@@ -217,31 +245,61 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     });
 
     let liveness = graph.complete.then(|| graph.liveness());
-    let violated = !graph.first_violation.is_empty()
-        || !graph.first_bad_step.is_empty()
-        || matches!(liveness, Some(Liveness::Violated(_)));
-    if options.partial_order && (violated || liveness == Some(Liveness::NeedsFullGraph)) {
-        if options.progress {
-            let why = match violated {
-                true => "a violation's shortest counterexample",
-                false => "a cycle in the reduced graph",
-            };
-            eprintln!("{why} needs the graph without partial-order reduction: exploring again");
+    let verdicts = verdicts_of(&graph, &defs, liveness.as_ref(), &concrete);
+    let violated = verdicts.iter().any(|v| v.status == Status::Violated);
+    let rerun = match (violated, &liveness) {
+        _ if options.partial_order && (violated || liveness == Some(Liveness::NeedsFullGraph)) => Some((
+            "a shortest counterexample or a cycle's fairness",
+            Options { partial_order: false, ..options.clone() },
+        )),
+        (_, Some(Liveness::NeedsFullGraph)) => {
+            Some(("a cycle's fairness, judged per client,", Options { symmetry: false, ..options.clone() }))
         }
-        let mut full = explore(init, &Options { partial_order: false, ..options.clone() });
-        full.elapsed_ms = started.elapsed().as_millis();
+        _ => None,
+    };
+    if let Some((why, without)) = rerun {
+        if options.progress {
+            eprintln!("{why} needs the graph without this reduction: exploring again");
+        }
+        let left = max_states.saturating_sub(graph.unique()).max(1);
+        let mut full = explore_within(init, &without, deadline, left, started);
+        // A budget that ran out during the second run keeps what the first found: its
+        // counterexamples are real runs (translated out of the reduction), if not the shortest.
+        for v in &mut full.verdicts {
+            if v.status == Status::Unknown {
+                if let Some(found) = verdicts.iter().find(|f| f.name == v.name && f.status == Status::Violated) {
+                    *v = found.clone();
+                }
+            }
+        }
         return full;
     }
-    if liveness == Some(Liveness::NeedsFullGraph) {
-        if options.progress {
-            eprintln!("a cycle in the reduced graph needs judging on the full graph: exploring again without symmetry");
-        }
-        let mut full = explore(init, &Options { symmetry: false, ..options.clone() });
-        full.elapsed_ms = started.elapsed().as_millis();
-        return full;
+    let cross_check = (options.cross_check && graph.complete)
+        .then(|| cross_check::run(&init, &defs, reduction, options, graph.unique(), &verdicts));
+
+    Outcome {
+        unique_states: graph.unique(),
+        total_states: graph.total,
+        max_depth: graph.depth,
+        elapsed_ms: started.elapsed().as_millis(),
+        bounded: !graph.complete,
+        symmetric,
+        partial_order: options.partial_order,
+        collision_probability: bfs::collision_probability(graph.unique(), graph.total),
+        verdicts,
+        cross_check,
     }
-    let verdicts: Vec<Verdict> = defs
-        .iter()
+}
+
+/// The verdict on each of `defs` that the graph (and its liveness judgement, when complete)
+/// gives, with counterexamples turned into steps from the initial world by `concrete`.
+fn verdicts_of<R: Recipe>(
+    graph: &bfs::Graph,
+    defs: &[properties::Def<R>],
+    liveness: Option<&Liveness>,
+    concrete: &dyn Fn(Vec<zklab_model::Step>) -> Vec<zklab_model::Step>,
+) -> Vec<Verdict> {
+    defs.iter()
         .map(|def| {
             let (status, counterexample) = match def.kind {
                 Kind::Safety => match graph.first_violation.get(def.name) {
@@ -265,32 +323,18 @@ pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
                     false if graph.complete => (Status::Vacuous, None),
                     false => (Status::Unknown, None),
                 },
-                Kind::Liveness if !graph.complete => (Status::Unknown, None),
-                Kind::Liveness => match &liveness {
+                Kind::Liveness => match liveness {
+                    None | Some(Liveness::NeedsFullGraph) => (Status::Unknown, None),
                     Some(Liveness::Violated(cx)) => (
                         Status::Violated,
                         Some(Counterexample { steps: concrete(cx.steps.clone()), cycle_start: cx.cycle_start }),
                     ),
-                    _ => (Status::Holds, None),
+                    Some(Liveness::Holds) => (Status::Holds, None),
                 },
             };
             Verdict { name: def.name, kind: def.kind, status, counterexample }
         })
-        .collect();
-    let cross_check = (options.cross_check && graph.complete)
-        .then(|| cross_check::run(&init, &defs, reduction, options, graph.unique(), &verdicts));
-
-    Outcome {
-        unique_states: graph.unique(),
-        total_states: graph.total,
-        max_depth: graph.depth,
-        elapsed_ms: started.elapsed().as_millis(),
-        bounded: !graph.complete,
-        symmetric,
-        partial_order: options.partial_order,
-        verdicts,
-        cross_check,
-    }
+        .collect()
 }
 
 /// Checks `scenario` against every property that applies to it; counterexamples become traces.
@@ -338,6 +382,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         bounded: outcome.bounded,
         symmetry: outcome.symmetric,
         partial_order: outcome.partial_order,
+        fingerprint_collision_probability: outcome.collision_probability,
         peak_rss_kib: peak_rss_kib(),
         properties: outcome
             .verdicts

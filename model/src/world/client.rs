@@ -46,10 +46,12 @@ pub struct Client<R> {
     /// The current hold's position in ZooKeeper's lock order (its node's czxid); 0 when not
     /// holding.
     pub grant: i64,
-    /// The lock node this client created in its current attempt, with its creation zxid: the
-    /// ground truth of its place in lock order, kept because a client may come to believe it
-    /// holds after its node is gone (a stale reply handled after its session expired).
-    pub created: Option<(String, i64)>,
+    /// Every node under the lock path this client created in its current attempt, with its
+    /// creation zxid (the latest, if it created one path twice): the ground truth of its place
+    /// in lock order, kept because a client may come to believe it holds after its node is gone
+    /// (a stale reply handled after its session expired), and a recipe may create other nodes
+    /// after its lock node (a registration, a node below its own).
+    pub created: Vec<(String, i64)>,
     /// A connection-loss fault waiting for the client's next request.
     pub armed: Option<FaultKind>,
     /// The numbers renumbering collects from this client at its index (see
@@ -73,7 +75,7 @@ impl<R: Recipe> Client<R> {
             noticed_disconnect: false,
             wrote: false,
             grant: 0,
-            created: None,
+            created: Vec::new(),
             armed: None,
             numbers: Memo::default(),
         }

@@ -127,7 +127,7 @@ pub struct WorldConfig {
     pub first_sequence: i32,
     pub client_behaviour: ClientBehaviour,
     pub session_timeout_ms: u32,
-    /// How many times each client acquires and releases.
+    /// How many times each client acquires and releases; `UNBOUNDED_ROUNDS` (255): forever.
     pub rounds: u8,
     pub faults: FaultBudget,
     /// Whether the checker may keep states with their sequence numbers and zxids renumbered

@@ -36,8 +36,10 @@ pub struct World<R> {
     /// How many of each fault have happened.
     pub faults_used: [u32; FaultKind::COUNT],
     pub resource: Resource,
-    /// Grants handed out so far (a grant is a client coming to believe it holds).
-    pub grants: u32,
+    /// Grants handed out so far (a grant is a client coming to believe it holds), counted up to
+    /// two: only "more than one" (a handoff) is ever read, and an exact count would make a
+    /// recipe that acquires forever (`rounds: UNBOUNDED_ROUNDS`) an infinite graph.
+    pub grants: u8,
     pub coverage: Coverage,
     /// The session opened for client 0 (client `i` got the `i`-th after it). Fixed for a run,
     /// so not part of the state.
@@ -81,6 +83,16 @@ impl<R: Eq> Eq for World<R> {}
 /// new session to be shown its expired session's nodes, and each state kept multiplies the
 /// states the checker explores.
 pub const DEFAULT_LAG_WINDOW: u8 = 1;
+
+/// `WorldConfig::rounds` for clients that acquire and release forever: the application asks
+/// again every time it is idle, so starvation by overtaking (a client that waits while the
+/// others take the lock again and again) is a cycle the checker can find. With a bounded number
+/// of rounds every run ends and no client can be overtaken forever.
+pub const UNBOUNDED_ROUNDS: u8 = u8::MAX;
+
+/// A grant whose place in lock order is the zxid once its step (and the requests the step
+/// sends) is done, until it is set to that.
+const PLACED_AFTER_THE_STEP: i64 = i64::MIN;
 
 /// A step that is not enabled in the current state (a replayed trace that does not fit).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -196,7 +208,8 @@ impl<R: Recipe> World<R> {
             Step::Fault(kind, _) => {
                 !kind.strikes_a_request()
                     && self.faults_used[kind.index()] < self.config.faults.get(kind)
-                    && !c.crashed
+                    // The server's own event does not wait for client 0, crashed or not.
+                    && (!c.crashed || kind == FaultKind::ReapParent)
                     && match kind {
                         FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => false,
                         FaultKind::Disconnect => c.link == Link::Up,
@@ -226,7 +239,9 @@ impl<R: Recipe> World<R> {
         let i = usize::from(step.client());
         match step {
             Step::Acquire(_) => {
-                self.clients[i].rounds_left -= 1;
+                if self.clients[i].rounds_left != UNBOUNDED_ROUNDS {
+                    self.clients[i].rounds_left -= 1;
+                }
                 self.run_recipe(i, Input::Acquire, log);
             }
             Step::Write(_) => {
@@ -418,7 +433,9 @@ impl<R: Recipe> World<R> {
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
                 if self.under_lock(path) {
-                    self.clients[i].created = Some((path.clone(), stat.czxid));
+                    let created = &mut self.clients[i].created;
+                    created.retain(|(p, _)| p != path);
+                    created.push((path.clone(), stat.czxid));
                 }
             }
             // A write's notifications go out before its reply (the server fires watches as it
@@ -540,17 +557,21 @@ impl<R: Recipe> World<R> {
         // its place in lock order (a correct downgrade queues its read where its write was).
         let downgraded = after.is_holding() && before.is_holding() && mode != mode_before;
         if granted {
-            // A recipe that names no node is placed by when it came to believe.
-            c.grant = match (&c.created, c.recipe.owned_node()) {
-                (Some((created, czxid)), Some(owned)) if created == owned => *czxid,
-                _ => self.server.zxid(),
+            // One clock, the zxid: a hold's place is its node's creation zxid, whichever of the
+            // client's creations it was; a recipe that names no node it created is placed by
+            // when it came to believe.
+            // (that is, by the zxid once the step is done: see the end of this function).
+            let owned = c.recipe.owned_node();
+            c.grant = match c.created.iter().find(|(path, _)| Some(path.as_str()) == owned) {
+                Some((_, czxid)) => *czxid,
+                None => PLACED_AFTER_THE_STEP,
             };
         }
         if granted || downgraded {
             c.wrote = false;
         }
         if granted {
-            self.grants += 1;
+            self.grants = (self.grants + 1).min(2);
             if self.grants > 1 {
                 self.coverage.handoff = true;
             }
@@ -558,9 +579,17 @@ impl<R: Recipe> World<R> {
         if !matches!(after, Belief::Holding { .. } | Belief::Suspended { .. }) {
             c.grant = 0;
         }
-        if after == Belief::Idle {
-            c.created = None;
-        }
+        // What the client created and is gone can place a hold only through a stale reply; the
+        // latest creation is kept for that, and every node that still exists, the rest
+        // forgotten (a stale reply naming it is then placed by time). That keeps the state
+        // finite for a recipe that creates again and again.
+        let tree = self.server.tree();
+        let last = c.created.len().saturating_sub(1);
+        let mut k = 0;
+        c.created.retain(|(path, _)| {
+            k += 1;
+            k - 1 == last || tree.get(path).is_some()
+        });
         if expired {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
             let c = &mut self.clients[i];
@@ -576,6 +605,9 @@ impl<R: Recipe> World<R> {
             }
         }
         self.send(i, log);
+        if self.clients[i].grant == PLACED_AFTER_THE_STEP {
+            self.clients[i].grant = self.server.zxid();
+        }
     }
 }
 

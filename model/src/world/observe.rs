@@ -132,6 +132,11 @@ impl<R: Recipe> World<R> {
         self.clients.iter().enumerate().filter(|(_, c)| c.is_waiting()).fold(0, |m, (i, _)| m | (1 << i))
     }
 
+    /// Bit `c` set: client `c` believes it holds the lock.
+    pub fn holding_mask(&self) -> u8 {
+        self.clients.iter().enumerate().filter(|(_, c)| c.belief().is_holding()).fold(0, |m, (i, _)| m | (1 << i))
+    }
+
     /// Clients waiting for the lock.
     pub fn waiting(&self) -> Vec<ClientId> {
         (0..self.clients.len() as ClientId).filter(|i| self.clients[usize::from(*i)].is_waiting()).collect()

@@ -10,7 +10,9 @@
 //!   client's own connection faults (a disconnect, a partition, the server expiring the session
 //!   afterwards, a reconnect) change its link and append to the back: they commute with it.
 //!   The client's steps that do not commute (acquire, write, release, crash, pause, resume) are
-//!   not enabled, and none of the steps that commute can enable them. So along every run from
+//!   not enabled, and none of the steps that commute can enable them: a reconnect enables an
+//!   acquire, so a client that is idle with rounds left never has its receive taken alone
+//!   (condition C1 of ample sets: no step dependent on the ample one can occur before it). So along every run from
 //!   the state, the step stays enabled until it is taken, and taking it first reaches the same
 //!   states.
 //! - Invisibility: beliefs, modes, owned nodes, the server, the resource, the fault counts and
@@ -80,10 +82,12 @@ impl<R: Recipe> World<R> {
         // Expired opens a new session. Disconnected only tells the world that the client has
         // noticed the outage (which lets the server expire a partitioned session): a step of
         // the client's own that only it enables.
-        let front = self.clients[usize::from(i)].inbound.front()?;
+        let c = &self.clients[usize::from(i)];
+        let front = c.inbound.front()?;
         let commutes = *front != Input::State(SessionState::Expired)
             && enabled.contains(&step)
-            && World::<R>::only_commuting_steps_besides(step, enabled);
+            && World::<R>::only_commuting_steps_besides(step, enabled)
+            && !World::<R>::may_ask_to_acquire(c);
         commutes.then_some(step)
     }
 
@@ -115,6 +119,18 @@ impl<R: Recipe> World<R> {
             && after.created == c.created
             && after.inbound.len() + 1 == c.inbound.len();
         unchanged_elsewhere && unchanged_but_recipe_and_queue
+    }
+
+    /// Whether the application could ask client `c` for the lock before its next receive: it is
+    /// idle with rounds left. Its acquire does not commute with the receive, and although it
+    /// may not be enabled now (the link is down), a step that commutes with the receive (the
+    /// reconnect) enables it. Such a receive is never taken alone: an ample set must hold back
+    /// nothing that a path of other steps could turn into a dependent step (condition C1).
+    /// Write and release need a belief of holding, which only the client's own recipe steps
+    /// change, and crash and pause only lose budget, so no other step of the client's can be
+    /// enabled that way.
+    fn may_ask_to_acquire(c: &super::Client<R>) -> bool {
+        c.belief() == crate::Belief::Idle && c.rounds_left > 0
     }
 
     /// Whether every other enabled step of `step`'s client (in `enabled`) commutes with it: the

@@ -13,7 +13,11 @@
 //! - getChildren replies come sorted or reversed, whose order renumbering keeps among names that
 //!   share a prefix (a scrambled order hashes the digits);
 //! - in the state itself, the lock's counter and the server's zxid are the largest numbers of
-//!   their kind, so the next ones handed out are larger than anything held, in either numbering.
+//!   their kind, so the next ones handed out are larger than anything held, in either numbering;
+//! - the state holds no number the walk cannot rewrite: no node has data (in the tree or in a
+//!   queued message) and no node lies below one of the lock's children (`Numbers::opaque`).
+//!   Such a state is kept as it is; each state is still mapped to one with the same future, so
+//!   deciding state by state is sound.
 
 use super::{Client, Resource, World};
 use crate::recipe::{ClientId, Recipe};
@@ -29,6 +33,9 @@ impl<R: Recipe> World<R> {
         }
         let collected = Numbers::collecting();
         self.renumber_with(&collected)?;
+        if collected.opaque() {
+            return None;
+        }
         let ranks = collected.into_ranks();
         let counter = self.server.tree().get(&self.config.lock_path).map(|n| i64::from(n.next_seq));
         let counters_lead =
@@ -106,7 +113,7 @@ impl<R: Recipe> Client<R> {
             noticed_disconnect: self.noticed_disconnect,
             wrote: self.wrote,
             grant: r.zxid(self.grant),
-            created: self.created.as_ref().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))),
+            created: self.created.iter().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))).collect(),
             armed: self.armed,
             numbers: r.carry(&self.numbers),
         })

@@ -104,7 +104,7 @@ impl<R: Recipe> World<R> {
         };
         let later_session = if self.is_first_session(c) { 0 } else { c.session.0 };
         (
-            c.created.as_ref().map_or(i64::MAX, |(_, czxid)| *czxid),
+            c.created.first().map_or(i64::MAX, |(_, czxid)| *czxid),
             c.grant,
             belief,
             (c.link, c.paused, c.crashed, c.rounds_left, c.wrote, c.noticed_disconnect),
@@ -134,7 +134,7 @@ impl<R: Recipe> Client<R> {
             noticed_disconnect: self.noticed_disconnect,
             wrote: self.wrote,
             grant: self.grant,
-            created: self.created.as_ref().map(|(path, czxid)| (r.path(path), *czxid)),
+            created: self.created.iter().map(|(path, czxid)| (r.path(path), *czxid)).collect(),
             armed: self.armed,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
         })

@@ -6,13 +6,14 @@
 //! settled and renamed, since what a step did is not part of the state it leads to.
 
 use super::properties::{Def, Kind};
-use rustc_hash::{FxHashMap, FxHasher};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::hash::{Hash, Hasher};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
+use xxhash_rust::xxh3::Xxh3;
 use zklab_model::{Recipe, Step, World};
 
 const ROOT: u32 = u32::MAX;
@@ -43,12 +44,16 @@ pub fn resident_mib() -> Option<u64> {
 
 /// The explored graph. States are numbered in breadth-first order.
 pub struct Graph {
-    parent: Vec<(u32, Step)>,
+    pub(super) parent: Vec<(u32, Step)>,
     /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`.
-    offsets: Vec<u32>,
-    edges: Vec<(u32, Step)>,
+    pub(super) offsets: Vec<u32>,
+    pub(super) edges: Vec<(u32, Step)>,
     /// Bit `c` set: client `c` is waiting for the lock in that state.
-    waiting: Vec<u8>,
+    pub(super) waiting: Vec<u8>,
+    /// Bit `c` set: client `c` believes it holds the lock in that state.
+    pub(super) holding: Vec<u8>,
+    /// How many clients the world has.
+    pub(super) clients: usize,
     /// Every state was expanded (no budget ran out).
     pub complete: bool,
     /// Transitions generated, repeats included.
@@ -65,17 +70,7 @@ pub struct Graph {
     /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
     /// representatives' client numbering. Under either reduction a cycle cannot be judged for
     /// fairness.
-    reduction: Reduction,
-}
-
-/// What the liveness judgement found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Liveness {
-    Holds,
-    Violated(Counterexample),
-    /// The reduced graph has a cycle on which some client may starve; whether a fair run
-    /// starves on it needs the unreduced graph.
-    NeedsFullGraph,
+    pub(super) reduction: Reduction,
 }
 
 /// A counterexample: steps from the initial state, and for a cycle where it starts.
@@ -94,18 +89,23 @@ pub struct Progress {
 }
 
 /// Which reductions a pass applies.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reduction {
     /// One state per symmetry class (see `World::canonical`).
     pub symmetry: bool,
     /// A client's invisible local step taken alone where there is one (see `World::local_step`).
     pub partial_order: bool,
+    /// Each state is settled (`World::settle`: watch-equivalent zxids, renumbering) before it is
+    /// kept. Off only to count states exactly as `World::apply` leaves them.
+    pub settle: bool,
 }
 
 /// The state the graph keeps for `world`: its representative under symmetry reduction.
-fn keep<R: Recipe>(mut world: World<R>, symmetric: bool) -> World<R> {
-    world.settle();
-    match symmetric {
+fn keep<R: Recipe>(mut world: World<R>, reduction: Reduction) -> World<R> {
+    if reduction.settle {
+        world.settle();
+    }
+    match reduction.symmetry {
         true => world.into_canonical().0,
         false => world,
     }
@@ -129,10 +129,21 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
         .collect()
 }
 
-fn fingerprint<R: Recipe>(world: &World<R>) -> u64 {
-    let mut hasher = FxHasher::default();
+/// A state's identity in the index: 128 bits of XXH3, a non-linear hash (FxHash, linear in its
+/// input words, lets two different states be made to collide). Two distinct states share a
+/// fingerprint with probability about 2^-128 per pair; `collision_probability` bounds it for a
+/// whole run, as TLC prints it.
+fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+    let mut hasher = Xxh3::new();
     world.hash(&mut hasher);
-    hasher.finish()
+    hasher.digest128()
+}
+
+/// An upper bound on the probability that two distinct states of a run shared a fingerprint, so
+/// that one was taken for the other: each of `transitions` lookups could have hit any of the
+/// `states` fingerprints by chance (TLC's "optimistic" estimate is the same product).
+pub fn collision_probability(states: usize, transitions: usize) -> f64 {
+    states as f64 * transitions.max(states) as f64 / 2f64.powi(128)
 }
 
 /// States expanded per round: the helper threads expand a chunk side by side while the merging
@@ -144,7 +155,7 @@ const CHUNK: usize = 4096;
 /// properties hold there, so the merge only numbers them.
 struct Successor<R> {
     step: Step,
-    fingerprint: u64,
+    fingerprint: u128,
     new: Option<(World<R>, u64)>,
     /// Bit `i` set: the step violates the transition property `defs[i]`.
     broken: u64,
@@ -153,6 +164,7 @@ struct Successor<R> {
 /// One expanded state.
 struct Expansion<R> {
     waiting: u8,
+    holding: u8,
     successors: Vec<Successor<R>>,
 }
 
@@ -176,7 +188,7 @@ fn expand<R: Recipe>(world: &World<R>, known: &Index, defs: &[Def<R>], reduction
         .into_iter()
         .map(|(step, next)| {
             let broken = judge_step(world, step, &next, defs);
-            let next = keep(next, reduction.symmetry);
+            let next = keep(next, reduction);
             let fingerprint = fingerprint(&next);
             // The index only grows, so a state known now is known at the merge; one unknown now
             // may have been found by then (by an earlier state of this chunk or the last).
@@ -187,13 +199,13 @@ fn expand<R: Recipe>(world: &World<R>, known: &Index, defs: &[Def<R>], reduction
             Successor { step, fingerprint, new, broken }
         })
         .collect();
-    Expansion { waiting: world.waiting_mask(), successors }
+    Expansion { waiting: world.waiting_mask(), holding: world.holding_mask(), successors }
 }
 
 /// Which state each fingerprint is, readable by the expanding threads while the merging
 /// thread adds to it (in shards, so that a reader rarely meets the writer).
 struct Index {
-    shards: Vec<RwLock<FxHashMap<u64, u32>>>,
+    shards: Vec<RwLock<FxHashMap<u128, u32>>>,
     /// Written by the merging thread only.
     len: AtomicUsize,
 }
@@ -205,11 +217,11 @@ impl Index {
         Index { shards: (0..Self::SHARDS).map(|_| RwLock::default()).collect(), len: AtomicUsize::new(0) }
     }
 
-    fn shard(&self, fingerprint: u64) -> &RwLock<FxHashMap<u64, u32>> {
-        &self.shards[(fingerprint >> 40) as usize % Self::SHARDS]
+    fn shard(&self, fingerprint: u128) -> &RwLock<FxHashMap<u128, u32>> {
+        &self.shards[(fingerprint >> 104) as usize % Self::SHARDS]
     }
 
-    fn get(&self, fingerprint: u64) -> Option<u32> {
+    fn get(&self, fingerprint: u128) -> Option<u32> {
         self.shard(fingerprint).read().expect("no thread panics holding it").get(&fingerprint).copied()
     }
 
@@ -218,7 +230,7 @@ impl Index {
     }
 
     /// Numbers a new state: the next number. Only the merging thread inserts.
-    fn insert(&self, fingerprint: u64) -> u32 {
+    fn insert(&self, fingerprint: u128) -> u32 {
         let id = self.len.fetch_add(1, Ordering::Relaxed) as u32;
         self.shard(fingerprint).write().expect("no thread panics holding it").insert(fingerprint, id);
         id
@@ -297,13 +309,15 @@ pub fn explore<R: Recipe>(
     progress: &mut dyn FnMut(Progress),
 ) -> Graph {
     assert!(defs.len() <= 64, "properties are judged into a 64-bit mask");
-    let init = keep(init, reduction.symmetry);
+    let init = keep(init, reduction);
     let index = Index::new();
     let mut graph = Graph {
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
         offsets: vec![0],
         edges: Vec::new(),
         waiting: Vec::new(),
+        holding: Vec::new(),
+        clients: init.clients.len(),
         complete: true,
         total: 0,
         depth: 0,
@@ -408,6 +422,7 @@ impl Graph {
         for expansion in expansions {
             let id = self.expanded() as u32;
             self.waiting.push(expansion.waiting);
+            self.holding.push(expansion.holding);
             for Successor { step, fingerprint, new, broken } in expansion.successors {
                 self.total += 1;
                 if broken != 0 {
@@ -460,11 +475,11 @@ impl Graph {
         self.parent.len()
     }
 
-    fn expanded(&self) -> usize {
+    pub(super) fn expanded(&self) -> usize {
         self.offsets.len() - 1
     }
 
-    fn out(&self, state: u32) -> &[(u32, Step)] {
+    pub(super) fn out(&self, state: u32) -> &[(u32, Step)] {
         let i = state as usize;
         &self.edges[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
@@ -486,215 +501,5 @@ impl Graph {
         let mut steps = self.path_to(state);
         steps.push(step);
         steps
-    }
-
-    /// The liveness judgement: violated at the nearest state where a client waits and nothing
-    /// but a fault can happen, or else on a fair cycle in which some client waits throughout.
-    /// Only meaningful on a complete graph. Paths are in the graph's own numbering.
-    pub fn liveness(&self) -> Liveness {
-        let deadlock = (0..self.expanded() as u32)
-            .find(|&s| self.waiting[s as usize] != 0 && self.out(s).iter().all(|(_, step)| step.is_fault()));
-        if let Some(state) = deadlock {
-            return Liveness::Violated(Counterexample { steps: self.path_to(state), cycle_start: None });
-        }
-        if self.reduction.partial_order {
-            // A reduced state lists one step, so which steps a cycle keeps enabled cannot be
-            // read off; a starving run of the full graph shows here as a cycle on which some
-            // client waits, though maybe not throughout its component.
-            let someone_waits = |members: &Vec<u32>| members.iter().any(|&s| self.waiting[s as usize] != 0);
-            return match self.components().iter().any(someone_waits) {
-                true => Liveness::NeedsFullGraph,
-                false => Liveness::Holds,
-            };
-        }
-        if self.reduction.symmetry {
-            // Along a path of representatives a client may change its number, so "the same
-            // client waits throughout" cannot be read off; any cycle in which someone always
-            // waits is reason to judge on the full graph, and no such cycle means no starvation.
-            let waits_everywhere = |members: &Vec<u32>| members.iter().all(|&s| self.waiting[s as usize] != 0);
-            return match self.components().iter().any(waits_everywhere) {
-                true => Liveness::NeedsFullGraph,
-                false => Liveness::Holds,
-            };
-        }
-        self.starving_cycle().map_or(Liveness::Holds, Liveness::Violated)
-    }
-
-    fn starving_cycle(&self) -> Option<Counterexample> {
-        let components = self.components();
-        let mut best: Option<(u32, Vec<u32>)> = None;
-        for members in components {
-            if let Some(entry) = self.fair_starving(&members) {
-                if best.as_ref().is_none_or(|(b, _)| entry < *b) {
-                    best = Some((entry, members));
-                }
-            }
-        }
-        let (entry, members) = best?;
-        let mut steps = self.path_to(entry);
-        let cycle_start = steps.len();
-        steps.extend(self.fair_cycle(entry, &members));
-        Some(Counterexample { steps, cycle_start: Some(cycle_start) })
-    }
-
-    /// Steps enabled (other than faults) in every member, and steps taken inside the component.
-    fn fairness(&self, members: &[u32], member: &[bool]) -> (Vec<Step>, Vec<Step>) {
-        let mut always: Option<Vec<Step>> = None;
-        let mut taken = Vec::new();
-        for &s in members {
-            let mut enabled: Vec<Step> =
-                self.out(s).iter().map(|(_, step)| *step).filter(|st| !st.is_fault()).collect();
-            enabled.sort();
-            always = Some(match always {
-                None => enabled,
-                Some(prev) => prev.into_iter().filter(|st| enabled.binary_search(st).is_ok()).collect(),
-            });
-            for (t, step) in self.out(s) {
-                if !step.is_fault() && member[*t as usize] {
-                    taken.push(*step);
-                }
-            }
-        }
-        taken.sort();
-        taken.dedup();
-        (always.unwrap_or_default(), taken)
-    }
-
-    /// For a component in which some client waits in every state and which admits a weakly fair
-    /// cycle (every step enabled throughout is taken somewhere inside), its nearest state.
-    fn fair_starving(&self, members: &[u32]) -> Option<u32> {
-        let mut member = vec![false; self.expanded()];
-        for &s in members {
-            member[s as usize] = true;
-        }
-        let has_edge = members.iter().any(|&s| self.out(s).iter().any(|(t, st)| !st.is_fault() && member[*t as usize]));
-        let waits_throughout = members.iter().fold(u8::MAX, |m, &s| m & self.waiting[s as usize]);
-        if !has_edge || waits_throughout == 0 {
-            return None;
-        }
-        let (always, taken) = self.fairness(members, &member);
-        let fair = always.iter().all(|st| taken.binary_search(st).is_ok());
-        fair.then(|| *members.iter().min().expect("non-empty"))
-    }
-
-    /// A cycle from `entry` back to itself inside the component that takes every step the
-    /// fairness condition requires.
-    fn fair_cycle(&self, entry: u32, members: &[u32]) -> Vec<Step> {
-        let mut member = vec![false; self.expanded()];
-        for &s in members {
-            member[s as usize] = true;
-        }
-        let (always, _) = self.fairness(members, &member);
-        let mut steps = Vec::new();
-        let mut at = entry;
-        for required in &always {
-            let (path, end) = self.path_inside(at, &member, |s, step| step == *required && member[s as usize]);
-            steps.extend(path);
-            at = end;
-        }
-        loop {
-            let (path, end) = self.path_inside(at, &member, |s, _| s == entry);
-            steps.extend(path);
-            at = end;
-            if !steps.is_empty() && at == entry {
-                return steps;
-            }
-        }
-    }
-
-    /// Shortest path inside the component from `from` ending with an edge `(target, step)` that
-    /// satisfies `goal` (at least one step).
-    fn path_inside(&self, from: u32, member: &[bool], goal: impl Fn(u32, Step) -> bool) -> (Vec<Step>, u32) {
-        let mut prev: HashMap<u32, (u32, Step)> = HashMap::new();
-        let mut queue = VecDeque::from([from]);
-        let mut seen = vec![false; self.expanded()];
-        seen[from as usize] = true;
-        while let Some(s) = queue.pop_front() {
-            for &(t, step) in self.out(s) {
-                if step.is_fault() || !member[t as usize] {
-                    continue;
-                }
-                if goal(t, step) {
-                    let mut path = vec![step];
-                    let mut at = s;
-                    while at != from {
-                        let (p, st) = prev[&at];
-                        path.push(st);
-                        at = p;
-                    }
-                    path.reverse();
-                    return (path, t);
-                }
-                if !seen[t as usize] {
-                    seen[t as usize] = true;
-                    prev.insert(t, (s, step));
-                    queue.push_back(t);
-                }
-            }
-        }
-        unreachable!("a strongly connected component reaches all its edges")
-    }
-
-    /// Strongly connected components of the fault-free edges (iterative Tarjan).
-    fn components(&self) -> Vec<Vec<u32>> {
-        let n = self.expanded();
-        const UNSEEN: u32 = u32::MAX;
-        let mut order = vec![UNSEEN; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack = Vec::new();
-        let mut components = Vec::new();
-        let mut next = 0u32;
-        for root in 0..n as u32 {
-            if order[root as usize] != UNSEEN {
-                continue;
-            }
-            let mut calls: Vec<(u32, usize)> = vec![(root, 0)];
-            order[root as usize] = next;
-            low[root as usize] = next;
-            next += 1;
-            stack.push(root);
-            on_stack[root as usize] = true;
-            while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
-                let out = self.out(v);
-                if *edge < out.len() {
-                    let (w, step) = out[*edge];
-                    *edge += 1;
-                    if step.is_fault() || w as usize >= n {
-                        continue;
-                    }
-                    if order[w as usize] == UNSEEN {
-                        order[w as usize] = next;
-                        low[w as usize] = next;
-                        next += 1;
-                        stack.push(w);
-                        on_stack[w as usize] = true;
-                        calls.push((w, 0));
-                    } else if on_stack[w as usize] {
-                        low[v as usize] = low[v as usize].min(order[w as usize]);
-                    }
-                } else {
-                    calls.pop();
-                    if let Some(&(parent, _)) = calls.last() {
-                        low[parent as usize] = low[parent as usize].min(low[v as usize]);
-                    }
-                    if low[v as usize] == order[v as usize] {
-                        let mut members = Vec::new();
-                        loop {
-                            let w = stack.pop().expect("v is on the stack");
-                            on_stack[w as usize] = false;
-                            members.push(w);
-                            if w == v {
-                                break;
-                            }
-                        }
-                        if members.len() > 1 || self.out(v).iter().any(|(t, s)| *t == v && !s.is_fault()) {
-                            components.push(members);
-                        }
-                    }
-                }
-            }
-        }
-        components
     }
 }

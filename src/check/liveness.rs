@@ -1,0 +1,254 @@
+//! The liveness judgement on a complete graph: `eventual_acquire`, the response property
+//! "always, if client c waits, c eventually holds" under weak fairness, judged per client.
+//!
+//! A client *waits* when it is not crashed and believes `Acquiring`; it *holds* when it
+//! believes `Holding`. Faults are bounded, so every infinite run ends in a cycle of fault-free
+//! steps. A run is weakly fair when every fault-free step (a `Step` value: the step and its
+//! client) that stays enabled from some point on is taken again and again. The property fails
+//! for client c when
+//! - a reachable state where c waits has no fault-free step enabled (a deadlock), or
+//! - a weakly fair cycle of fault-free steps is reachable on which c waits in some state and
+//!   holds in none: c asks again and again and never gets the lock (starvation, including a
+//!   livelock in which c backs off and retries through other beliefs).
+//!
+//! The cycles are found per client c: keep the states where c does not hold and the fault-free
+//! edges between them, take the strongly connected components there, and keep those with a
+//! state where c waits. A component admits a weakly fair cycle exactly when the cycle through
+//! all its states and edges is fair: a smaller cycle inside it keeps at least the same steps
+//! enabled throughout and takes no step the big one does not. So a component is a violation
+//! when every fault-free step enabled in all of its states (read in the whole graph, edges
+//! leaving the component included) labels an edge inside it. Judging whole maximal components
+//! of the unrestricted graph instead would miss a fair starving cycle inside a component that
+//! also holds states where c holds.
+
+use super::bfs::{Counterexample, Graph};
+use std::collections::{HashMap, VecDeque};
+use zklab_model::Step;
+
+/// What the liveness judgement found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    Holds,
+    Violated(Counterexample),
+    /// The reduced graph has a cycle through a state where some client waits; whether a fair
+    /// run starves on it needs the unreduced graph.
+    NeedsFullGraph,
+}
+
+impl Graph {
+    /// Violated at the nearest state where a client waits and nothing but a fault can happen,
+    /// or else on a weakly fair cycle on which some client waits and never holds (see the
+    /// module). Only meaningful on a complete graph. Paths are in the graph's own numbering.
+    pub fn liveness(&self) -> Liveness {
+        let deadlock = (0..self.expanded() as u32)
+            .find(|&s| self.waiting[s as usize] != 0 && self.out(s).iter().all(|(_, step)| step.is_fault()));
+        if let Some(state) = deadlock {
+            return Liveness::Violated(Counterexample { steps: self.path_to(state), cycle_start: None });
+        }
+        if self.reduction.partial_order || self.reduction.symmetry {
+            // A reduced state lists one step (partial order), and along a path of
+            // representatives a client may change its number (symmetry), so neither fairness
+            // nor "the same client" can be read off a reduced cycle. Both reductions keep every
+            // infinite run's sequence of beliefs up to repetition, so a starving run of the full
+            // graph shows here as a cycle through a state where some client waits: only then is
+            // the full graph needed.
+            let someone_waits = |members: &Vec<u32>| members.iter().any(|&s| self.waiting[s as usize] != 0);
+            return match self.components(|_| true).iter().any(someone_waits) {
+                true => Liveness::NeedsFullGraph,
+                false => Liveness::Holds,
+            };
+        }
+        self.starving_cycle().map_or(Liveness::Holds, Liveness::Violated)
+    }
+
+    /// The fair starving cycle (see the module) whose nearest state comes first in breadth-first
+    /// order, over every client, as a lasso: a shortest path to that state, then the cycle.
+    fn starving_cycle(&self) -> Option<Counterexample> {
+        let mut best: Option<(u32, u8, Vec<u32>)> = None;
+        for c in 0..self.clients {
+            let bit = 1u8 << c;
+            let not_holding = |s: u32| self.holding[s as usize] & bit == 0;
+            for members in self.components(not_holding) {
+                if !members.iter().any(|&s| self.waiting[s as usize] & bit != 0) || !self.fair(&members) {
+                    continue;
+                }
+                let entry = *members.iter().min().expect("a component has a state");
+                if best.as_ref().is_none_or(|(b, _, _)| entry < *b) {
+                    best = Some((entry, bit, members));
+                }
+            }
+        }
+        let (entry, bit, members) = best?;
+        let mut steps = self.path_to(entry);
+        let cycle_start = steps.len();
+        steps.extend(self.fair_cycle(entry, bit, &members));
+        Some(Counterexample { steps, cycle_start: Some(cycle_start) })
+    }
+
+    /// Whether the cycle through every state and edge of the component `members` is weakly
+    /// fair: each fault-free step enabled in all its states is taken on an edge inside it.
+    fn fair(&self, members: &[u32]) -> bool {
+        let member = self.membership(members);
+        let (always, taken) = self.fairness(members, &member);
+        always.iter().all(|st| taken.binary_search(st).is_ok())
+    }
+
+    fn membership(&self, members: &[u32]) -> Vec<bool> {
+        let mut member = vec![false; self.expanded()];
+        for &s in members {
+            member[s as usize] = true;
+        }
+        member
+    }
+
+    /// Steps enabled (other than faults) in every member, and steps taken inside the component,
+    /// each sorted.
+    fn fairness(&self, members: &[u32], member: &[bool]) -> (Vec<Step>, Vec<Step>) {
+        let mut always: Option<Vec<Step>> = None;
+        let mut taken = Vec::new();
+        for &s in members {
+            let mut enabled: Vec<Step> =
+                self.out(s).iter().map(|(_, step)| *step).filter(|st| !st.is_fault()).collect();
+            enabled.sort();
+            enabled.dedup();
+            always = Some(match always {
+                None => enabled,
+                Some(prev) => prev.into_iter().filter(|st| enabled.binary_search(st).is_ok()).collect(),
+            });
+            for (t, step) in self.out(s) {
+                if !step.is_fault() && member[*t as usize] {
+                    taken.push(*step);
+                }
+            }
+        }
+        taken.sort();
+        taken.dedup();
+        (always.unwrap_or_default(), taken)
+    }
+
+    /// A cycle from `entry` back to itself inside the component that passes a state where the
+    /// client `bit` waits and takes every step the fairness condition requires.
+    fn fair_cycle(&self, entry: u32, bit: u8, members: &[u32]) -> Vec<Step> {
+        let member = self.membership(members);
+        let (always, _) = self.fairness(members, &member);
+        let mut steps = Vec::new();
+        let mut at = entry;
+        if self.waiting[entry as usize] & bit == 0 {
+            let (path, end) = self.path_inside(at, &member, |s, _| self.waiting[s as usize] & bit != 0);
+            steps.extend(path);
+            at = end;
+        }
+        for required in &always {
+            let (path, end) = self.path_inside(at, &member, |s, step| step == *required && member[s as usize]);
+            steps.extend(path);
+            at = end;
+        }
+        loop {
+            let (path, end) = self.path_inside(at, &member, |s, _| s == entry);
+            steps.extend(path);
+            at = end;
+            if !steps.is_empty() && at == entry {
+                return steps;
+            }
+        }
+    }
+
+    /// Shortest path inside the component from `from` ending with an edge `(target, step)` that
+    /// satisfies `goal` (at least one step).
+    fn path_inside(&self, from: u32, member: &[bool], goal: impl Fn(u32, Step) -> bool) -> (Vec<Step>, u32) {
+        let mut prev: HashMap<u32, (u32, Step)> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
+        let mut seen = vec![false; self.expanded()];
+        seen[from as usize] = true;
+        while let Some(s) = queue.pop_front() {
+            for &(t, step) in self.out(s) {
+                if step.is_fault() || !member[t as usize] {
+                    continue;
+                }
+                if goal(t, step) {
+                    let mut path = vec![step];
+                    let mut at = s;
+                    while at != from {
+                        let (p, st) = prev[&at];
+                        path.push(st);
+                        at = p;
+                    }
+                    path.reverse();
+                    return (path, t);
+                }
+                if !seen[t as usize] {
+                    seen[t as usize] = true;
+                    prev.insert(t, (s, step));
+                    queue.push_back(t);
+                }
+            }
+        }
+        unreachable!("a strongly connected component reaches all its edges")
+    }
+
+    /// Strongly connected components of the fault-free edges between the states `inside`
+    /// accepts (iterative Tarjan); only components with a cycle (two states or more, or a step
+    /// back to the same state).
+    fn components(&self, inside: impl Fn(u32) -> bool) -> Vec<Vec<u32>> {
+        let n = self.expanded();
+        const UNSEEN: u32 = u32::MAX;
+        let mut order = vec![UNSEEN; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack = Vec::new();
+        let mut components = Vec::new();
+        let mut next = 0u32;
+        let edge_inside = |w: u32, step: Step| !step.is_fault() && (w as usize) < n && inside(w);
+        for root in 0..n as u32 {
+            if order[root as usize] != UNSEEN || !inside(root) {
+                continue;
+            }
+            let mut calls: Vec<(u32, usize)> = vec![(root, 0)];
+            order[root as usize] = next;
+            low[root as usize] = next;
+            next += 1;
+            stack.push(root);
+            on_stack[root as usize] = true;
+            while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
+                let out = self.out(v);
+                if *edge < out.len() {
+                    let (w, step) = out[*edge];
+                    *edge += 1;
+                    if !edge_inside(w, step) {
+                        continue;
+                    }
+                    if order[w as usize] == UNSEEN {
+                        order[w as usize] = next;
+                        low[w as usize] = next;
+                        next += 1;
+                        stack.push(w);
+                        on_stack[w as usize] = true;
+                        calls.push((w, 0));
+                    } else if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(order[w as usize]);
+                    }
+                } else {
+                    calls.pop();
+                    if let Some(&(parent, _)) = calls.last() {
+                        low[parent as usize] = low[parent as usize].min(low[v as usize]);
+                    }
+                    if low[v as usize] == order[v as usize] {
+                        let mut members = Vec::new();
+                        loop {
+                            let w = stack.pop().expect("v is on the stack");
+                            on_stack[w as usize] = false;
+                            members.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        if members.len() > 1 || self.out(v).iter().any(|&(t, s)| t == v && edge_inside(t, s)) {
+                            components.push(members);
+                        }
+                    }
+                }
+            }
+        }
+        components
+    }
+}

@@ -1,0 +1,341 @@
+//! The oracle's own predicates, each written from its definition (quoted in its doc comment).
+//! Nothing here calls the production property code (`World::belief_exclusion`, `zk_holders`,
+//! `quiescent`, `orphans`, `waiting`, `deadlocked`, `Client::is_waiting`, ...): only the state's
+//! public fields, `World::steps`, `Recipe::belief`/`mode`/`owned_node(s)` and `Mode::compatible`.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
+use zklab_model::world::{Client, Resource};
+use zklab_model::{Belief, ClientId, FaultKind, Input, Mode, Recipe, Response, Step, World};
+
+pub const BELIEF_EXCLUSION: &str = "belief_exclusion";
+pub const ZK_EXCLUSION: &str = "zk_exclusion";
+pub const NO_ORPHANS: &str = "no_orphans";
+pub const FENCED_EXCLUSION: &str = "fenced_exclusion";
+pub const NO_HERD: &str = "no_herd";
+pub const EVENTUAL_ACQUIRE: &str = "eventual_acquire";
+
+/// Every property the oracle judges (the `reached:*` items aside).
+pub const PROPERTIES: [&str; 6] =
+    [BELIEF_EXCLUSION, ZK_EXCLUSION, NO_ORPHANS, FENCED_EXCLUSION, NO_HERD, EVENTUAL_ACQUIRE];
+
+/// "A client *holds* when `recipe.belief()` is `Belief::Holding{..}`."
+pub fn holds<R: Recipe>(c: &Client<R>) -> bool {
+    matches!(c.recipe.belief(), Belief::Holding { .. })
+}
+
+/// "A client *waits* when it is not crashed and its belief is `Belief::Acquiring`."
+pub fn waits<R: Recipe>(c: &Client<R>) -> bool {
+    !c.crashed && c.recipe.belief() == Belief::Acquiring
+}
+
+/// No non-fault step is enabled: "only faults, or nothing, can happen". A fault step is one
+/// for which `Step::is_fault()` holds (`Step::Fault`, `Step::Lossy`).
+pub fn only_faults_possible<R: Recipe>(w: &World<R>) -> bool {
+    w.steps().iter().all(|s| s.is_fault())
+}
+
+/// `belief_exclusion` (safety, judged in every reachable state): "the modes (`recipe.mode()`)
+/// of all clients that hold are compatible (`Mode::compatible`)."
+pub fn belief_exclusion<R: Recipe>(w: &World<R>) -> bool {
+    let modes: Vec<Mode> = w.clients.iter().filter(|c| holds(c)).map(|c| c.recipe.mode()).collect();
+    Mode::compatible(&modes)
+}
+
+/// The holders ZooKeeper agrees with: "holder whose current session (`client.session`) is alive
+/// on the server, whose `owned_node()` exists in the server's tree and whose node's ephemeral
+/// owner is that session."
+pub fn zk_agrees<R: Recipe>(w: &World<R>, c: &Client<R>) -> bool {
+    holds(c)
+        && w.server.is_alive(c.session)
+        && match c.recipe.owned_node() {
+            None => false,
+            Some(path) => w.server.tree().get(path).is_some_and(|node| node.owner == Some(c.session)),
+        }
+}
+
+/// `zk_exclusion` (safety): "the same [the modes of all clients that hold are compatible],
+/// restricted to the holders that ZooKeeper agrees with" (see `zk_agrees`).
+pub fn zk_exclusion<R: Recipe>(w: &World<R>) -> bool {
+    let modes: Vec<Mode> = w.clients.iter().filter(|c| zk_agrees(w, c)).map(|c| c.recipe.mode()).collect();
+    Mode::compatible(&modes)
+}
+
+/// "At or below the lock path (`config().lock_path`, at any depth)": the lock path itself or a
+/// path that continues it with `/`.
+pub fn at_or_below(lock: &str, path: &str) -> bool {
+    path.strip_prefix(lock).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The ephemeral nodes at or below the lock path that break `no_orphans`: those without "an
+/// owner client that is not crashed, whose current session equals the node's owner, and whose
+/// `owned_nodes()` contains the node's path."
+pub fn orphan_nodes<R: Recipe>(w: &World<R>) -> Vec<String> {
+    let lock = &w.config().lock_path;
+    w.server
+        .tree()
+        .iter()
+        .filter(|(path, node)| node.owner.is_some() && at_or_below(lock, path))
+        .filter(|(path, node)| {
+            !w.clients
+                .iter()
+                .any(|c| !c.crashed && Some(c.session) == node.owner && c.recipe.owned_nodes().contains(&path.as_str()))
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+/// `no_orphans` (safety): "in every reachable state in which no non-fault step is enabled (only
+/// faults, or nothing, can happen), every ephemeral node at or below the lock path has an owner
+/// client that is not crashed, whose current session equals the node's owner, and whose
+/// `owned_nodes()` contains the node's path."
+pub fn no_orphans<R: Recipe>(w: &World<R>) -> bool {
+    !only_faults_possible(w) || orphan_nodes(w).is_empty()
+}
+
+/// `eventual_acquire`, case (a): "a reachable state where some client waits has no non-fault
+/// step enabled (a deadlock)".
+pub fn deadlock<R: Recipe>(w: &World<R>) -> bool {
+    w.clients.iter().any(|c| waits(c)) && only_faults_possible(w)
+}
+
+/// The items of `reached:*` that hold in `w`:
+/// - `reached:<fault>` for each `FaultKind` k whose budget `config().faults.get(k) > 0`: the
+///   fault happened (the `coverage` fields for loss-before-apply (`lost_before_apply`),
+///   loss-after-apply (`lost_after_apply`), expire (`expired`) and lagging-read
+///   (`lagged_read`); `faults_used[k.index()] > 0` for the rest);
+/// - `reached:handoff` (`coverage.handoff`);
+/// - `reached:predecessor-gone` (`coverage.predecessor_gone`);
+/// - `reached:stale-write-refused` (`resource.refused_stale`);
+/// - `reached:shared-hold` (two or more clients hold at once).
+pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
+    let mut items = Vec::new();
+    for kind in FaultKind::ALL {
+        if w.config().faults.get(kind) == 0 {
+            continue;
+        }
+        let happened = match kind {
+            FaultKind::LossBeforeApply => w.coverage.lost_before_apply,
+            FaultKind::LossAfterApply => w.coverage.lost_after_apply,
+            FaultKind::Expire => w.coverage.expired,
+            FaultKind::LaggingRead => w.coverage.lagged_read,
+            _ => w.faults_used[kind.index()] > 0,
+        };
+        if happened {
+            items.push(format!("reached:{kind}"));
+        }
+    }
+    if w.coverage.handoff {
+        items.push("reached:handoff".to_string());
+    }
+    if w.coverage.predecessor_gone {
+        items.push("reached:predecessor-gone".to_string());
+    }
+    if w.resource.refused_stale {
+        items.push("reached:stale-write-refused".to_string());
+    }
+    if w.clients.iter().filter(|c| holds(c)).count() >= 2 {
+        items.push("reached:shared-hold".to_string());
+    }
+    items
+}
+
+/// The client taking `step`, if any: "`Step::Expire(_)` and `Step::Fault(FaultKind::ReapParent,
+/// _)` are the server's own events and have no acting client."
+pub fn acting_client(step: Step) -> Option<usize> {
+    match step {
+        Step::Expire(_) | Step::Fault(FaultKind::ReapParent, _) => None,
+        _ => Some(usize::from(step.client())),
+    }
+}
+
+/// What `step` appended at the back of a queue that was `before` and is `after`. For a client
+/// that is not taking the step the queue can only grow at its back; anything else means the
+/// model no longer fits the definition, which the oracle reports by panicking.
+fn appended<'a>(before: &VecDeque<Input>, after: &'a VecDeque<Input>, client: usize, step: Step) -> Vec<&'a Input> {
+    let keeps_prefix = after.len() >= before.len() && before.iter().zip(after.iter()).all(|(b, a)| b == a);
+    assert!(keeps_prefix, "oracle: step {step} changed the front of client {client}'s inbound queue");
+    after.iter().skip(before.len()).collect()
+}
+
+/// The clients a step herds. `no_herd` (transition, judged on every step, into new and known
+/// states): "the step appends watch notifications (`Input::Watch(..)` entries at the back of a
+/// client's `inbound`) for two or more distinct clients that, before the step, waited and asked
+/// for `Mode::Exclusive` or `Mode::Write`; the client taking the step does not count, except that
+/// `Step::Expire(_)` and `Step::Fault(FaultKind::ReapParent, _)` are the server's own events and
+/// have no acting client." The step violates `no_herd` when this returns two or more clients.
+pub fn herd<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> Vec<ClientId> {
+    let actor = acting_client(step);
+    (0..before.clients.len())
+        .filter(|&i| Some(i) != actor)
+        .filter(|&i| {
+            let c = &before.clients[i];
+            waits(c) && matches!(c.recipe.mode(), Mode::Exclusive | Mode::Write)
+        })
+        .filter(|&i| {
+            appended(&before.clients[i].inbound, &after.clients[i].inbound, i, step)
+                .iter()
+                .any(|input| matches!(input, Input::Watch(_)))
+        })
+        .map(|i| i as ClientId)
+        .collect()
+}
+
+/// Whether the resource accepts an access, by the rule of `model/src/world/resource.rs`: a write
+/// is accepted unless its token is below the largest token accepted so far (`max_token`), a read
+/// unless its token is below the largest token of an accepted write (`max_write_token`). The
+/// rule is read off the resource before the access and confirmed against the resource after
+/// it (a refusal sets `refused_stale` and changes no token; an acceptance records the token):
+/// if the two disagree, the model has changed under the oracle, which says so by panicking.
+fn accepted(before: &Resource, after: &Resource, mode: Mode, token: i64) -> bool {
+    let accepted = match mode {
+        Mode::Read => before.max_write_token.is_none_or(|max| token >= max),
+        _ => before.max_token.is_none_or(|max| token >= max),
+    };
+    let consistent = match (accepted, mode) {
+        (false, _) => {
+            after.refused_stale
+                && after.max_token == before.max_token
+                && after.max_write_token == before.max_write_token
+        }
+        (true, Mode::Read) => {
+            after.max_token == Some(before.max_token.map_or(token, |m| m.max(token)))
+                && after.max_write_token == before.max_write_token
+        }
+        (true, _) => after.max_token == Some(token) && after.max_write_token == Some(token),
+    };
+    assert!(
+        consistent,
+        "oracle: the resource's acceptance of a {mode:?} access with token {token} does not fit the rule"
+    );
+    accepted
+}
+
+/// What `fenced_exclusion` needs of a path beyond the world it reaches (ghost state, kept next
+/// to the world in the oracle's search states):
+///
+/// `fenced_exclusion` (safety, path-dependent): "every hold has a position in ZooKeeper's lock
+/// order: when a client comes to hold (a step after which it holds and before which it did not
+/// hold and was not `Suspended`), its position is the creation zxid (czxid) of the node
+/// `owned_node()` names, as the server assigned it when that node was created by that client's
+/// session — that node may be gone by then (a stale belief) [...]; if the recipe names no node
+/// (`owned_node()` is None), the position is the server's zxid (`server.zxid()`) right after the
+/// step. Every `Write` step of a holder is an access to the protected resource (`Mode::Read`
+/// holders read, other fenced modes write; `Mode::Lease` holders are not fenced: ignore them);
+/// the access is accepted iff the World's resource accepted it. Violation: an accepted write
+/// whose position is lower than the position of an earlier accepted access (read or write), or
+/// an accepted read whose position is lower than an earlier accepted write's. (A second hold by
+/// the same client after a downgrade keeps its position.)"
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ghost {
+    /// Per client, every node its steps created (any of its sessions), with the creation zxid
+    /// of its latest creation (the largest: zxids only grow). Shared between search states
+    /// until it changes (equality and hashing are by content).
+    pub created: Vec<Rc<BTreeMap<String, i64>>>,
+    /// Per client, the position of its current hold: set when it comes to hold, kept while it
+    /// holds or is suspended, forgotten otherwise.
+    pub positions: Vec<Option<i64>>,
+    /// The highest position of an accepted access (read or write).
+    pub max_access: Option<i64>,
+    /// The highest position of an accepted write.
+    pub max_write: Option<i64>,
+}
+
+impl Ghost {
+    pub fn new(clients: usize) -> Self {
+        Ghost {
+            created: (0..clients).map(|_| Rc::new(BTreeMap::new())).collect(),
+            positions: vec![None; clients],
+            max_access: None,
+            max_write: None,
+        }
+    }
+
+    /// How many creations the ghost remembers (what it costs to keep).
+    pub fn size(&self) -> usize {
+        self.created.iter().map(|m| m.len()).sum()
+    }
+
+    fn record(&mut self, client: usize, path: &str, czxid: i64) {
+        if self.created[client].get(path).is_some_and(|&known| known >= czxid) {
+            return;
+        }
+        Rc::make_mut(&mut self.created[client]).insert(path.to_string(), czxid);
+    }
+
+    /// Follows `step` from `before` to `after`; returns a description of the violation of
+    /// `fenced_exclusion` if the step is an accepted access out of lock order.
+    pub fn advance<R: Recipe>(&mut self, before: &World<R>, step: Step, after: &World<R>) -> Option<String> {
+        // 1. The nodes the step created. Only the client taking a step sends requests in it (the
+        // server applies a request as it is sent), so every node that appears in the tree (a new
+        // path, or a path with a new czxid) is that client's, and so is every Created reply in
+        // its queue. A node created and deleted within the step shows only in its reply, a node
+        // whose reply was lost only in the tree.
+        if let Some(actor) = acting_client(step) {
+            for (path, node) in after.server.tree().iter() {
+                if before.server.tree().get(path).is_none_or(|old| old.czxid != node.czxid) {
+                    self.record(actor, path, node.czxid);
+                }
+            }
+            for input in &after.clients[actor].inbound {
+                if let Input::Reply { result: Ok(Response::Created { path, stat }), .. } = input {
+                    self.record(actor, path, stat.czxid);
+                }
+            }
+        }
+        // 2. Positions of holds.
+        for i in 0..after.clients.len() {
+            let was = before.clients[i].recipe.belief();
+            let now = after.clients[i].recipe.belief();
+            let holds_now = matches!(now, Belief::Holding { .. });
+            let comes_to_hold = holds_now && !matches!(was, Belief::Holding { .. } | Belief::Suspended { .. });
+            // A client that turns from suspended to holding without a position (it was
+            // suspended without having held: no recipe does that) is placed as a new hold.
+            if comes_to_hold || (holds_now && self.positions[i].is_none()) {
+                let c = &after.clients[i];
+                let position = match c.recipe.owned_node() {
+                    None => after.server.zxid(),
+                    // A node the client never created: placed by when it came to believe.
+                    Some(path) => self.created[i].get(path).copied().unwrap_or(after.server.zxid()),
+                };
+                self.positions[i] = Some(position);
+            }
+            if !matches!(now, Belief::Holding { .. } | Belief::Suspended { .. }) {
+                self.positions[i] = None;
+            }
+        }
+        // 3. The access to the resource.
+        let Step::Write(client) = step else { return None };
+        let i = usize::from(client);
+        let c = &before.clients[i];
+        let Belief::Holding { token } = c.recipe.belief() else { panic!("oracle: {step} taken by a non-holder") };
+        let mode = c.recipe.mode();
+        if matches!(mode, Mode::Lease { .. }) {
+            return None;
+        }
+        if !accepted(&before.resource, &after.resource, mode, token) {
+            return None;
+        }
+        let position = self.positions[i].expect("a holder has a position");
+        let violation = match mode {
+            Mode::Read => self
+                .max_write
+                .filter(|&m| position < m)
+                .map(|m| format!("c{i} read at position {position} after a write at position {m} was accepted")),
+            _ => self
+                .max_access
+                .filter(|&m| position < m)
+                .map(|m| format!("c{i} wrote at position {position} after an access at position {m} was accepted")),
+        };
+        self.max_access = Some(self.max_access.map_or(position, |m| m.max(position)));
+        if mode != Mode::Read {
+            self.max_write = Some(self.max_write.map_or(position, |m| m.max(position)));
+        }
+        violation
+    }
+}
+
+/// The set of non-fault steps in `steps`.
+pub fn non_fault(steps: &[Step]) -> BTreeSet<Step> {
+    steps.iter().copied().filter(|s| !s.is_fault()).collect()
+}
