@@ -433,8 +433,14 @@ impl<R: Recipe> World<R> {
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
                 if self.under_lock(path) {
+                    // A creation that is gone can place a hold only through a stale reply; the
+                    // latest is kept for that and every one whose node still exists, the rest
+                    // forgotten when the next is made (a stale reply naming one is then placed by
+                    // time). That keeps the state finite for a recipe that creates again and
+                    // again, and only the client's own sending steps change the list.
+                    let tree = self.server.tree();
                     let created = &mut self.clients[i].created;
-                    created.retain(|(p, _)| p != path);
+                    created.retain(|(p, _)| p != path && tree.get(p).is_some());
                     created.push((path.clone(), stat.czxid));
                 }
             }
@@ -579,17 +585,7 @@ impl<R: Recipe> World<R> {
         if !matches!(after, Belief::Holding { .. } | Belief::Suspended { .. }) {
             c.grant = 0;
         }
-        // What the client created and is gone can place a hold only through a stale reply; the
-        // latest creation is kept for that, and every node that still exists, the rest
-        // forgotten (a stale reply naming it is then placed by time). That keeps the state
-        // finite for a recipe that creates again and again.
-        let tree = self.server.tree();
-        let last = c.created.len().saturating_sub(1);
-        let mut k = 0;
-        c.created.retain(|(path, _)| {
-            k += 1;
-            k - 1 == last || tree.get(path).is_some()
-        });
+
         if expired {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
             let c = &mut self.clients[i];
