@@ -32,18 +32,9 @@ use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig, U
 /// Search states the oracle may explore per case; larger cases are skipped.
 const MAX_STATES: usize = 12_000;
 
-/// Faults a case may draw (reaping the parent and lagging reads are drawn too: they change
-/// what renumbering may do).
-const FAULTS: [FaultKind; 8] = [
-    FaultKind::LossBeforeApply,
-    FaultKind::LossAfterApply,
-    FaultKind::Disconnect,
-    FaultKind::Expire,
-    FaultKind::Crash,
-    FaultKind::Pause,
-    FaultKind::LaggingRead,
-    FaultKind::ReapParent,
-];
+/// A case draws up to two of every fault kind (reaping the parent and lagging reads change what
+/// renumbering may do, so they are drawn too).
+const FAULTS: [FaultKind; FaultKind::COUNT] = FaultKind::ALL;
 
 #[derive(Clone, Debug)]
 struct Case {
