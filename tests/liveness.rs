@@ -76,6 +76,60 @@ impl Recipe for Poller {
     fn renamed(&self, _: &zklab_model::Renamer) -> Option<Self> {
         Some(self.clone())
     }
+
+    /// It keeps no sequence number or zxid, so renumbering changes nothing of its own state.
+    fn renumbered(&self, _: zklab_model::ClientId, _: &zklab_model::Renumber) -> Option<Self> {
+        Some(self.clone())
+    }
+
+    /// Its token is a constant.
+    fn renumber_token(&self, token: i64, _: &zklab_model::Numbers) -> i64 {
+        token
+    }
+}
+
+/// Acquires by checking that `/lock/busy` is absent; when it is there, backs off (lists the
+/// lock's children, believing it is giving up) and then checks again: it never waits
+/// throughout, yet may never get in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Shy {
+    belief: Belief,
+}
+
+impl Recipe for Shy {
+    fn name(&self) -> String {
+        "shy".to_string()
+    }
+
+    fn handle(&mut self, _: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match input {
+            Input::Acquire => {
+                self.belief = Belief::Acquiring;
+                out.push(Request::exists(BUSY, false));
+            }
+            Input::Reply { request: Request::Exists { .. }, result: Ok(Response::Exists(None)) } => {
+                self.belief = Belief::Holding { token: 0 };
+            }
+            Input::Reply { request: Request::Exists { .. }, .. } => {
+                self.belief = Belief::Releasing;
+                out.push(Request::get_children("/lock", false));
+            }
+            Input::Reply { request: Request::GetChildren { .. }, .. } => {
+                self.belief = Belief::Acquiring;
+                out.push(Request::exists(BUSY, false));
+            }
+            Input::Release => self.belief = Belief::Idle,
+            _ => {}
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        self.belief
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        None
+    }
 }
 
 fn holder() -> Poller {
@@ -195,4 +249,59 @@ fn under_symmetry_a_cycle_is_judged_on_the_full_graph() {
     let fair = check::explore(world, &symmetric);
     assert_eq!(fair.status("eventual_acquire"), Some(Status::Holds));
     assert!(!fair.symmetric);
+}
+
+#[test]
+fn a_client_that_backs_off_and_retries_forever_is_a_livelock() {
+    // Each lap passes through a belief that is not waiting (backing off), so no state of the
+    // cycle has the client waiting throughout; it still waits again and again and never holds.
+    let mut world = World::new(WorldConfig::default(), vec![Shy { belief: Belief::Idle }]);
+    let admin = world.server.open_session(4000).0;
+    world.server.apply(admin, &Request::create(BUSY, CreateMode::Persistent));
+    let outcome = check::explore(world.clone(), &Options::default());
+    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
+    let cx = outcome.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap().counterexample.clone().unwrap();
+    let start = cx.cycle_start.expect("a cycle, not a deadlock");
+    let mut beliefs = Vec::new();
+    for (i, step) in cx.steps.iter().enumerate() {
+        world.apply(*step).unwrap();
+        if i >= start {
+            beliefs.push(world.clients[0].belief());
+        }
+    }
+    assert!(beliefs.contains(&Belief::Acquiring) && beliefs.contains(&Belief::Releasing), "{beliefs:?}");
+}
+
+#[test]
+fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
+    // Both clients ask forever. The waiter polls without a watch; it can get in (so the
+    // component of the whole graph holds states where it holds), but on a fair run in which it
+    // always polls while the holder holds, it waits forever: starvation by overtaking.
+    let config = WorldConfig { rounds: zklab_model::UNBOUNDED_ROUNDS, ..WorldConfig::default() };
+    let world = World::new(config, vec![holder(), waiter()]);
+    let outcome = check::explore(world.clone(), &Options::default());
+    assert!(!outcome.bounded);
+    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
+    let cx = outcome.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap().counterexample.clone().unwrap();
+    let start = cx.cycle_start.expect("a cycle, not a deadlock");
+    let (mut at, mut at_start, mut waited) = (world, None, false);
+    for (i, step) in cx.steps.iter().enumerate() {
+        if i == start {
+            at_start = Some(at.clone());
+        }
+        at.apply(*step).unwrap();
+        if i >= start {
+            assert!(!at.clients[1].belief().is_holding(), "the waiter never holds on the cycle");
+            waited |= at.clients[1].belief() == Belief::Acquiring;
+        }
+    }
+    assert!(waited);
+    let settled = |mut w: World<Poller>| {
+        w.settle();
+        w
+    };
+    assert_eq!(settled(at), settled(at_start.unwrap()), "the cycle returns to its start (up to renumbering)");
+    // With bounded rounds every run ends: no overtaking forever.
+    let bounded = World::new(WorldConfig::default(), vec![holder(), waiter()]);
+    assert_eq!(check::explore(bounded, &Options::default()).status("eventual_acquire"), Some(Status::Holds));
 }

@@ -117,3 +117,18 @@ fn verdicts_and_counterexamples_are_those_of_the_full_graph() {
     }
     assert!(reduced_somewhere, "the reduction never applied");
 }
+
+#[test]
+fn a_receive_is_not_taken_alone_while_a_reconnect_could_let_the_client_acquire() {
+    // An idle client with a round left loses its connection: its Disconnected waits in the queue
+    // and its reconnect is enabled. The reconnect commutes with handling the Disconnected, but
+    // it enables the client's acquire, which does not: an ample set of the receive alone would
+    // hold the acquire back on every path (condition C1), so the receive is never taken alone.
+    let mut state = world("standard", 2, &[FaultKind::Disconnect], ClientBehaviour::Java);
+    state.apply(zklab_model::Step::Fault(FaultKind::Disconnect, 0)).unwrap();
+    assert!(state.enabled(zklab_model::Step::Receive(0)) && state.enabled(zklab_model::Step::Reconnect(0)));
+    assert!(state.local_step().is_none_or(|(step, _)| step.client() != 0), "c0's receive taken alone");
+    let mut reconnected = state.clone();
+    reconnected.apply(zklab_model::Step::Reconnect(0)).unwrap();
+    assert!(reconnected.enabled(zklab_model::Step::Acquire(0)), "the reconnect enables the acquire");
+}

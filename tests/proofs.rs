@@ -171,3 +171,20 @@ fn tokens_that_wrap_past_i32_max_break_fencing() {
     let away = check::run(&scenario("standard", 2, "expire,pause", ClientBehaviour::Java), &options());
     assert_eq!(away.status("fenced_exclusion"), Some(Status::Holds));
 }
+
+#[test]
+fn naive_with_three_clients_starves_when_clients_acquire_forever() {
+    // naive has no fairness at all: a client can be overtaken forever. With bounded rounds
+    // every run ends, so that cannot show; with clients that ask forever it is a fair cycle.
+    let config = WorldConfig { rounds: zklab_model::UNBOUNDED_ROUNDS, ..WorldConfig::default() };
+    let scenario = Scenario::new("naive", 3, config).unwrap();
+    let report = check::run(&scenario, &options());
+    assert!(!report.bounded);
+    let p = report.properties.iter().find(|p| p.name == "eventual_acquire").unwrap();
+    assert_eq!(p.status, Status::Violated);
+    let trace = p.trace.as_ref().unwrap();
+    assert!(trace.verdict.cycle_start.is_some(), "a cycle, not a deadlock");
+    trace.replay().unwrap();
+    let bounded = check::run(&Scenario::new("naive", 3, WorldConfig::default()).unwrap(), &options());
+    assert_eq!(bounded.status("eventual_acquire"), Some(Status::Holds));
+}

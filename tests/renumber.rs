@@ -196,3 +196,29 @@ fn renumbered_runs_give_the_verdicts_and_counterexamples_of_full_runs() {
     }
     assert!(fewer >= 6, "renumbering merged states in {fewer} of the runs");
 }
+
+#[test]
+fn renumbering_stays_off_where_data_or_deep_nodes_hold_numbers() {
+    // A state that renumbering changes (a sequence number and zxids moved on) ...
+    let states = reachable(world("standard", 2, config(&[], 2)), 3000);
+    let moved = states.iter().find(|w| w.renumbered().is_some()).expect("some state renumbers").clone();
+    // ... is left as it is once a number sits where renumbering cannot reach it: in a node's
+    // data (a holder announcing its sequence number) or in a node below one of the lock's
+    // children (whose name holds the child's number).
+    let admin = |w: &mut World<AnyRecipe>| w.server.open_session(4000).0;
+    let mut in_data = moved.clone();
+    let a = admin(&mut in_data);
+    let set = zklab_model::Request::SetData { path: "/lock".into(), data: "1".into(), version: -1 };
+    assert!(in_data.server.apply(a, &set).result.is_ok());
+    assert_eq!(in_data.renumbered(), None, "data may hold a number");
+    let mut below = moved.clone();
+    let a = admin(&mut below);
+    for path in ["/lock/p-0000000009", "/lock/p-0000000009/owner"] {
+        let create = zklab_model::Request::create(path, zklab_model::CreateMode::Persistent);
+        assert!(below.server.apply(a, &create).result.is_ok(), "{path}");
+    }
+    assert_eq!(below.renumbered(), None, "a node below a lock child");
+    // Data a recipe knows holds no number (client-id-lock's client id) is renumbered around.
+    let ids = reachable(world("client-id-lock", 2, config(&[], 2)), 3000);
+    assert!(ids.iter().any(|w| w.server.tree().iter().any(|(_, n)| !n.data.is_empty()) && w.renumbered().is_some()));
+}

@@ -153,6 +153,14 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     fn renumber_name(&self, name: &str, n: &Numbers) -> String {
         n.sequential_name(name)
     }
+    /// A node's data under the lock path with its numbers renumbered, or `None` if the recipe
+    /// cannot say what it holds (then the state is kept as it is: see `Numbers::opaque`). By
+    /// default only empty data is understood. A recipe whose data carries no sequence number
+    /// or zxid (a client id) returns it unchanged. Only called when `renumbered` supports
+    /// renumbering.
+    fn renumber_data(&self, data: &str, _n: &Numbers) -> Option<String> {
+        data.is_empty().then(String::new)
+    }
     /// A fencing token this recipe handed out (see `belief`), renumbered: by default it is the
     /// sequence number of the recipe's node. Only called when `renumbered` supports
     /// renumbering.

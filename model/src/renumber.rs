@@ -170,11 +170,11 @@ impl Numbers {
         ranked(&self.seqs.borrow()) && ranked(&self.zxids.borrow()) && locals_ranked && !self.counted.get()
     }
 
-    /// Whether the walk met something that may hold a number it cannot rewrite: node data
-    /// (a recipe may write a sequence number or a zxid there, as a holder announcing itself
-    /// does), or a node below one of the lock's children (its path holds the child's name, but
-    /// only the lock's children are renamed). Renumbering such a state would keep stale numbers
-    /// beside ranked ones, so it is left as it is.
+    /// Whether the walk met something that may hold a number it cannot rewrite: node data the
+    /// recipe cannot renumber (`Recipe::renumber_data`: a holder announcing its sequence number
+    /// writes one there), or a node below one of the lock's children (its path holds the
+    /// child's name, but only the lock's children are renamed). Renumbering such a state would
+    /// keep stale numbers beside ranked ones, so it is left as it is.
     pub fn opaque(&self) -> bool {
         self.opaque.get()
     }
@@ -280,6 +280,8 @@ pub struct Renumber<'a> {
     pub lock_path: &'a str,
     /// Renumbers one child name of the lock path.
     pub name: &'a dyn Fn(&str, &Numbers) -> String,
+    /// Renumbers a node's data, or says it cannot (`Recipe::renumber_data`).
+    pub data: &'a dyn Fn(&str, &Numbers) -> Option<String>,
     /// The server's order of getChildren replies, which depends on the names.
     pub order: ChildrenOrder,
 }
@@ -290,7 +292,7 @@ impl<'a> Renumber<'a> {
     where
         'a: 'b,
     {
-        Renumber { numbers, lock_path: self.lock_path, name: self.name, order: self.order }
+        Renumber { numbers, lock_path: self.lock_path, name: self.name, data: self.data, order: self.order }
     }
 
     pub fn seq(&self, v: i64) -> i64 {
@@ -340,10 +342,10 @@ impl Rewrite for Renumber<'_> {
     }
 
     fn data(&self, data: &str) -> String {
-        if !data.is_empty() {
+        (self.data)(data, self.numbers).unwrap_or_else(|| {
             self.numbers.mark_opaque();
-        }
-        data.to_string()
+            data.to_string()
+        })
     }
 
     /// A getChildren listing of `parent`, in the order the server gives the renumbered names.

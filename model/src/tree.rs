@@ -155,3 +155,22 @@ impl DataTree {
         self.nodes.iter().filter(|(_, n)| n.owner == Some(session)).map(|(p, _)| p.clone()).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removing_a_node_whose_parent_is_gone_does_not_panic() {
+        // The server never lets this happen (NotEmpty), but a stale deep path reached some other
+        // way must not bring the checker down.
+        let mut tree = DataTree::default();
+        tree.insert("/a".to_string(), String::new(), 1, None, 0);
+        tree.insert("/a/b".to_string(), String::new(), 2, None, 0);
+        tree.remove("/a", 3);
+        tree.remove("/a/b", 4);
+        assert!(tree.get("/a/b").is_none() && tree.get("/a").is_none());
+        tree.remove("/a/b", 5);
+        assert_eq!(tree.get("/").map(|n| n.num_children), Some(0));
+    }
+}

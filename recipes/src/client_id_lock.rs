@@ -23,7 +23,8 @@
 use zklab_model::path;
 use zklab_model::Rewrite;
 use zklab_model::{
-    Belief, ClientId, CreateMode, Ctx, EventType, Input, Renumber, Request, Response, SessionState, ZkError, ZkResult,
+    Belief, ClientId, CreateMode, Ctx, EventType, Input, Numbers, Renumber, Request, Response, SessionState, ZkError,
+    ZkResult,
 };
 
 /// The name prefix of every contender's node.
@@ -236,6 +237,11 @@ impl zklab_model::Recipe for ClientIdLock {
             other => other.clone(),
         };
         Some(ClientIdLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
+    }
+
+    /// Its nodes' data is a client id, which holds no sequence number or zxid.
+    fn renumber_data(&self, data: &str, _: &Numbers) -> Option<String> {
+        Some(data.to_string())
     }
 }
 

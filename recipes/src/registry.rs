@@ -448,6 +448,20 @@ impl Recipe for AnyRecipe {
             AnyRecipe::Contender(x) => x.renumber_name(name, n),
         }
     }
+    fn renumber_data(&self, data: &str, n: &Numbers) -> Option<String> {
+        match self {
+            AnyRecipe::Sequential(x) => x.renumber_data(data, n),
+            AnyRecipe::Naive(x) => x.renumber_data(data, n),
+            AnyRecipe::Shared(x) => x.renumber_data(data, n),
+            AnyRecipe::Semaphore(x) => x.renumber_data(data, n),
+            AnyRecipe::Revocable(x) => x.renumber_data(data, n),
+            AnyRecipe::WriteLock(x) => x.renumber_data(data, n),
+            AnyRecipe::Kazoo(x) => x.renumber_data(data, n),
+            AnyRecipe::Timeout(x) => x.renumber_data(data, n),
+            AnyRecipe::ClientId(x) => x.renumber_data(data, n),
+            AnyRecipe::Contender(x) => x.renumber_data(data, n),
+        }
+    }
     fn renumber_token(&self, token: i64, n: &Numbers) -> i64 {
         match self {
             AnyRecipe::Sequential(x) => x.renumber_token(token, n),

@@ -503,3 +503,16 @@ impl Graph {
         steps
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_collision_bound_grows_with_states_and_transitions() {
+        let small = collision_probability(1_000, 3_000);
+        let large = collision_probability(100_000_000, 400_000_000);
+        assert!(small > 0.0 && small < large && large < 1e-20, "{small:e} {large:e}");
+        assert_eq!(collision_probability(10, 0), collision_probability(10, 10), "at least one lookup a state");
+    }
+}

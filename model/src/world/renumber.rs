@@ -14,8 +14,9 @@
 //!   share a prefix (a scrambled order hashes the digits);
 //! - in the state itself, the lock's counter and the server's zxid are the largest numbers of
 //!   their kind, so the next ones handed out are larger than anything held, in either numbering;
-//! - the state holds no number the walk cannot rewrite: no node has data (in the tree or in a
-//!   queued message) and no node lies below one of the lock's children (`Numbers::opaque`).
+//! - the state holds no number the walk cannot rewrite: no data the recipe cannot renumber (in
+//!   the tree or in a queued message) and no node below one of the lock's children
+//!   (`Numbers::opaque`).
 //!   Such a state is kept as it is; each state is still mapped to one with the same future, so
 //!   deciding state by state is sound.
 
@@ -62,10 +63,12 @@ impl<R: Recipe> World<R> {
     fn renumber_with(&self, numbers: &Numbers) -> Option<World<R>> {
         let first = &self.clients.first()?.recipe;
         let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
+        let data = |d: &str, numbers: &Numbers| first.renumber_data(d, numbers);
         let r = Renumber {
             numbers,
             lock_path: &self.config.lock_path,
             name: &name,
+            data: &data,
             order: self.server.config().children_order,
         };
         let mut world = self.clone();
