@@ -212,9 +212,7 @@ impl Outcome {
 pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
-    let mut outcome = explore_within(init, options, deadline, options.max_states, started);
-    outcome.elapsed_ms = started.elapsed().as_millis();
-    outcome
+    explore_within(init, options, deadline, options.max_states, started)
 }
 
 /// `explore`, stopping at `deadline` or after `max_states` states.
@@ -247,15 +245,14 @@ fn explore_within<R: Recipe>(
     let liveness = graph.complete.then(|| graph.liveness());
     let verdicts = verdicts_of(&graph, &defs, liveness.as_ref(), &concrete);
     let violated = verdicts.iter().any(|v| v.status == Status::Violated);
-    let rerun = match (violated, &liveness) {
-        _ if options.partial_order && (violated || liveness == Some(Liveness::NeedsFullGraph)) => Some((
-            "a shortest counterexample or a cycle's fairness",
-            Options { partial_order: false, ..options.clone() },
-        )),
-        (_, Some(Liveness::NeedsFullGraph)) => {
-            Some(("a cycle's fairness, judged per client,", Options { symmetry: false, ..options.clone() }))
-        }
-        _ => None,
+    // Partial order keeps neither shortest paths nor fairness; symmetry cannot tell which
+    // client starves on a cycle.
+    let rerun = if options.partial_order && (violated || liveness == Some(Liveness::NeedsFullGraph)) {
+        Some(("a shortest counterexample or a cycle's fairness", Options { partial_order: false, ..options.clone() }))
+    } else if liveness == Some(Liveness::NeedsFullGraph) {
+        Some(("a cycle's fairness, judged per client,", Options { symmetry: false, ..options.clone() }))
+    } else {
+        None
     };
     if let Some((why, without)) = rerun {
         if options.progress {

@@ -24,6 +24,8 @@ use zklab_model::{
 };
 
 const PHASES: usize = 5;
+/// The lock path of every world the differential test builds.
+const LOCK: &str = "/lock";
 
 /// What happened, as the table tells inputs apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,10 +183,6 @@ impl RandomRecipe {
         RandomRecipe { program, phase: 0, node: None, seq: None, pred: None }
     }
 
-    fn lock(&self) -> &'static str {
-        "/lock"
-    }
-
     /// The sort key of a contender's name: its sequence number, or with `ordered_by_client`
     /// the client number its name carries first.
     fn key(&self, name: &str) -> Option<(i64, i64)> {
@@ -253,14 +251,14 @@ impl RandomRecipe {
         match below {
             None => Class::ListLowest,
             Some((_, name)) => {
-                self.pred = Some(format!("{}/{name}", self.lock()));
+                self.pred = Some(format!("{LOCK}/{name}"));
                 Class::ListNotLowest
             }
         }
     }
 
     fn request(&self, op: Op, client: ClientId) -> Option<Request> {
-        let lock = self.lock();
+        let lock = LOCK;
         let named = format!("{lock}/w-{client}");
         let sub = |node: &String| format!("{node}/o");
         Some(match op {

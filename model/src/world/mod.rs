@@ -90,10 +90,6 @@ pub const DEFAULT_LAG_WINDOW: u8 = 1;
 /// of rounds every run ends and no client can be overtaken forever.
 pub const UNBOUNDED_ROUNDS: u8 = u8::MAX;
 
-/// A grant whose place in lock order is the zxid once its step (and the requests the step
-/// sends) is done, until it is set to that.
-const PLACED_AFTER_THE_STEP: i64 = i64::MIN;
-
 /// A step that is not enabled in the current state (a replayed trace that does not fit).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("step `{0}` is not enabled here")]
@@ -562,17 +558,6 @@ impl<R: Recipe> World<R> {
         // A downgrade is a new hold in a new mode, with its own access to the resource; it keeps
         // its place in lock order (a correct downgrade queues its read where its write was).
         let downgraded = after.is_holding() && before.is_holding() && mode != mode_before;
-        if granted {
-            // One clock, the zxid: a hold's place is its node's creation zxid, whichever of the
-            // client's creations it was; a recipe that names no node it created is placed by
-            // when it came to believe.
-            // (that is, by the zxid once the step is done: see the end of this function).
-            let owned = c.recipe.owned_node();
-            c.grant = match c.created.iter().find(|(path, _)| Some(path.as_str()) == owned) {
-                Some((_, czxid)) => *czxid,
-                None => PLACED_AFTER_THE_STEP,
-            };
-        }
         if granted || downgraded {
             c.wrote = false;
         }
@@ -585,7 +570,11 @@ impl<R: Recipe> World<R> {
         if !matches!(after, Belief::Holding { .. } | Belief::Suspended { .. }) {
             c.grant = 0;
         }
-
+        // One clock, the zxid: a new hold's place in lock order is the creation zxid of its
+        // node, whichever of the client's creations that is; a recipe that names no node it
+        // created is placed by when it came to believe, the zxid once its step is done.
+        let owned = c.recipe.owned_node();
+        let czxid = granted.then(|| c.created.iter().find(|(path, _)| Some(path.as_str()) == owned).map(|(_, z)| *z));
         if expired {
             let (session, _) = self.server.open_session(self.config.session_timeout_ms);
             let c = &mut self.clients[i];
@@ -601,8 +590,8 @@ impl<R: Recipe> World<R> {
             }
         }
         self.send(i, log);
-        if self.clients[i].grant == PLACED_AFTER_THE_STEP {
-            self.clients[i].grant = self.server.zxid();
+        if let Some(czxid) = czxid {
+            self.clients[i].grant = czxid.unwrap_or_else(|| self.server.zxid());
         }
     }
 }

@@ -129,12 +129,17 @@ impl<R: Recipe> World<R> {
 
     /// Bit `c` set: client `c` waits for the lock.
     pub fn waiting_mask(&self) -> u8 {
-        self.clients.iter().enumerate().filter(|(_, c)| c.is_waiting()).fold(0, |m, (i, _)| m | (1 << i))
+        self.mask_of(|c| c.is_waiting())
     }
 
     /// Bit `c` set: client `c` believes it holds the lock.
     pub fn holding_mask(&self) -> u8 {
-        self.clients.iter().enumerate().filter(|(_, c)| c.belief().is_holding()).fold(0, |m, (i, _)| m | (1 << i))
+        self.mask_of(|c| c.belief().is_holding())
+    }
+
+    /// Bit `c` set: client `c` is as `is` says.
+    fn mask_of(&self, is: impl Fn(&super::Client<R>) -> bool) -> u8 {
+        self.clients.iter().enumerate().filter(|(_, c)| is(c)).fold(0, |m, (i, _)| m | (1 << i))
     }
 
     /// Clients waiting for the lock.

@@ -12,7 +12,8 @@
 //!   The client's steps that do not commute (acquire, write, release, crash, pause, resume) are
 //!   not enabled, and none of the steps that commute can enable them: a reconnect enables an
 //!   acquire, so a client that is idle with rounds left never has its receive taken alone
-//!   (condition C1 of ample sets: no step dependent on the ample one can occur before it). So along every run from
+//!   (condition C1 of ample sets: no step dependent on the ample one can occur before it).
+//!   So along every run from
 //!   the state, the step stays enabled until it is taken, and taking it first reaches the same
 //!   states.
 //! - Invisibility: beliefs, modes, owned nodes, the server, the resource, the fault counts and
