@@ -120,7 +120,7 @@ pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> R
             let mut replayable = scenario.clone();
             replayable.config.faults = FaultBudget(run.world.faults_used);
             let summary = match v.detail.is_empty() {
-                true => summarize(v.property, &run.world, false),
+                true => summarize(v.property, &run.world),
                 false => v.detail.clone(),
             };
             let trace = Trace {

@@ -95,8 +95,9 @@ impl Trace {
     /// Re-applies the steps and checks that they lead to the verdict: a safety property holds
     /// until the last step and fails after it; a transition property holds of every step but
     /// the last and fails on the last; a deadlock ends with a client waiting and nothing
-    /// but faults possible; a cycle returns to the state where it started (up to renumbering)
-    /// with a client waiting throughout.
+    /// but faults possible; a cycle of fault-free steps returns to the state where it started
+    /// (up to renumbering), a client waits on it and never holds, and it is weakly fair: no
+    /// fault-free step is enabled all along it and never taken.
     pub fn replay(&self) -> Result<(), TraceError> {
         let property = self.verdict.property.as_str();
         if let Some(def) = safety::<AnyRecipe>().into_iter().find(|d| d.name == property) {
@@ -167,12 +168,19 @@ impl Trace {
                 if settled(&cycle[0]) != settled(last) {
                     return Err(TraceError::Diverged("the cycle does not return to its start".to_string()));
                 }
-                let starving =
-                    (0..last.clients.len() as ClientId).any(|c| cycle.iter().all(|w| w.waiting().contains(&c)));
-                if !starving {
-                    return Err(TraceError::Diverged("no client waits throughout the cycle".to_string()));
+                let steps = &self.steps[start..];
+                if let Some(fault) = steps.iter().find(|s| s.is_fault()) {
+                    return Err(TraceError::Diverged(format!("the cycle injects a fault ({fault})")));
                 }
-                Ok(())
+                if starving(cycle).is_empty() {
+                    return Err(TraceError::Diverged("no client waits on the cycle and never holds".to_string()));
+                }
+                match neglected(cycle, steps).first() {
+                    Some(step) => Err(TraceError::Diverged(format!(
+                        "the cycle is not weakly fair: `{step}` is enabled all along it and never taken"
+                    ))),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -214,8 +222,42 @@ fn held(world: &World<AnyRecipe>, ids: Vec<ClientId>) -> String {
     ids.iter().zip(modes).map(|(c, m)| format!("c{c} ({})", m.label())).collect::<Vec<_>>().join(" and ")
 }
 
-/// One line saying what went wrong at the end of a counterexample.
-pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> String {
+/// The clients that starve on `cycle` (its worlds, the last equal to the first up to
+/// renumbering): each waits in some world of it and holds in none.
+pub fn starving(cycle: &[World<AnyRecipe>]) -> Vec<ClientId> {
+    let clients = cycle.first().map_or(0, |w| w.clients.len()) as ClientId;
+    (0..clients)
+        .filter(|&c| {
+            let c = usize::from(c);
+            cycle.iter().any(|w| w.clients[c].is_waiting()) && cycle.iter().all(|w| !w.clients[c].belief().is_holding())
+        })
+        .collect()
+}
+
+/// The fault-free steps enabled in every world of `cycle` that its `steps` never take: a cycle
+/// with one is not weakly fair, so no fair run goes round it forever.
+pub fn neglected(cycle: &[World<AnyRecipe>], steps: &[Step]) -> Vec<Step> {
+    let Some((first, rest)) = cycle.split_first() else { return Vec::new() };
+    first
+        .steps()
+        .into_iter()
+        .filter(|s| !s.is_fault() && !steps.contains(s) && rest.iter().all(|w| w.enabled(*s)))
+        .collect()
+}
+
+/// One line saying who starves on a liveness cycle.
+pub fn summarize_cycle(starving: &[ClientId]) -> String {
+    let names = starving.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
+    format!(
+        "{names} {} again and again in a fair cycle of steps and never {}",
+        verb(starving.len(), "waits", "wait"),
+        verb(starving.len(), "holds", "hold")
+    )
+}
+
+/// One line saying what went wrong at the end of a counterexample (a deadlock, for
+/// `eventual_acquire`; a cycle is told by `summarize_cycle`).
+pub fn summarize(property: &str, world: &World<AnyRecipe>) -> String {
     let names = |ids: Vec<ClientId>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
     match property {
         "belief_exclusion" if shares(world, &world.believers()) => {
@@ -230,11 +272,6 @@ pub fn summarize(property: &str, world: &World<AnyRecipe>, cycle: bool) -> Strin
         "no_orphans" => {
             format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", "))
         }
-        "eventual_acquire" if cycle => format!(
-            "{} {} forever in a cycle of steps",
-            names(world.waiting()),
-            verb(world.waiting().len(), "waits", "wait")
-        ),
         "eventual_acquire" => format!(
             "{} {} and nothing but a fault can happen",
             names(world.waiting()),

@@ -59,3 +59,24 @@ fn every_kept_trace_is_what_the_checker_finds_today() {
         );
     }
 }
+
+#[test]
+fn a_lasso_that_neglects_a_step_enabled_all_along_it_is_refused() {
+    // The kept livelock is weakly fair: every fault-free step enabled all along its cycle is
+    // taken on it. Leave any such step out of the steps taken and the cycle is one no fair run
+    // goes round forever, which replay refuses.
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/leader-latch-644-n2-eventual_acquire.json");
+    let trace = Trace::load(&file).unwrap();
+    trace.replay().unwrap();
+    let start = trace.verdict.cycle_start.expect("a lasso");
+    let worlds = trace.worlds().unwrap();
+    let (cycle, steps) = (&worlds[start..], &trace.steps[start..]);
+    assert!(zklab::trace::neglected(cycle, steps).is_empty());
+    assert!(!zklab::trace::starving(cycle).is_empty());
+    let always: Vec<_> = steps.iter().filter(|s| cycle.iter().all(|w| w.enabled(**s))).collect();
+    assert!(!always.is_empty(), "some step is enabled all along the cycle");
+    for required in always {
+        let without: Vec<_> = steps.iter().copied().filter(|s| s != required).collect();
+        assert_eq!(zklab::trace::neglected(cycle, &without), vec![*required]);
+    }
+}

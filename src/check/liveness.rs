@@ -127,30 +127,56 @@ impl Graph {
     }
 
     /// A cycle from `entry` back to itself inside the component that passes a state where the
-    /// client `bit` waits and takes every step the fairness condition requires.
+    /// client `bit` waits and is weakly fair as it is printed: every fault-free step enabled in
+    /// all the states it visits is taken on it. Taking each step enabled throughout the
+    /// component is not enough, since the cycle need not visit every state; so while some step
+    /// is enabled all along the cycle so far and never taken, it goes on to a state of the
+    /// component where that step is disabled (there is one: the component is fair).
     fn fair_cycle(&self, entry: u32, bit: u8, members: &[u32]) -> Vec<Step> {
         let member = self.membership(members);
         let (always, _) = self.fairness(members, &member);
         let mut steps = Vec::new();
+        let mut visited = vec![entry];
         let mut at = entry;
+        let mut go = |path: Vec<Step>, steps: &mut Vec<Step>, visited: &mut Vec<u32>| {
+            for step in path {
+                let (next, _) = *self.out(at).iter().find(|(_, s)| *s == step).expect("a path of the graph");
+                at = next;
+                visited.push(at);
+                steps.push(step);
+            }
+            at
+        };
         if self.waiting[entry as usize] & bit == 0 {
-            let (path, end) = self.path_inside(at, &member, |s, _| self.waiting[s as usize] & bit != 0);
-            steps.extend(path);
-            at = end;
+            let (path, _) = self.path_inside(entry, &member, |s, _| self.waiting[s as usize] & bit != 0);
+            go(path, &mut steps, &mut visited);
         }
         for required in &always {
-            let (path, end) = self.path_inside(at, &member, |s, step| step == *required && member[s as usize]);
-            steps.extend(path);
-            at = end;
+            let from = *visited.last().expect("entry");
+            let (path, _) = self.path_inside(from, &member, |s, step| step == *required && member[s as usize]);
+            go(path, &mut steps, &mut visited);
         }
-        loop {
-            let (path, end) = self.path_inside(at, &member, |s, _| s == entry);
-            steps.extend(path);
-            at = end;
-            if !steps.is_empty() && at == entry {
-                return steps;
-            }
+        while let Some(neglected) = self.neglected(&visited, &steps) {
+            let from = *visited.last().expect("entry");
+            let disabled = |s: u32| self.out(s).iter().all(|(_, st)| *st != neglected);
+            let (path, _) = self.path_inside(from, &member, |s, _| disabled(s));
+            go(path, &mut steps, &mut visited);
         }
+        let from = *visited.last().expect("entry");
+        if steps.is_empty() || from != entry {
+            let (path, _) = self.path_inside(from, &member, |s, _| s == entry);
+            go(path, &mut steps, &mut visited);
+        }
+        debug_assert!(self.neglected(&visited, &steps).is_none(), "closing the cycle neglects nothing new");
+        steps
+    }
+
+    /// A fault-free step enabled in every state of `visited` that `steps` never take.
+    fn neglected(&self, visited: &[u32], steps: &[Step]) -> Option<Step> {
+        let (first, rest) = visited.split_first()?;
+        self.out(*first).iter().map(|(_, st)| *st).find(|st| {
+            !st.is_fault() && !steps.contains(st) && rest.iter().all(|&s| self.out(s).iter().any(|(_, x)| x == st))
+        })
     }
 
     /// Shortest path inside the component from `from` ending with an edge `(target, step)` that

@@ -14,7 +14,7 @@ pub mod properties;
 pub use builder::{check, Builder, Checked};
 
 use crate::scenario::Scenario;
-use crate::trace::{summarize, summarize_step, Trace, Verdict as TraceVerdict, FORMAT};
+use crate::trace::{starving, summarize, summarize_cycle, summarize_step, Trace, Verdict as TraceVerdict, FORMAT};
 use bfs::{Budget, Counterexample, Progress};
 use cross_check::CrossCheck;
 use liveness::Liveness;
@@ -340,15 +340,20 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
     let trace = |name: &str, kind: Kind, cx: &Counterexample| -> Trace {
         let mut world = scenario.world();
         let mut before = world.clone();
+        let mut cycle = Vec::new();
         for (i, step) in cx.steps.iter().enumerate() {
             if kind == Kind::Transition && i + 1 == cx.steps.len() {
                 before = world.clone();
             }
+            if cx.cycle_start.is_some_and(|start| i >= start) {
+                cycle.push(world.clone());
+            }
             world.apply(*step).expect("counterexample steps replay");
         }
-        let summary = match kind {
-            Kind::Transition => summarize_step(name, &before, *cx.steps.last().expect("a step"), &world),
-            _ => summarize(name, &world, cx.cycle_start.is_some()),
+        let summary = match (kind, cx.cycle_start) {
+            (Kind::Transition, _) => summarize_step(name, &before, *cx.steps.last().expect("a step"), &world),
+            (_, Some(_)) => summarize_cycle(&starving(&cycle)),
+            _ => summarize(name, &world),
         };
         Trace {
             format: FORMAT,
