@@ -448,6 +448,9 @@ fn print_report(report: &Report) {
         report.elapsed_ms,
         if report.bounded { " (BOUNDED: a budget ran out)" } else { "" }
     );
+    if let Some(why) = &report.symmetry_refused {
+        say!("  --symmetry refused: the recipe claims its clients are interchangeable, but {why}; judged without it");
+    }
     for p in &report.properties {
         let status = match p.status {
             Status::Holds => "holds",

@@ -139,13 +139,9 @@ fn agree(case: &Case) -> Result<bool, TestCaseError> {
     compare(case, &o, &production(case.world(false), exact), true, "no reductions")?;
     compare(case, &o, &production(case.world(true), Options::default()), false, "default reductions")?;
     // A recipe that orders contenders by client number breaks symmetry's contract while
-    // claiming it; `--symmetry` does not yet validate the claim on the explored states, and
-    // this test found it answering "holds" for such a recipe. Until it does, only recipes that
-    // keep the contract are compared under symmetry.
-    if !Program::from_seed(case.seed).ordered_by_client {
-        let symmetric = Options { symmetry: true, ..Options::default() };
-        compare(case, &o, &production(case.world(true), symmetric), false, "symmetry")?;
-    }
+    // claiming it: the checker must notice on the explored states and judge without it.
+    let symmetric = production(case.world(true), Options { symmetry: true, ..Options::default() });
+    compare(case, &o, &symmetric, false, "symmetry")?;
     Ok(true)
 }
 
@@ -181,6 +177,9 @@ fn the_cases_the_differential_test_found_stay_fixed() {
         (12456773017585683726, vec![Expire]),
         (15921266100097044666, vec![Disconnect]),
         (7747441187468086141, vec![LossBeforeApply]),
+        // Ordered by client number while claiming symmetry: `--symmetry` said belief_exclusion
+        // holds; now the claim is refused on the explored states.
+        (12471311778405631387, vec![]),
         // The server's reaping of the parent waited for client 0 not to have crashed, so under
         // symmetry (the crashed client renamed to 0) it never happened.
         (4282894194450760631, vec![Crash, ReapParent]),
@@ -192,4 +191,23 @@ fn the_cases_the_differential_test_found_stay_fixed() {
             Err(e) => panic!("{case:?}: {e}"),
         }
     }
+}
+
+#[test]
+fn symmetry_claimed_by_a_recipe_that_orders_by_client_is_refused() {
+    // The recipe says its clients are interchangeable but orders contenders by client number:
+    // renaming does not commute with its steps, so the reduced graph would merge states with
+    // different futures (it said belief_exclusion holds). The claim is checked on every
+    // explored state, refused, and the run judged without it.
+    let case =
+        Case { seed: 12471311778405631387, clients: 2, faults: vec![], client: ClientBehaviour::Java, rounds: 1 };
+    assert!(Program::from_seed(case.seed).ordered_by_client);
+    let outcome = production(case.world(true), Options { symmetry: true, ..Options::default() });
+    assert!(outcome.symmetry_refused.is_some() && !outcome.symmetric);
+    assert_eq!(outcome.status("belief_exclusion"), Some(Status::Violated));
+    // A recipe that keeps the contract is not refused.
+    let config = WorldConfig { faults: FaultBudget::once(&[FaultKind::Expire]), ..WorldConfig::default() };
+    let standard = zklab::scenario::Scenario::new("standard", 3, config).unwrap().world();
+    let outcome = check::explore(standard, &Options { symmetry: true, ..Options::default() });
+    assert!(outcome.symmetry_refused.is_none() && outcome.symmetric);
 }

@@ -67,6 +67,10 @@ pub struct Graph {
     pub first_bad_step: BTreeMap<&'static str, (u32, Step)>,
     /// The `reached:*` properties that hold in some state.
     pub reached: BTreeSet<&'static str>,
+    /// Under symmetry: the first explored state where renaming the clients did not commute with
+    /// a step (see `World::renaming_commutes`), and why. The recipe's claim is then false and
+    /// nothing the reduced graph says can be trusted.
+    pub symmetry_refused: Option<String>,
     /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
     /// representatives' client numbering. Under either reduction a cycle cannot be judged for
     /// fairness.
@@ -166,6 +170,8 @@ struct Expansion<R> {
     waiting: u8,
     holding: u8,
     successors: Vec<Successor<R>>,
+    /// Under symmetry: why renaming the clients does not commute with a step here.
+    refuted: Option<String>,
 }
 
 /// Bit `i` set: `defs[i]` holds in `world`.
@@ -184,6 +190,7 @@ fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: 
 
 fn expand<R: Recipe>(world: &World<R>, known: &Index, defs: &[Def<R>], reduction: Reduction) -> Expansion<R> {
     let taken = world.successors(reduction.partial_order);
+    let refuted = if reduction.symmetry { world.renaming_commutes(&taken).err() } else { None };
     let successors = taken
         .into_iter()
         .map(|(step, next)| {
@@ -199,7 +206,7 @@ fn expand<R: Recipe>(world: &World<R>, known: &Index, defs: &[Def<R>], reduction
             Successor { step, fingerprint, new, broken }
         })
         .collect();
-    Expansion { waiting: world.waiting_mask(), holding: world.holding_mask(), successors }
+    Expansion { waiting: world.waiting_mask(), holding: world.holding_mask(), successors, refuted }
 }
 
 /// Which state each fingerprint is, readable by the expanding threads while the merging
@@ -324,6 +331,7 @@ pub fn explore<R: Recipe>(
         first_violation: BTreeMap::new(),
         first_bad_step: BTreeMap::new(),
         reached: BTreeSet::new(),
+        symmetry_refused: None,
         reduction,
     };
     index.insert(fingerprint(&init));
@@ -421,6 +429,9 @@ impl Graph {
     ) {
         for expansion in expansions {
             let id = self.expanded() as u32;
+            if let (None, Some(why)) = (&self.symmetry_refused, expansion.refuted) {
+                self.symmetry_refused = Some(why);
+            }
             self.waiting.push(expansion.waiting);
             self.holding.push(expansion.holding);
             for Successor { step, fingerprint, new, broken } in expansion.successors {

@@ -111,6 +111,9 @@ pub struct Report {
     /// An upper bound on the probability that two distinct states shared a 128-bit fingerprint,
     /// so that one was never explored (see `bfs::collision_probability`).
     pub fingerprint_collision_probability: f64,
+    /// `--symmetry` was refused (why): the recipe's renaming does not commute with its steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symmetry_refused: Option<String>,
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
@@ -195,6 +198,9 @@ pub struct Outcome {
     /// An upper bound on the chance that two distinct states shared a fingerprint (see
     /// `bfs::collision_probability`).
     pub collision_probability: f64,
+    /// `symmetry` was asked for and refused: renaming the clients did not commute with a step
+    /// in an explored state (why); the run was judged without it.
+    pub symmetry_refused: Option<String>,
     pub verdicts: Vec<Verdict>,
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
@@ -242,6 +248,13 @@ fn explore_within<R: Recipe>(
         }
     });
 
+    if let Some(why) = &graph.symmetry_refused {
+        // The recipe claims symmetry and breaks it: the reduced graph proves nothing.
+        let left = max_states.saturating_sub(graph.unique()).max(1);
+        let mut full = explore_within(init, &Options { symmetry: false, ..options.clone() }, deadline, left, started);
+        full.symmetry_refused = Some(why.clone());
+        return full;
+    }
     let liveness = graph.complete.then(|| graph.liveness());
     let verdicts = verdicts_of(&graph, &defs, liveness.as_ref(), &concrete);
     let violated = verdicts.iter().any(|v| v.status == Status::Violated);
@@ -283,6 +296,7 @@ fn explore_within<R: Recipe>(
         symmetric,
         partial_order: options.partial_order,
         collision_probability: bfs::collision_probability(graph.unique(), graph.total),
+        symmetry_refused: None,
         verdicts,
         cross_check,
     }
@@ -385,6 +399,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         symmetry: outcome.symmetric,
         partial_order: outcome.partial_order,
         fingerprint_collision_probability: outcome.collision_probability,
+        symmetry_refused: outcome.symmetry_refused.clone(),
         peak_rss_kib: peak_rss_kib(),
         properties: outcome
             .verdicts

@@ -113,6 +113,42 @@ impl<R: Recipe> World<R> {
         )
     }
 
+    /// Checks a recipe's claim to support symmetry on this state: renaming the clients must
+    /// commute with each of `successors` (steps from this state with the states they lead to)
+    /// and offer the renamed steps, under two renamings that together generate every
+    /// permutation (swapping the first two clients, and turning all of them one place on).
+    /// A recipe that orders contenders by client number, say, breaks it on the first state
+    /// where the order decides something. Says which step breaks it.
+    pub fn renaming_commutes(&self, successors: &[(super::Step, World<R>)]) -> Result<(), String> {
+        let n = self.clients.len() as ClientId;
+        if !self.interchangeable || n < 2 {
+            return Ok(());
+        }
+        let mut swap: Vec<ClientId> = (0..n).collect();
+        swap.swap(0, 1);
+        let turn: Vec<ClientId> = (0..n).map(|i| (i + 1) % n).collect();
+        let generators = if n > 2 { vec![swap, turn] } else { vec![swap] };
+        for to in generators {
+            let renaming = Renaming::new(to, self.first_session);
+            let renamed = self.renamed(&renaming).ok_or("the recipe stops supporting renaming")?;
+            let mut expected: Vec<_> = self.steps().iter().map(|s| s.for_client(renaming.client(s.client()))).collect();
+            let mut offered = renamed.steps();
+            expected.sort();
+            offered.sort();
+            if offered != expected {
+                return Err("renamed, a state offers other steps than the renamed ones".to_string());
+            }
+            for (step, next) in successors {
+                let mut renamed_next = renamed.clone();
+                let moved = renamed_next.apply(step.for_client(renaming.client(step.client())));
+                if moved.is_err() || next.renamed(&renaming).as_ref() != Some(&renamed_next) {
+                    return Err(format!("step `{step}` leads elsewhere once the clients are renamed"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn is_first_session(&self, c: &Client<R>) -> bool {
         c.session.0.checked_sub(self.first_session.0).is_some_and(|k| (k as usize) < self.clients.len())
     }
