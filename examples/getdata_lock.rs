@@ -110,7 +110,7 @@ fn main() {
         let checked = check(GetDataLock::new).clients(3).faults(faults).run();
         println!("getdata-lock x3, faults {faults:?}: {} unique states", checked.outcome.unique_states);
         for verdict in &checked.outcome.verdicts {
-            println!("  {:<28} {:?}", verdict.name, verdict.status);
+            println!("  {:<28} {:?}", verdict.name(), verdict.status);
         }
     }
 }

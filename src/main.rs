@@ -451,6 +451,9 @@ fn print_report(report: &Report) {
     if let Some(why) = &report.symmetry_refused {
         say!("  --symmetry refused: the recipe claims its clients are interchangeable, but {why}; judged without it");
     }
+    if let Some(why) = &report.renumbering_refused {
+        say!("  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged without it");
+    }
     for p in &report.properties {
         let status = match p.status {
             Status::Holds => "holds",
@@ -467,6 +470,10 @@ fn print_report(report: &Report) {
     if let Some(cross) = &report.cross_check {
         match cross.agrees() {
             true => say!("  stateright agrees ({} unique states)", cross.stateright_unique_states),
+            false if !cross.complete => say!(
+                "  cross-check unknown: stateright did not finish within the budget ({} unique states)",
+                cross.stateright_unique_states
+            ),
             false => {
                 for d in &cross.disagreements {
                     say!("  CROSS-CHECK FAILED: {d}");
@@ -490,7 +497,13 @@ fn list_recipes() -> i32 {
     for e in zklab_recipes::CATALOGUE {
         match &e.flaw {
             None => say!("  {:<20} {}", e.name, e.summary),
-            Some(f) => say!("  {:<20} {} [flaw: {}; breaks {}]", e.name, e.summary, f.bug, f.breaks.join(", ")),
+            Some(f) => say!(
+                "  {:<20} {} [flaw: {}; breaks {}]",
+                e.name,
+                e.summary,
+                f.bug,
+                f.breaks.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
     say!("faults:");

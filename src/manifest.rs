@@ -2,18 +2,20 @@
 //! verdict of every property and the exact unique state count. `cargo test` and
 //! `zklab check --manifest FILE` both run it through here.
 
-use crate::check::{self, Options, Status};
+use crate::check::{self, Options, Report, Status};
 use crate::scenario::{parse_faults, Scenario};
 use serde_json::Value;
-use zklab_model::{ClientBehaviour, WorldConfig};
+use zklab_model::{ClientBehaviour, Property, WorldConfig};
 
 /// One manifest entry: the scenario and what checking it must give.
 pub struct Entry {
     pub label: String,
     pub scenario: Scenario,
     pub unique_states: usize,
-    pub expect: Vec<(String, String)>,
+    pub expect: Vec<(Property, Status)>,
 }
+
+const STATUSES: [Status; 4] = [Status::Holds, Status::Violated, Status::Vacuous, Status::Unknown];
 
 pub fn status_name(status: Status) -> &'static str {
     match status {
@@ -24,6 +26,11 @@ pub fn status_name(status: Status) -> &'static str {
     }
 }
 
+/// The status called `name`.
+fn parse_status(name: &str) -> Option<Status> {
+    STATUSES.into_iter().find(|s| status_name(*s) == name)
+}
+
 /// Parses a manifest, or says in one line what is wrong with it.
 pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
     let manifest: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
@@ -31,6 +38,9 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
         return Err("unsupported manifest format (this zklab reads format 1)".to_string());
     }
     let entries = manifest["entries"].as_array().ok_or("no `entries` array")?;
+    if entries.is_empty() {
+        return Err("no entries: a manifest that checks nothing proves nothing".to_string());
+    }
     entries.iter().enumerate().map(|(i, e)| entry(e).map_err(|m| format!("entry {i}: {m}"))).collect()
 }
 
@@ -55,8 +65,15 @@ fn entry(e: &Value) -> Result<Entry, String> {
         .as_object()
         .ok_or("`expect` must be an object")?
         .iter()
-        .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())).ok_or(format!("`expect.{k}` must be a string")))
-        .collect::<Result<_, _>>()?;
+        .map(|(k, v)| {
+            let property = Property::parse(k).ok_or(format!("unknown property `{k}` in `expect`"))?;
+            let status = v
+                .as_str()
+                .and_then(parse_status)
+                .ok_or(format!("`expect.{k}` must be one of {}", STATUSES.map(status_name).join(", ")))?;
+            Ok((property, status))
+        })
+        .collect::<Result<_, String>>()?;
     Ok(Entry {
         label: format!(
             "{} n{} faults {} {} rounds {} first {}",
@@ -79,6 +96,12 @@ fn entry(e: &Value) -> Result<Entry, String> {
 pub fn run(entry: &Entry, options: &Options) -> (usize, Vec<String>) {
     let options = Options { symmetry: false, partial_order: false, ..options.clone() };
     let report = check::run(&entry.scenario, &options);
+    (report.unique_states, deviations(entry, &report))
+}
+
+/// Every way `report` differs from what `entry` expects: its state count, each verdict, a
+/// counterexample that does not replay, and stateright's second opinion when it was asked for.
+pub fn deviations(entry: &Entry, report: &Report) -> Vec<String> {
     let mut deviations = Vec::new();
     if report.unique_states != entry.unique_states {
         deviations.push(format!("{} unique states, manifest says {}", report.unique_states, entry.unique_states));
@@ -87,8 +110,9 @@ pub fn run(entry: &Entry, options: &Options) -> (usize, Vec<String>) {
         deviations.push(format!("{} properties apply, manifest lists {}", report.properties.len(), entry.expect.len()));
     }
     for p in &report.properties {
-        let want = entry.expect.iter().find(|(k, _)| k == p.name).map_or("missing", |(_, v)| v.as_str());
-        if want != status_name(p.status) {
+        let want = entry.expect.iter().find(|(k, _)| k.name() == p.name).map(|(_, v)| *v);
+        if want != Some(p.status) {
+            let want = want.map_or("nothing (missing)", status_name);
             deviations.push(format!("{} is {}, manifest says {want}", p.name, status_name(p.status)));
         }
         if let Some(trace) = &p.trace {
@@ -97,5 +121,12 @@ pub fn run(entry: &Entry, options: &Options) -> (usize, Vec<String>) {
             }
         }
     }
-    (report.unique_states, deviations)
+    // Asked for a second opinion (`--cross-check`), the manifest holds it to it.
+    if let Some(cross) = &report.cross_check {
+        if !cross.complete {
+            deviations.push("stateright did not finish the cross-check within the budget".to_string());
+        }
+        deviations.extend(cross.disagreements.iter().map(|d| format!("cross-check: {d}")));
+    }
+    deviations
 }

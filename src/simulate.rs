@@ -128,7 +128,7 @@ pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> R
                 scenario: replayable,
                 seed: Some(config.seed),
                 steps: run.steps.clone(),
-                verdict: Verdict { property: v.property.to_string(), cycle_start: None, stalled: v.stalled },
+                verdict: Verdict { property: v.property, cycle_start: None, stalled: v.stalled },
                 summary: summary.clone(),
             };
             ("violated", Some(v.property.to_string()), Some(summary), Some(trace))

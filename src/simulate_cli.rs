@@ -241,7 +241,7 @@ fn search(
     let schedule_file = args.trace_dir.join(format!("{stem}.json"));
     let schedule = Schedule {
         faults: found.faults.clone(),
-        breaks: Some(Breaks { args: run_args(args, seed, "none"), property: property.clone() }),
+        breaks: Some(Breaks { args: run_args(args, seed, "none"), property: trace.verdict.property }),
     };
     std::fs::write(&schedule_file, schedule.to_json()).map_err(cant)?;
     let trace_file = args.trace_dir.join(format!("{stem}-trace.json"));

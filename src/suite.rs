@@ -7,7 +7,7 @@ use crate::check::{self, Options, Status};
 use crate::scenario::{parse_faults, Scenario};
 use std::path::PathBuf;
 use zklab_model::ClientBehaviour::{self, Java, Kazoo};
-use zklab_model::WorldConfig;
+use zklab_model::{Property, WorldConfig};
 
 pub struct Settings {
     pub threads: usize,
@@ -29,7 +29,7 @@ pub struct Case {
     pub client: ClientBehaviour,
     /// Where the lock's sequence counter starts (2147483647: at the 32-bit wrap).
     pub first_sequence: i32,
-    pub violated: &'static [&'static str],
+    pub violated: &'static [Property],
     pub lesson: &'static str,
 }
 
@@ -37,40 +37,40 @@ pub const CASES: &[Case] = &[
     Case { recipe: "standard", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect,expire", client: Java, first_sequence: 0, violated: &[], lesson: "the recipe survives lost requests, lost replies, disconnects and expiry" },
     Case { recipe: "standard", clients: 3, faults: "loss-before-apply,loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "three contenders, requests lost before and after the server applies them" },
     Case { recipe: "standard", clients: 3, faults: "expire", client: Java, first_sequence: 0, violated: &[], lesson: "three contenders, one session expired under its holder or a waiter" },
-    Case { recipe: "standard", clients: 2, faults: "expire,pause", client: Java, first_sequence: 0, violated: &["belief_exclusion"], lesson: "holder-outlives-session: a paused holder believes past its expiry; the fencing token still protects the resource" },
-    Case { recipe: "naive", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &["no_herd"], lesson: "herd-effect: one release wakes every waiter of the single-node lock (otherwise safe)" },
-    Case { recipe: "parent-watch", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &["no_herd"], lesson: "herd-effect: every create or delete wakes every waiter of the children-watch lock (otherwise safe)" },
-    Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["no_orphans", "eventual_acquire"], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
-    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["belief_exclusion", "no_herd"], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
-    Case { recipe: "wait-on-null", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
+    Case { recipe: "standard", clients: 2, faults: "expire,pause", client: Java, first_sequence: 0, violated: &[Property::BeliefExclusion], lesson: "holder-outlives-session: a paused holder believes past its expiry; the fencing token still protects the resource" },
+    Case { recipe: "naive", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &[Property::NoHerd], lesson: "herd-effect: one release wakes every waiter of the single-node lock (otherwise safe)" },
+    Case { recipe: "parent-watch", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &[Property::NoHerd], lesson: "herd-effect: every create or delete wakes every waiter of the children-watch lock (otherwise safe)" },
+    Case { recipe: "blind-retry", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[Property::NoOrphans, Property::EventualAcquire], lesson: "orphan-after-connloss: the first node outlives the retry and blocks everyone" },
+    Case { recipe: "naive-blind-delete", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[Property::BeliefExclusion, Property::NoHerd], lesson: "blind-delete-retry: a retried delete of a reused name removes the next holder's node" },
+    Case { recipe: "wait-on-null", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "delete-before-watch: a watch on a vanished predecessor never fires" },
     Case { recipe: "rw-writer,rw-reader,rw-reader", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &[], lesson: "the recipes page read/write lock: readers share, a writer excludes everyone" },
     Case { recipe: "rw-reader,rw-writer", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &[], lesson: "a reader and a writer, either session expired under its holder or a waiter" },
     Case { recipe: "curator-rw-reader,curator-rw-writer", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "Curator's read/write lock adopts its protected node after a lost reply" },
     Case { recipe: "curator-rw-downgrade,curator-rw-reader", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &[], lesson: "a writer downgrades to read (acquire read, release write) beside a reader" },
-    Case { recipe: "curator-rw-downgrade-621,curator-rw-writer", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)" },
-    Case { recipe: "curator-rw-writer,curator-rw-reader-211", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "rw-vanished-own-node: a reader whose node went with its session never notices (CURATOR-211)" },
+    Case { recipe: "curator-rw-downgrade-621,curator-rw-writer", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion], lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)" },
+    Case { recipe: "curator-rw-writer,curator-rw-reader-211", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "rw-vanished-own-node: a reader whose node went with its session never notices (CURATOR-211)" },
     Case { recipe: "semaphore", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "a two-lease semaphore: both leases in use at once, lost replies recovered" },
     Case { recipe: "semaphore-max1", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &[], lesson: "a one-lease semaphore survives an expired session" },
-    Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["no_orphans", "eventual_acquire"], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
-    Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
+    Case { recipe: "semaphore-forget-lease", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[Property::NoOrphans, Property::EventualAcquire], lesson: "semaphore-lease-orphan: a lease whose create reply was lost is never returned" },
+    Case { recipe: "revocable-writer,revocable-reader-deletion-only,revocable-reader-deletion-only", clients: 3, faults: "none", client: Java, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "revocation-consumes-watch: a request to unlock fires the other waiters' exists watches" },
     Case { recipe: "revocable-writer,revocable-reader", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "the revocable lock: a waiter asks the node it waits on to unlock" },
-    Case { recipe: "zk-write-lock", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
-    Case { recipe: "kazoo-lock", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &["belief_exclusion"], lesson: "holder-ignores-session: kazoo's Lock never tells its holder that the session expired" },
+    Case { recipe: "zk-write-lock", clients: 2, faults: "none", client: Java, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "write-lock-exists-null: ZooKeeper's WriteLock returns false when exists() on its predecessor is null, and nothing wakes it" },
+    Case { recipe: "kazoo-lock", clients: 2, faults: "expire", client: Java, first_sequence: 0, violated: &[Property::BeliefExclusion], lesson: "holder-ignores-session: kazoo's Lock never tells its holder that the session expired" },
     Case { recipe: "kazoo-lock", clients: 2, faults: "loss-before-apply,loss-after-apply,disconnect", client: Java, first_sequence: 0, violated: &[], lesson: "kazoo's Lock survives lost requests, lost replies and disconnects: it finds its node by its uuid prefix" },
-    Case { recipe: "release-under-connloss", clients: 2, faults: "loss-before-apply", client: Java, first_sequence: 0, violated: &["no_orphans", "eventual_acquire"], lesson: "release-under-connloss: a release that forgets its node after a failed delete leaves it to block everyone (CURATOR-678)" },
+    Case { recipe: "release-under-connloss", clients: 2, faults: "loss-before-apply", client: Java, first_sequence: 0, violated: &[Property::NoOrphans, Property::EventualAcquire], lesson: "release-under-connloss: a release that forgets its node after a failed delete leaves it to block everyone (CURATOR-678)" },
     Case { recipe: "container-lock", clients: 2, faults: "reap-parent,loss-after-apply,expire", client: Java, first_sequence: 0, violated: &[], lesson: "a lock on a container parent survives the server reaping it: recreate the parent on NoNode" },
-    Case { recipe: "container-lock-no-recreate", clients: 2, faults: "reap-parent", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "parent-reaped: the server reaps the empty container parent, the next create fails NoNode and nobody recreates it (CURATOR-308)" },
-    Case { recipe: "curator-mutex-498", clients: 2, faults: "loss-after-apply,lagging-read=2,expire", client: Java, first_sequence: 0, violated: &["belief_exclusion"], lesson: "adopt-expired-node: after an expiry a lagging follower still lists the old protected node and the mutex adopts it (CURATOR-498)" },
-    Case { recipe: "leader-latch-644", clients: 2, faults: "disconnect", client: Java, first_sequence: 0, violated: &["eventual_acquire"], lesson: "leader-latch-livelock: after a reconnect two latches delete and recreate their nodes, each waking the other, forever (CURATOR-644/645)" },
-    Case { recipe: "leader-latch-696", clients: 2, faults: "lagging-read,expire", client: Java, first_sequence: 0, violated: &["belief_exclusion"], lesson: "leader-latch-double-leader: a lagging listing after an expiry shows the latch's old node first and it leads beside the new leader (CURATOR-696)" },
-    Case { recipe: "watches-not-rearmed", clients: 2, faults: "disconnect", client: Kazoo, first_sequence: 0, violated: &["eventual_acquire"], lesson: "watches-not-rearmed: under kazoo a waiter that ignores the reconnect never hears its predecessor go (kazoo PR #170)" },
+    Case { recipe: "container-lock-no-recreate", clients: 2, faults: "reap-parent", client: Java, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "parent-reaped: the server reaps the empty container parent, the next create fails NoNode and nobody recreates it (CURATOR-308)" },
+    Case { recipe: "curator-mutex-498", clients: 2, faults: "loss-after-apply,lagging-read=2,expire", client: Java, first_sequence: 0, violated: &[Property::BeliefExclusion], lesson: "adopt-expired-node: after an expiry a lagging follower still lists the old protected node and the mutex adopts it (CURATOR-498)" },
+    Case { recipe: "leader-latch-644", clients: 2, faults: "disconnect", client: Java, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "leader-latch-livelock: after a reconnect two latches delete and recreate their nodes, each waking the other, forever (CURATOR-644/645)" },
+    Case { recipe: "leader-latch-696", clients: 2, faults: "lagging-read,expire", client: Java, first_sequence: 0, violated: &[Property::BeliefExclusion], lesson: "leader-latch-double-leader: a lagging listing after an expiry shows the latch's old node first and it leads beside the new leader (CURATOR-696)" },
+    Case { recipe: "watches-not-rearmed", clients: 2, faults: "disconnect", client: Kazoo, first_sequence: 0, violated: &[Property::EventualAcquire], lesson: "watches-not-rearmed: under kazoo a waiter that ignores the reconnect never hears its predecessor go (kazoo PR #170)" },
     Case { recipe: "timeout-lock", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "a waiter that gives up deletes its node, found by its guid when the create's reply was lost" },
-    Case { recipe: "timeout-lock-forget-node", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["no_orphans", "eventual_acquire"], lesson: "interrupt-after-create: giving up before the create's reply, the node is forgotten and blocks everyone (CURATOR-79)" },
+    Case { recipe: "timeout-lock-forget-node", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[Property::NoOrphans, Property::EventualAcquire], lesson: "interrupt-after-create: giving up before the create's reply, the node is forgotten and blocks everyone (CURATOR-79)" },
     Case { recipe: "client-id-lock", clients: 3, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[], lesson: "the lock that keeps its client id as node data finds its node by reading each child after a lost reply" },
-    Case { recipe: "client-id-lock-nonode-fatal", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &["no_orphans"], lesson: "getdata-nonode-fatal: a child gone between listing and getData fails the acquire and orphans its node" },
+    Case { recipe: "client-id-lock-nonode-fatal", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: 0, violated: &[Property::NoOrphans], lesson: "getdata-nonode-fatal: a child gone between listing and getData fails the acquire and orphans its node" },
     Case { recipe: "standard", clients: 2, faults: "loss-after-apply", client: Java, first_sequence: i32::MAX, violated: &[], lesson: "at the 32-bit wrap the standard lock still orders -2147483648 after 2147483647 (serial-number order)" },
-    Case { recipe: "sequence-wrap", clients: 2, faults: "none", client: Java, first_sequence: i32::MAX, violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "sequence-wrap: ordered as text, the node after the wrap sorts before the holder's (Curator's and kazoo's sort)" },
-    Case { recipe: "sequence-wrap-signed", clients: 2, faults: "none", client: Java, first_sequence: i32::MAX, violated: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"], lesson: "sequence-wrap: ordered by the signed number, the node after the wrap sorts before the holder's (ZooKeeper's WriteLock)" },
+    Case { recipe: "sequence-wrap", clients: 2, faults: "none", client: Java, first_sequence: i32::MAX, violated: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion], lesson: "sequence-wrap: ordered as text, the node after the wrap sorts before the holder's (Curator's and kazoo's sort)" },
+    Case { recipe: "sequence-wrap-signed", clients: 2, faults: "none", client: Java, first_sequence: i32::MAX, violated: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion], lesson: "sequence-wrap: ordered by the signed number, the node after the wrap sorts before the holder's (ZooKeeper's WriteLock)" },
     Case { recipe: "curator-mutex", clients: 2, faults: "loss-before-apply,loss-after-apply,expire", client: Java, first_sequence: 0, violated: &[], lesson: "Curator's InterProcessMutex: protected create found again by prefix, getData watch, guaranteed delete" },
     Case { recipe: "leader-election", clients: 2, faults: "loss-before-apply,loss-after-apply,expire", client: Java, first_sequence: 0, violated: &[], lesson: "the recipes page leader election: one leader, handed on when it resigns or its session ends" },
     Case { recipe: "leader-latch", clients: 2, faults: "disconnect,expire", client: Java, first_sequence: 0, violated: &[], lesson: "Curator's LeaderLatch since CURATOR-644/645: lists again instead of resetting its node" },
@@ -103,7 +103,7 @@ pub fn run(settings: &Settings) -> i32 {
             .properties
             .iter()
             .filter(|p| {
-                (p.status == Status::Violated) != case.violated.contains(&p.name)
+                (p.status == Status::Violated) != case.violated.iter().any(|v| v.name() == p.name)
                     || p.status == Status::Vacuous
                     || p.status == Status::Unknown
             })
@@ -112,7 +112,7 @@ pub fn run(settings: &Settings) -> i32 {
         let verdict = if case.violated.is_empty() {
             "proven".to_string()
         } else {
-            format!("caught: {}", case.violated.join(", "))
+            format!("caught: {}", case.violated.iter().map(|p| p.name()).collect::<Vec<_>>().join(", "))
         };
         let verdict = if unexpected.is_empty() { verdict } else { format!("UNEXPECTED: {}", unexpected.join(", ")) };
         failures += usize::from(!unexpected.is_empty());

@@ -2,7 +2,7 @@
 //! steps to a fresh world and must reproduce the verdict, so a trace is a proof that can be
 //! re-checked anywhere.
 
-use crate::check::properties::{herd, safety, transitions, LIVENESS_NAME, NO_HERD};
+use crate::check::properties::{herd, Kind, Property};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -31,8 +31,8 @@ pub struct Trace {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
-    /// The property the steps violate.
-    pub property: String,
+    /// The property the steps violate (by its name; an unknown name is refused on loading).
+    pub property: Property,
     /// For a liveness cycle: the step index where the cycle starts (the state after the last
     /// step equals the state before this one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,8 +55,8 @@ pub enum TraceError {
     Scenario(BadInput),
     #[error("step {0} ({1}) is not enabled in the replayed world")]
     NotEnabled(usize, Step),
-    #[error("unknown property `{0}` in the verdict")]
-    UnknownProperty(String),
+    #[error("`{0}` is not a property a trace can violate")]
+    NotViolable(Property),
     #[error("replay does not reproduce the verdict: {0}")]
     Diverged(String),
 }
@@ -99,27 +99,27 @@ impl Trace {
     /// (up to renumbering), a client waits on it and never holds, and it is weakly fair: no
     /// fault-free step is enabled all along it and never taken.
     pub fn replay(&self) -> Result<(), TraceError> {
-        let property = self.verdict.property.as_str();
-        if let Some(def) = safety::<AnyRecipe>().into_iter().find(|d| d.name == property) {
+        let property = self.verdict.property;
+        if property.kind() == Kind::Safety {
             // One world at a time: a simulated trace may have thousands of clients.
             let mut world = self.scenario.world();
             for (i, step) in self.steps.iter().enumerate() {
-                if !(def.holds)(&world) {
+                if !property.holds(&world) {
                     return Err(TraceError::Diverged(format!("{property} already fails before step {i}")));
                 }
                 world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
             }
-            if (def.holds)(&world) {
+            if property.holds(&world) {
                 return Err(TraceError::Diverged(format!("{property} holds at the end")));
             }
             return Ok(());
         }
-        if let Some(def) = transitions::<AnyRecipe>().into_iter().find(|d| d.name == property) {
+        if property.kind() == Kind::Transition {
             let mut world = self.scenario.world();
             for (i, step) in self.steps.iter().enumerate() {
                 let before = world.clone();
                 world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
-                let allowed = (def.allows)(&before, *step, &world);
+                let allowed = property.allows(&before, *step, &world);
                 match (allowed, i + 1 == self.steps.len()) {
                     (false, false) => {
                         return Err(TraceError::Diverged(format!("{property} already fails at step {i}")))
@@ -133,8 +133,8 @@ impl Trace {
                 false => Ok(()),
             };
         }
-        if property != LIVENESS_NAME {
-            return Err(TraceError::UnknownProperty(property.to_string()));
+        if property.kind() != Kind::Liveness {
+            return Err(TraceError::NotViolable(property));
         }
         if self.verdict.cycle_start.is_none() {
             let mut world = self.scenario.world();
@@ -188,9 +188,9 @@ impl Trace {
 
 /// One line saying what the last step of a counterexample to a transition property did, from
 /// the worlds before and after it.
-pub fn summarize_step(property: &str, before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>) -> String {
+pub fn summarize_step(property: Property, before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>) -> String {
     match property {
-        NO_HERD => {
+        Property::NoHerd => {
             let woken: Vec<String> = herd(before, step, after).iter().map(|c| format!("c{c}")).collect();
             let names = match woken.split_last() {
                 Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -199,7 +199,7 @@ pub fn summarize_step(property: &str, before: &World<AnyRecipe>, step: Step, aft
             let all = if woken.len() == 2 { "both" } else { "all" };
             format!("one step wakes {names}, {all} waiting to hold the lock alone")
         }
-        other => other.to_string(),
+        other => other.name().to_string(),
     }
 }
 
@@ -257,26 +257,26 @@ pub fn summarize_cycle(starving: &[ClientId]) -> String {
 
 /// One line saying what went wrong at the end of a counterexample (a deadlock, for
 /// `eventual_acquire`; a cycle is told by `summarize_cycle`).
-pub fn summarize(property: &str, world: &World<AnyRecipe>) -> String {
+pub fn summarize(property: Property, world: &World<AnyRecipe>) -> String {
     let names = |ids: Vec<ClientId>| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(" and ");
     match property {
-        "belief_exclusion" if shares(world, &world.believers()) => {
+        Property::BeliefExclusion if shares(world, &world.believers()) => {
             format!("{} believe they hold the lock together", held(world, world.believers()))
         }
-        "belief_exclusion" => format!("{} both believe they hold the lock", names(world.believers())),
-        "fenced_exclusion" => "the resource accepted a write from an older holder after a newer one".to_string(),
-        "zk_exclusion" if shares(world, &world.zk_holders()) => {
+        Property::BeliefExclusion => format!("{} both believe they hold the lock", names(world.believers())),
+        Property::FencedExclusion => "the resource accepted a write from an older holder after a newer one".to_string(),
+        Property::ZkExclusion if shares(world, &world.zk_holders()) => {
             format!("{} hold the lock together with live nodes", held(world, world.zk_holders()))
         }
-        "zk_exclusion" => format!("{} hold the lock with live nodes", names(world.zk_holders())),
-        "no_orphans" => {
+        Property::ZkExclusion => format!("{} hold the lock with live nodes", names(world.zk_holders())),
+        Property::NoOrphans => {
             format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", "))
         }
-        "eventual_acquire" => format!(
+        Property::EventualAcquire => format!(
             "{} {} and nothing but a fault can happen",
             names(world.waiting()),
             verb(world.waiting().len(), "waits", "wait")
         ),
-        other => other.to_string(),
+        other => other.name().to_string(),
     }
 }

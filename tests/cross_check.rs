@@ -36,3 +36,27 @@ fn stateright_agrees_under_symmetry_and_on_violations() {
     assert!(violated.verdicts.iter().any(|v| v.status == check::Status::Violated));
     assert!(violated.cross_check.expect("complete").agrees());
 }
+
+#[test]
+fn the_cross_check_runs_within_the_budget_and_says_when_it_did_not_finish() {
+    // stateright explores the graph again, so it is held to the run's budget: cut short, it
+    // agrees with nothing, and the run's exit code says a budget ran out.
+    let config = WorldConfig { faults: FaultBudget::once(&[FaultKind::LossAfterApply]), ..WorldConfig::default() };
+    let world = Scenario::new("standard", 3, config).unwrap().world();
+    let options = Options { partial_order: false, ..Options::default() };
+    let outcome = check::explore(world.clone(), &options);
+    assert!(!outcome.bounded);
+    let properties = zklab_model::Property::applicable(&world);
+    let reduction = check::bfs::Reduction { symmetry: false, partial_order: false, settle: true };
+    let cross_check = |max_states: usize| {
+        let budget = check::bfs::Budget { max_states, deadline: None, max_memory_mib: None };
+        let (unique, verdicts) = (outcome.unique_states, &outcome.verdicts);
+        check::cross_check::run(&world, &properties, reduction, &options, budget, unique, verdicts)
+    };
+    let cut = cross_check(100);
+    assert!(!cut.complete && !cut.agrees() && cut.disagreements.is_empty(), "{cut:?}");
+    assert!(cut.stateright_unique_states < outcome.unique_states);
+    let full = cross_check(usize::MAX);
+    assert!(full.complete && full.agrees(), "{full:?}");
+    assert_eq!(full.stateright_unique_states, outcome.unique_states);
+}

@@ -151,7 +151,7 @@ fn stuck_world() -> World<Poller> {
 fn a_fair_cycle_in_which_a_client_waits_forever_is_a_violation() {
     let outcome = check::explore(stuck_world(), &Options::default());
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
-    let verdict = outcome.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap();
+    let verdict = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap();
     let cx = verdict.counterexample.as_ref().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
     assert!(cx.steps.len() > start, "the cycle has steps");
@@ -260,7 +260,7 @@ fn a_client_that_backs_off_and_retries_forever_is_a_livelock() {
     world.server.apply(admin, &Request::create(BUSY, CreateMode::Persistent));
     let outcome = check::explore(world.clone(), &Options::default());
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
-    let cx = outcome.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap().counterexample.clone().unwrap();
+    let cx = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
     let mut beliefs = Vec::new();
     for (i, step) in cx.steps.iter().enumerate() {
@@ -282,7 +282,7 @@ fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
     let outcome = check::explore(world.clone(), &Options::default());
     assert!(!outcome.bounded);
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
-    let cx = outcome.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap().counterexample.clone().unwrap();
+    let cx = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
     let (mut at, mut at_start, mut waited) = (world, None, false);
     for (i, step) in cx.steps.iter().enumerate() {

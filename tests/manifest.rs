@@ -18,10 +18,53 @@ fn every_manifest_entry_has_its_expected_verdicts_and_state_count() {
     assert!(deviations.is_empty(), "manifest deviations:\n{}", deviations.join("\n"));
 }
 
+/// A manifest of one entry: the standard lock with two clients and no faults, expecting
+/// `expect` (JSON).
+fn one_entry(expect: &str) -> String {
+    format!(
+        r#"{{"format": 1, "entries": [{{"recipe": "standard", "clients": 2, "faults": "none", "client": "java",
+            "rounds": 1, "first_sequence": 0, "unique_states": 1, "expect": {expect}}}]}}"#
+    )
+}
+
 #[test]
 fn a_malformed_manifest_is_refused_in_one_line() {
-    for bad in ["{", r#"{"format": 2, "entries": []}"#, r#"{"format": 1, "entries": [{"recipe": 3}]}"#] {
+    let bad_entries = [
+        one_entry(r#"{"belief-exclusion": "holds"}"#),
+        one_entry(r#"{"belief_exclusion": "fine"}"#),
+        one_entry(r#"{"belief_exclusion": 1}"#),
+    ];
+    let cases = ["{", r#"{"format": 2, "entries": []}"#, r#"{"format": 1, "entries": [{"recipe": 3}]}"#]
+        .into_iter()
+        .chain([r#"{"format": 1, "entries": []}"#])
+        .chain(bad_entries.iter().map(String::as_str));
+    for bad in cases {
         let message = zklab::manifest::parse(bad).err().expect("refused");
         assert!(!message.contains('\n'), "{message}");
     }
+    let unknown = zklab::manifest::parse(&bad_entries[0]).err().unwrap();
+    assert!(unknown.contains("unknown property `belief-exclusion`"), "{unknown}");
+    let empty = zklab::manifest::parse(r#"{"format": 1, "entries": []}"#).err().unwrap();
+    assert!(empty.contains("no entries"), "{empty}");
+}
+
+#[test]
+fn the_manifest_holds_a_run_to_stateright_s_second_opinion_when_asked() {
+    let text = one_entry(r#"{"belief_exclusion": "holds"}"#);
+    let entry = &zklab::manifest::parse(&text).unwrap()[0];
+    let options = Options { cross_check: true, partial_order: false, ..Options::default() };
+    let mut report = zklab::check::run(&entry.scenario, &options);
+    let cross = report.cross_check.clone().expect("asked for, and the run is complete");
+    assert!(cross.agrees(), "{cross:?}");
+    let agreed = zklab::manifest::deviations(entry, &report);
+    assert!(!agreed.iter().any(|d| d.contains("cross-check")), "{agreed:?}");
+    // The same report, had stateright disagreed or run out of budget.
+    let mut disagreeing = cross.clone();
+    disagreeing.disagreements.push("zk_exclusion: stateright says violated, the graph pass holds".to_string());
+    report.cross_check = Some(disagreeing);
+    let found = zklab::manifest::deviations(entry, &report);
+    assert!(found.iter().any(|d| d.starts_with("cross-check: zk_exclusion")), "{found:?}");
+    report.cross_check = Some(zklab::check::cross_check::CrossCheck { complete: false, ..cross });
+    let found = zklab::manifest::deviations(entry, &report);
+    assert!(found.iter().any(|d| d.contains("did not finish")), "{found:?}");
 }

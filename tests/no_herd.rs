@@ -4,7 +4,10 @@
 //! count.
 
 use std::collections::{HashSet, VecDeque};
-use zklab::check::properties::{applicable, herd, NO_HERD};
+use zklab_model::property::herd;
+use zklab_model::Property;
+
+const NO_HERD: &str = "no_herd";
 use zklab::check::{self, Options, Status};
 use zklab::scenario::Scenario;
 use zklab::trace::{Trace, TraceError};
@@ -53,8 +56,9 @@ fn one_waiter_is_no_herd_and_the_predecessor_watch_never_herds() {
 
 #[test]
 fn the_property_applies_where_two_clients_ask_to_hold_alone() {
-    let applies =
-        |recipe: &str, clients: usize| applicable(&scenario(recipe, clients).world()).iter().any(|d| d.name == NO_HERD);
+    let applies = |recipe: &str, clients: usize| {
+        Property::applicable(&scenario(recipe, clients).world()).contains(&Property::NoHerd)
+    };
     assert!(applies("standard", 2));
     assert!(applies("rw-writer,rw-writer,rw-reader", 3));
     assert!(!applies("standard", 1));

@@ -99,8 +99,8 @@ fn verdicts_and_counterexamples_are_those_of_the_full_graph() {
         let label = format!("{recipe} x{clients} {faults:?}");
         assert!(!full.partial_order);
         for (r, f) in reduced.verdicts.iter().zip(&full.verdicts) {
-            assert_eq!((r.name, r.status), (f.name, f.status), "{label}");
-            assert_eq!(r.counterexample, f.counterexample, "{label}: {}", r.name);
+            assert_eq!((r.name(), r.status), (f.name(), f.status), "{label}");
+            assert_eq!(r.counterexample, f.counterexample, "{label}: {}", r.name());
         }
         let all_hold = full.verdicts.iter().all(|v| v.status == Status::Holds);
         // A violation or a cycle is judged again on the full graph: the answer comes from it.

@@ -95,7 +95,7 @@ fn every_broken_recipe_is_caught_by_the_properties_it_breaks() {
         let report = check::run(&case.scenario(), &options());
         let violated: Vec<&str> =
             report.properties.iter().filter(|p| p.status == Status::Violated).map(|p| p.name).collect();
-        let mut expected = flaw.breaks.to_vec();
+        let mut expected: Vec<&str> = flaw.breaks.iter().map(|p| p.name()).collect();
         expected.sort();
         let mut found = violated.clone();
         found.sort();

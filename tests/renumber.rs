@@ -113,7 +113,7 @@ fn renumbering_ranks_sequence_numbers_zxids_and_protected_uuids() {
     // The latches before CURATOR-644 reset each other forever: go round their cycle many times.
     let init = world("leader-latch-644", 2, config(&[FaultKind::Disconnect], 1));
     let found = check::explore(init.clone(), &Options { threads: 1, ..Options::default() });
-    let cx = found.verdicts.iter().find(|v| v.name == "eventual_acquire").unwrap().counterexample.clone().unwrap();
+    let cx = found.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
     let start = cx.cycle_start.expect("a cycle");
     let mut far = init;
     for step in cx.steps.iter().chain(std::iter::repeat_n(&cx.steps[start..], 20).flatten()) {
@@ -123,7 +123,9 @@ fn renumbering_ranks_sequence_numbers_zxids_and_protected_uuids() {
     let renumbered = far.renumbered().expect("a state far along is renumbered");
     assert!(renumbered.server.zxid() <= 10, "{}", renumbered.server.zxid());
     let counter = |w: &World<AnyRecipe>| w.server.tree().get("/lock").unwrap().next_seq;
-    assert!(counter(&far) > 40 && counter(&renumbered) <= 3, "{} to {}", counter(&far), counter(&renumbered));
+    // Ranked, the counter counts the sequence numbers the state still holds: the live nodes,
+    // the old ones queued replies and listings still name, and their creation records.
+    assert!(counter(&far) > 40 && counter(&renumbered) <= 5, "{} to {}", counter(&far), counter(&renumbered));
     let uuids = |w: &World<AnyRecipe>| -> Vec<String> {
         w.server.tree().children("/lock").iter().map(|n| n.split('-').nth(1).unwrap().to_string()).collect()
     };
@@ -187,8 +189,8 @@ fn renumbered_runs_give_the_verdicts_and_counterexamples_of_full_runs() {
         let renumbered = explore(recipe, clients, faults, true);
         assert!(!full.bounded && !renumbered.bounded, "{recipe}");
         for v in &full.verdicts {
-            assert_eq!(renumbered.status(v.name), Some(v.status), "{recipe} {faults:?}: {}", v.name);
-            let cx = renumbered.verdicts.iter().find(|r| r.name == v.name).unwrap().counterexample.as_ref();
+            assert_eq!(renumbered.status(v.name()), Some(v.status), "{recipe} {faults:?}: {}", v.name());
+            let cx = renumbered.verdicts.iter().find(|r| r.name() == v.name()).unwrap().counterexample.as_ref();
             assert_eq!(cx, v.counterexample.as_ref(), "{recipe} {faults:?}: the same shortest counterexample");
         }
         assert!(renumbered.unique_states <= full.unique_states, "{recipe}");

@@ -90,8 +90,8 @@ fn reduced_runs_prove_what_full_runs_prove_with_fewer_states() {
     let reduced = explore("standard", 3, &faults, true);
     assert!(reduced.symmetric && !full.symmetric);
     for v in &full.verdicts {
-        assert_eq!(v.status, Status::Holds, "{}", v.name);
-        assert_eq!(reduced.status(v.name), Some(Status::Holds), "{}", v.name);
+        assert_eq!(v.status, Status::Holds, "{}", v.name());
+        assert_eq!(reduced.status(v.name()), Some(Status::Holds), "{}", v.name());
     }
     // Three interchangeable clients: close to 3! = 6 states per class.
     let ratio = full.unique_states as f64 / reduced.unique_states as f64;
@@ -112,7 +112,7 @@ fn reduced_counterexamples_are_as_short_and_replay_in_client_numbering() {
         let full = explore(recipe, clients, &faults, false);
         let reduced = explore(recipe, clients, &faults, true);
         assert!(reduced.symmetric, "{recipe}: no cycle to send it back to the full graph");
-        let cx = |o: &check::Outcome| o.verdicts.iter().find(|v| v.name == property).unwrap().counterexample.clone();
+        let cx = |o: &check::Outcome| o.verdicts.iter().find(|v| v.name() == property).unwrap().counterexample.clone();
         let (full_cx, reduced_cx) = (cx(&full).unwrap(), cx(&reduced).unwrap());
         assert_eq!(full_cx.steps.len(), reduced_cx.steps.len(), "{recipe} {property}: equally short");
         let mut replay = world(recipe, clients, &faults);

@@ -48,7 +48,7 @@ fn every_kept_trace_is_what_the_checker_finds_today() {
         let kept = std::fs::read_to_string(&file).unwrap();
         let trace = Trace::load(&file).unwrap();
         let report = check::run(&trace.scenario, &Options { threads: 1, ..Options::default() });
-        let found = report.properties.iter().find(|p| p.name == trace.verdict.property).unwrap();
+        let found = report.properties.iter().find(|p| p.name == trace.verdict.property.name()).unwrap();
         assert_eq!(found.status, Status::Violated, "{}", file.display());
         let fresh = found.trace.as_ref().unwrap().to_json();
         assert_eq!(

@@ -29,10 +29,30 @@ use crate::rewrite::Rewrite;
 use crate::{ChildrenOrder, ClientId, Stat};
 use std::cell::{Cell, RefCell};
 
+/// What a walk does with each number it meets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Walk {
+    /// Collects it, changing nothing.
+    #[default]
+    Collecting,
+    /// Replaces it by its rank among the collected numbers of its kind.
+    Ranking,
+    /// Replaces `v` by `2v + 1`: the same order with a gap between every two numbers and none
+    /// at its rank, to test that a state's future depends on that order alone (see
+    /// `World::ranking_commutes`). Zxid 0 stays: it is the initial tree's, which every state
+    /// holds (the root's czxid), so ranking keeps it too, and the model uses it for "none".
+    Spreading,
+}
+
+/// `v` spread apart from its neighbours (see `Walk::Spreading`).
+fn spread(v: i64) -> i64 {
+    v.saturating_mul(2).saturating_add(1)
+}
+
 /// The numbers a state holds, by kind: collected on the first walk, ranked on the second.
 #[derive(Debug, Default)]
 pub struct Numbers {
-    ranking: bool,
+    walk: Walk,
     seqs: RefCell<Vec<i64>>,
     zxids: RefCell<Vec<i64>>,
     /// `(client, value)`: ranked among the values of the same client.
@@ -74,7 +94,7 @@ impl Collected {
     /// The numbers of the same part once renumbered with `ranks` (the walk maps each value
     /// it collected to its rank, and every cversion to 0 or 1).
     pub fn ranked(&self, ranks: &Numbers) -> Collected {
-        debug_assert!(ranks.ranking);
+        debug_assert!(ranks.walk == Walk::Ranking);
         Collected {
             seqs: self.seqs.iter().map(|&v| ranks.seq(v)).collect(),
             zxids: self.zxids.iter().map(|&v| ranks.zxid(v)).collect(),
@@ -101,9 +121,19 @@ impl Numbers {
         Numbers::default()
     }
 
+    /// Ready for a walk that spreads every number apart (see `Walk::Spreading`).
+    pub fn spreading() -> Numbers {
+        Numbers { walk: Walk::Spreading, ..Numbers::default() }
+    }
+
     /// Whether this is the first walk, which only collects.
     pub fn is_collecting(&self) -> bool {
-        !self.ranking
+        self.walk == Walk::Collecting
+    }
+
+    /// Whether this walk ranks (and so the numbers each part collected can follow it).
+    pub fn is_ranking(&self) -> bool {
+        self.walk == Walk::Ranking
     }
 
     /// On the first walk, collects what `walk` collects from one part of the state, through
@@ -151,7 +181,7 @@ impl Numbers {
         locals.sort_unstable();
         locals.dedup();
         Numbers {
-            ranking: true,
+            walk: Walk::Ranking,
             seqs: sort(self.seqs),
             zxids: sort(self.zxids),
             locals: RefCell::new(locals),
@@ -196,9 +226,10 @@ impl Numbers {
 
     /// A sequence number of one of the lock's children (or the lock's counter).
     pub fn seq(&self, v: i64) -> i64 {
-        match self.ranking {
-            true => rank(&self.seqs.borrow(), v, "sequence number"),
-            false => {
+        match self.walk {
+            Walk::Ranking => rank(&self.seqs.borrow(), v, "sequence number"),
+            Walk::Spreading => spread(v),
+            Walk::Collecting => {
                 self.seqs.borrow_mut().push(v);
                 v
             }
@@ -206,9 +237,11 @@ impl Numbers {
     }
 
     pub fn zxid(&self, v: i64) -> i64 {
-        match self.ranking {
-            true => rank(&self.zxids.borrow(), v, "zxid"),
-            false => {
+        match self.walk {
+            Walk::Ranking => rank(&self.zxids.borrow(), v, "zxid"),
+            Walk::Spreading if v == 0 => 0,
+            Walk::Spreading => spread(v),
+            Walk::Collecting => {
                 self.zxids.borrow_mut().push(v);
                 v
             }
@@ -217,15 +250,16 @@ impl Numbers {
 
     /// A number that only `client`'s recipe hands out, always larger than the ones before.
     pub fn local(&self, client: ClientId, v: i64) -> i64 {
-        match self.ranking {
-            true => {
+        match self.walk {
+            Walk::Spreading => spread(v),
+            Walk::Ranking => {
                 let locals = self.locals.borrow();
                 let first = locals.partition_point(|(c, _)| *c < client);
                 let at =
                     locals.binary_search(&(client, v)).unwrap_or_else(|_| panic!("c{client}'s {v} was not collected"));
                 (at - first) as i64
             }
-            false => {
+            Walk::Collecting => {
                 self.locals.borrow_mut().push((client, v));
                 v
             }
@@ -233,9 +267,10 @@ impl Numbers {
     }
 
     pub fn cversion(&self, c: i32) -> i32 {
-        match self.ranking {
-            true => c.min(1),
-            false => {
+        match self.walk {
+            Walk::Ranking => c.min(1),
+            Walk::Spreading => c,
+            Walk::Collecting => {
                 if c > 1 {
                     self.counted.set(true);
                 }
@@ -250,14 +285,14 @@ impl Numbers {
         match sequence_suffix_at(name) {
             Some(at) => {
                 let value = self.seq(name[at..].parse().expect("ten digits"));
-                match self.ranking {
-                    true => {
+                match self.walk {
+                    Walk::Ranking | Walk::Spreading => {
                         let mut renamed = String::with_capacity(name.len() + 1);
                         renamed.push_str(&name[..at]);
                         path::push_sequence_suffix(&mut renamed, value as i32);
                         renamed
                     }
-                    false => name.to_string(),
+                    Walk::Collecting => name.to_string(),
                 }
             }
             None => name.to_string(),
@@ -301,16 +336,15 @@ impl<'a> Renumber<'a> {
 
     /// Whether the part with this memo is known to come out of the ranking walk unchanged.
     pub fn leaves_alone(&self, memo: &Memo<Option<Collected>>) -> bool {
-        !self.numbers.is_collecting()
-            && memo.get().is_some_and(|n| n.as_ref().is_some_and(|n| n.fixed_by(self.numbers)))
+        self.numbers.is_ranking() && memo.get().is_some_and(|n| n.as_ref().is_some_and(|n| n.fixed_by(self.numbers)))
     }
 
     /// The memo of a part once renumbered: its numbers ranked, when ranking (a walk that only
-    /// collects builds nothing that is kept).
+    /// collects builds nothing that is kept; a spread part is walked afresh when needed).
     pub fn carry(&self, memo: &Memo<Option<Collected>>) -> Memo<Option<Collected>> {
-        match self.numbers.is_collecting() {
-            true => Memo::default(),
-            false => memo.carried(|n| n.as_ref().map(|n| n.ranked(self.numbers))),
+        match self.numbers.is_ranking() {
+            true => memo.carried(|n| n.as_ref().map(|n| n.ranked(self.numbers))),
+            false => Memo::default(),
         }
     }
 

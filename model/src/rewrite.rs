@@ -2,7 +2,8 @@
 //! renumbering ranks sequence numbers and zxids; both must reach every path and stat inside
 //! every queued request, reply and event, and this walk over the messages is theirs to share.
 
-use crate::{Input, Request, Response, Stat, WatchedEvent, ZkResult};
+use crate::{path, Input, Request, Response, Stat, WatchedEvent, ZkResult};
+use std::cell::Cell;
 
 /// A rewrite of paths, child listings and stats, carried into whole messages.
 pub trait Rewrite {
@@ -60,4 +61,33 @@ pub trait Rewrite {
             Input::Watch(event) => Input::Watch(self.event(event)),
         }
     }
+}
+
+/// Whether `input` names the node `path` anywhere: as a request's or an event's path, a created
+/// node, or a child in a listing. A walk with the rewrite that changes nothing, noting the path.
+pub fn mentions(input: &Input, path: &str) -> bool {
+    struct Finder<'a> {
+        path: &'a str,
+        found: Cell<bool>,
+    }
+    impl Rewrite for Finder<'_> {
+        fn path(&self, p: &str) -> String {
+            if p == self.path {
+                self.found.set(true);
+            }
+            p.to_string()
+        }
+        fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
+            if path::child_of(self.path, parent).is_some_and(|name| names.iter().any(|n| n == name)) {
+                self.found.set(true);
+            }
+            names.to_vec()
+        }
+        fn stat(&self, stat: &Stat) -> Stat {
+            *stat
+        }
+    }
+    let finder = Finder { path, found: Cell::new(false) };
+    finder.input(input);
+    finder.found.get()
 }

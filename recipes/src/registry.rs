@@ -17,7 +17,9 @@ use crate::sequential::{
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;
 use crate::{curator_rw, shared_lock};
-use zklab_model::{Belief, ClientId, Ctx, Input, Mode, Numbers, Recipe, Renamer, Renaming, Renumber, Request};
+use zklab_model::{
+    Belief, ClientId, Ctx, Input, Mode, Numbers, Property, Recipe, Renamer, Renaming, Renumber, Request,
+};
 
 /// A catalogue entry: what the recipe is, where it comes from, and what it gets wrong.
 pub struct Entry {
@@ -30,7 +32,7 @@ pub struct Entry {
 
 pub struct Flaw {
     pub bug: &'static str,
-    pub breaks: &'static [&'static str],
+    pub breaks: &'static [Property],
 }
 
 const STANDARD: Variant = Variant::STANDARD;
@@ -45,31 +47,31 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "naive",
         summary: "single ephemeral node; every waiter watches it (safe, but a herd on every release)",
-        flaw: Some(Flaw { bug: "herd-effect", breaks: &["no_herd"] }),
+        flaw: Some(Flaw { bug: "herd-effect", breaks: &[Property::NoHerd] }),
         build: |p| AnyRecipe::Naive(NaiveLock::new(p)),
     },
     Entry {
         name: "naive-blind-delete",
         summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still its own (and herds like the single-node lock)",
-        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &["belief_exclusion", "no_herd"] }),
+        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &[Property::BeliefExclusion, Property::NoHerd] }),
         build: |p| AnyRecipe::Naive(NaiveLock::blind_delete(p)),
     },
     Entry {
         name: "parent-watch",
         summary: "sequential nodes, every waiter watches the parent's children (safe, but a herd on every change)",
-        flaw: Some(Flaw { bug: "herd-effect", breaks: &["no_herd"] }),
+        flaw: Some(Flaw { bug: "herd-effect", breaks: &[Property::NoHerd] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("parent-watch", p, Variant { wait_on: WaitOn::Parent, ..STANDARD })),
     },
     Entry {
         name: "blind-retry",
         summary: "standard lock that creates again after a ConnectionLoss instead of looking for its node",
-        flaw: Some(Flaw { bug: "orphan-after-connloss", breaks: &["eventual_acquire", "no_orphans"] }),
+        flaw: Some(Flaw { bug: "orphan-after-connloss", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("blind-retry", p, Variant { on_create_loss: OnCreateLoss::CreateAgain, ..STANDARD })),
     },
     Entry {
         name: "wait-on-null",
         summary: "standard lock that waits for a notification even when exists() on its predecessor returned null",
-        flaw: Some(Flaw { bug: "delete-before-watch", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "delete-before-watch", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("wait-on-null", p, Variant { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD })),
     },
     Entry {
@@ -105,13 +107,13 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "curator-rw-downgrade-621",
         summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the write lock beside it",
-        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
         build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
     },
     Entry {
         name: "curator-rw-reader-211",
         summary: "Curator read side before CURATOR-211: a missing own node goes unnoticed, the reader watches the first write node or throws",
-        flaw: Some(Flaw { bug: "rw-vanished-own-node", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "rw-vanished-own-node", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Shared(curator_rw::reader_before_211(p)),
     },
     Entry {
@@ -129,7 +131,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "semaphore-forget-lease",
         summary: "single-lease semaphore that fails the acquire after a ConnectionLoss on its lease create without looking for the lease",
-        flaw: Some(Flaw { bug: "semaphore-lease-orphan", breaks: &["eventual_acquire", "no_orphans"] }),
+        flaw: Some(Flaw { bug: "semaphore-lease-orphan", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
         build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore-forget-lease", p, 1, OnLeaseLoss::GiveUp)),
     },
     Entry {
@@ -147,7 +149,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "revocable-reader-deletion-only",
         summary: "revocable shared lock whose waiting readers wake only on the deletion of the node they watch, as in the plain shared lock",
-        flaw: Some(Flaw { bug: "revocation-consumes-watch", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "revocation-consumes-watch", breaks: &[Property::EventualAcquire] }),
         build: |p| {
             AnyRecipe::Revocable(Revocable::waking_on_deletion_only("revocable-reader-deletion-only", shared_lock::reader(p)))
         },
@@ -155,25 +157,25 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "zk-write-lock",
         summary: "ZooKeeper's zookeeper-recipes-lock WriteLock as written: stops waiting when exists() on its predecessor returns null, adopts a bare node name after ConnectionLoss, unlocks without retry, never watches its session",
-        flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::WriteLock(WriteLock::new(p)),
     },
     Entry {
         name: "kazoo-lock",
         summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched with get, retries expiry too; the holder never watches its session",
-        flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &["belief_exclusion"] }),
+        flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &[Property::BeliefExclusion] }),
         build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
     },
     Entry {
         name: "release-under-connloss",
         summary: "standard lock whose release drops its state when the delete fails with ConnectionLoss (CURATOR-678, CURATOR-307): an unapplied delete leaves the node, and the waiters wait until the session ends",
-        flaw: Some(Flaw { bug: "release-under-connloss", breaks: &["eventual_acquire", "no_orphans"] }),
+        flaw: Some(Flaw { bug: "release-under-connloss", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("release-under-connloss", p, Variant { on_delete_loss: OnDeleteLoss::Forget, ..STANDARD })),
     },
     Entry {
         name: "watches-not-rearmed",
         summary: "standard lock that ignores the reconnect and trusts its watch (kazoo PR #170): under a client that drops watches on disconnect (--client kazoo) a predecessor deleted during the outage never wakes it",
-        flaw: Some(Flaw { bug: "watches-not-rearmed", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "watches-not-rearmed", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("watches-not-rearmed", p, Variant { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD })),
     },
     Entry {
@@ -185,7 +187,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "container-lock-no-recreate",
         summary: "standard lock on a container parent that assumes the parent exists (CURATOR-308): once the server reaps it, the create fails NoNode and the client waits for a lock it never asked for",
-        flaw: Some(Flaw { bug: "parent-reaped", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "parent-reaped", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("container-lock-no-recreate", p, STANDARD)),
     },
     Entry {
@@ -197,7 +199,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "timeout-lock-forget-node",
         summary: "timeout lock that, giving up before the create's reply came, assumes the create failed (CURATOR-79): the node it made blocks everyone",
-        flaw: Some(Flaw { bug: "interrupt-after-create", breaks: &["eventual_acquire", "no_orphans"] }),
+        flaw: Some(Flaw { bug: "interrupt-after-create", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
         build: |p| AnyRecipe::Timeout(TimeoutLock::new("timeout-lock-forget-node", p, STANDARD, OnGiveUp::ForgetUnknownNode)),
     },
     Entry {
@@ -209,19 +211,19 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "client-id-lock-nonode-fatal",
         summary: "client-id lock whose recovery fails the acquire when a child vanishes between the listing and its getData (as CURATOR-358's getLeader threw NoNode): its own node, created but not yet found, is left behind",
-        flaw: Some(Flaw { bug: "getdata-nonode-fatal", breaks: &["no_orphans"] }),
+        flaw: Some(Flaw { bug: "getdata-nonode-fatal", breaks: &[Property::NoOrphans] }),
         build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock-nonode-fatal", p, OnDataNoNode::Fail)),
     },
     Entry {
         name: "sequence-wrap",
         summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try --first-sequence 2147483647)",
-        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap", p, Variant { order: Order::Text, ..STANDARD })),
     },
     Entry {
         name: "sequence-wrap-signed",
         summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
-        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &["belief_exclusion", "fenced_exclusion", "zk_exclusion"] }),
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap-signed", p, Variant { order: Order::Signed, ..STANDARD })),
     },
     Entry {
@@ -245,19 +247,19 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "curator-mutex-498",
         summary: "Curator's InterProcessMutex before CURATOR-498: after an expiry its protected create finds its old node (a lagging follower still lists it) and adopts it without asking whose session owns it",
-        flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &["belief_exclusion"] }),
+        flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &[Property::BeliefExclusion] }),
         build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-498", p, CURATOR_MUTEX_BEFORE_498)),
     },
     Entry {
         name: "leader-latch-696",
         summary: "Curator's LeaderLatch before CURATOR-696: after an expiry a lagging listing still shows its old node first and it leads without checking the node's ephemeral owner",
-        flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &["belief_exclusion"] }),
+        flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &[Property::BeliefExclusion] }),
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch-696", p, LEADER_LATCH_BEFORE_696)),
     },
     Entry {
         name: "leader-latch-644",
         summary: "Curator's LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) on every reconnect and whenever its predecessor is gone at the getData; after one disconnect two latches can reset each other forever",
-        flaw: Some(Flaw { bug: "leader-latch-livelock", breaks: &["eventual_acquire"] }),
+        flaw: Some(Flaw { bug: "leader-latch-livelock", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch-644", p, LEADER_LATCH_BEFORE_644)),
     },
 ];

@@ -33,11 +33,11 @@ pub struct Schedule {
 }
 
 /// The run a kept schedule breaks: `zklab simulate <args> --schedule FILE` violates `property`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Breaks {
     pub args: Vec<String>,
-    pub property: String,
+    pub property: zklab_model::Property,
 }
 
 #[derive(Debug, thiserror::Error)]

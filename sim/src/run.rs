@@ -11,12 +11,12 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 use zklab_model::world::{Link, Sending};
-use zklab_model::{Belief, ClientId, FaultBudget, FaultKind, Input, Recipe, Request, Step, World};
+use zklab_model::{Belief, ClientId, FaultBudget, FaultKind, Input, Property, Recipe, Request, Step, World};
 
 /// A property a run broke, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
-    pub property: &'static str,
+    pub property: Property,
     /// Steps taken up to and including the one that broke it.
     pub steps: usize,
     pub at_us: Micros,
@@ -453,23 +453,19 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.queue.push(self.now + delay, Event::Deliver(j));
     }
 
+    /// The safety properties that can break at any moment, judged as the checker judges them,
+    /// given the holders this run keeps track of. `no_orphans` speaks of a world where nothing
+    /// but a fault can happen, so it is judged at the end (`judge_the_end`).
     fn judge_safety(&mut self) {
         let holders: Vec<ClientId> = self.holders.iter().copied().collect();
-        let broken = if !self.world.compatible(&holders) {
-            Some("belief_exclusion")
-        } else if !self.world.fenced_exclusion() {
-            Some("fenced_exclusion")
-        } else if !self.world.zk_exclusion_among(&holders) {
-            Some("zk_exclusion")
-        } else {
-            None
-        };
+        let at_any_moment = [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion];
+        let broken = at_any_moment.into_iter().find(|p| !p.holds_among(&self.world, &holders));
         if let Some(property) = broken {
             self.violated(property, String::new(), false);
         }
     }
 
-    fn violated(&mut self, property: &'static str, detail: String, stalled: bool) {
+    fn violated(&mut self, property: Property, detail: String, stalled: bool) {
         self.outcome =
             Outcome::Violated(Violation { property, steps: self.steps.len(), at_us: self.now, detail, stalled });
     }
@@ -502,10 +498,10 @@ impl<'a, R: Recipe> Sim<'a, R> {
                     self.now / 1000,
                 ),
             };
-            self.violated("eventual_acquire", detail, stalled);
-        } else if !self.world.no_orphans() {
+            self.violated(Property::EventualAcquire, detail, stalled);
+        } else if !Property::NoOrphans.holds(&self.world) {
             let detail = format!("orphaned lock nodes: {}", self.world.orphans().join(", "));
-            self.violated("no_orphans", detail, false);
+            self.violated(Property::NoOrphans, detail, false);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The simulator drives the same world and recipes as the checker: a seed fixes the run, the
 //! properties are judged on it, the herd effect shows in its counts, and broken recipes fail.
 
-use zklab_model::{FaultKind, WorldConfig};
+use zklab_model::{FaultKind, Property, WorldConfig};
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{simulate, Outcome, SimConfig, SimRun};
 
@@ -66,18 +66,18 @@ fn the_standard_lock_survives_connection_loss_and_expiry_at_scale() {
 
 #[test]
 fn broken_recipes_are_caught_within_a_few_seeds() {
-    let caught = |recipe: &str, property: &str, tune: fn(&mut SimConfig)| {
+    let caught = |recipe: &str, property: Property, tune: fn(&mut SimConfig)| {
         let found = (1..=60).find(
             |seed| matches!(run(recipe, 10, *seed, tune).outcome, Outcome::Violated(v) if v.property == property),
         );
         assert!(found.is_some(), "{recipe}: no seed of 60 breaks {property}");
     };
-    caught("blind-retry", "eventual_acquire", lossy_with_expiries);
-    caught("wait-on-null", "eventual_acquire", |c| {
+    caught("blind-retry", Property::EventualAcquire, lossy_with_expiries);
+    caught("wait-on-null", Property::EventualAcquire, |c| {
         c.start_spread_us = 50_000;
         c.hold_us = 2_000;
     });
-    caught("kazoo-lock", "belief_exclusion", |c| {
+    caught("kazoo-lock", Property::BeliefExclusion, |c| {
         c.rates.pauses = 3;
         c.chaos_us = 200_000;
         c.start_spread_us = 50_000;

@@ -5,16 +5,16 @@
 //! Transition properties are judged on every step as it is taken, before its successor is
 //! settled and renamed, since what a step did is not part of the state it leads to.
 
-use super::properties::{Def, Kind};
-use rustc_hash::FxHashMap;
+use super::properties::Kind;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 use xxhash_rust::xxh3::Xxh3;
-use zklab_model::{Recipe, Step, World};
+use zklab_model::{Property, Recipe, Step, World};
 
 const ROOT: u32 = u32::MAX;
 
@@ -28,7 +28,7 @@ pub struct Budget {
 }
 
 impl Budget {
-    fn exhausted(&self, states: usize) -> bool {
+    pub(super) fn exhausted(&self, states: usize) -> bool {
         states >= self.max_states
             || self.deadline.is_some_and(|d| Instant::now() >= d)
             || self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max))
@@ -61,16 +61,23 @@ pub struct Graph {
     /// The length of the longest of the shortest paths to the states found.
     pub depth: usize,
     /// The first state (in breadth-first order) violating each safety property.
-    pub first_violation: BTreeMap<&'static str, u32>,
+    pub first_violation: BTreeMap<Property, u32>,
     /// The first step (from the first state in breadth-first order, then in the order steps
     /// are listed) violating each transition property: a shortest path through that step.
-    pub first_bad_step: BTreeMap<&'static str, (u32, Step)>,
+    pub first_bad_step: BTreeMap<Property, (u32, Step)>,
     /// The `reached:*` properties that hold in some state.
-    pub reached: BTreeSet<&'static str>,
+    pub reached: BTreeSet<Property>,
     /// Under symmetry: the first explored state where renaming the clients did not commute with
     /// a step (see `World::renaming_commutes`), and why. The recipe's claim is then false and
     /// nothing the reduced graph says can be trusted.
     pub symmetry_refused: Option<String>,
+    /// The first explored state whose future depended on more than the order of its numbers
+    /// (see `World::ranking_commutes`), and why: renumbering merged states it should not have.
+    pub renumbering_refused: Option<String>,
+    /// The recipe situations whose claim to renumbering has been checked (see `situations`),
+    /// as of the level being expanded, and those checked since.
+    checked: Checked,
+    newly_checked: Vec<u128>,
     /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
     /// representatives' client numbering. Under either reduction a cycle cannot be judged for
     /// fairness.
@@ -161,7 +168,7 @@ struct Successor<R> {
     step: Step,
     fingerprint: u128,
     new: Option<(World<R>, u64)>,
-    /// Bit `i` set: the step violates the transition property `defs[i]`.
+    /// Bit `i` set: the step violates the transition property `properties[i]`.
     broken: u64,
 }
 
@@ -170,43 +177,114 @@ struct Expansion<R> {
     waiting: u8,
     holding: u8,
     successors: Vec<Successor<R>>,
-    /// Under symmetry: why renaming the clients does not commute with a step here.
-    refuted: Option<String>,
+    /// Why a reduction the pass applies is unsound at this state.
+    refuted: Option<Refusal>,
+    /// The recipe situations (see `situations`) whose claim to renumbering this expansion
+    /// checked, when it did.
+    checked: Vec<u128>,
 }
 
-/// Bit `i` set: `defs[i]` holds in `world`.
-fn judge<R: Recipe>(world: &World<R>, defs: &[Def<R>]) -> u64 {
-    defs.iter().enumerate().filter(|(_, d)| (d.holds)(world)).fold(0, |bits, (i, _)| bits | 1 << i)
+/// The recipe situations whose claim to renumbering was checked in an earlier level: shared,
+/// read-only, with the expanding threads, and grown only between levels so that which states
+/// are checked does not depend on how the threads interleave.
+type Checked = Arc<FxHashSet<u128>>;
+
+/// What a client's recipe does next depends only on its situation: the client's number and
+/// session (its `Ctx`), its recipe's state and the input it handles next. Each client's, hashed.
+fn situations<R: Recipe>(world: &World<R>) -> Vec<u128> {
+    (0..world.clients.len())
+        .map(|i| {
+            let c = &world.clients[i];
+            let mut hasher = Xxh3::new();
+            (i, c.session, &c.recipe, c.inbound.front()).hash(&mut hasher);
+            hasher.digest128()
+        })
+        .collect()
+}
+
+/// A reduction found unsound at an explored state, and why.
+enum Refusal {
+    /// Renaming the clients does not commute with a step (`World::renaming_commutes`).
+    Symmetry(String),
+    /// Ranking the numbers does not commute with a step (`World::ranking_commutes`).
+    Renumbering(String),
+}
+
+/// Bit `i` set: `properties[i]` holds in `world`.
+fn judge<R: Recipe>(world: &World<R>, properties: &[Property]) -> u64 {
+    properties.iter().enumerate().filter(|(_, d)| d.holds(world)).fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
 /// Bit `i` set: `step` from `before` to the raw successor `after` violates the transition
-/// property `defs[i]`.
-fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, defs: &[Def<R>]) -> u64 {
-    defs.iter()
+/// property `properties[i]`.
+fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, properties: &[Property]) -> u64 {
+    properties
+        .iter()
         .enumerate()
-        .filter(|(_, d)| d.kind == Kind::Transition && !(d.allows)(before, step, after))
+        .filter(|(_, d)| d.kind() == Kind::Transition && !d.allows(before, step, after))
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
-fn expand<R: Recipe>(world: &World<R>, known: &Index, defs: &[Def<R>], reduction: Reduction) -> Expansion<R> {
+fn expand<R: Recipe>(
+    world: &World<R>,
+    known: &Index,
+    checked: &Checked,
+    properties: &[Property],
+    reduction: Reduction,
+) -> Expansion<R> {
     let taken = world.successors(reduction.partial_order);
-    let refuted = if reduction.symmetry { world.renaming_commutes(&taken).err() } else { None };
-    let successors = taken
+    let mut refuted = match reduction.symmetry {
+        true => world.renaming_commutes(&taken).err().map(Refusal::Symmetry),
+        false => None,
+    };
+    let settled: Vec<_> = taken
         .into_iter()
-        .map(|(step, next)| {
-            let broken = judge_step(world, step, &next, defs);
-            let next = keep(next, reduction);
+        .map(|(step, mut next)| {
+            let broken = judge_step(world, step, &next, properties);
+            if reduction.settle {
+                next.settle();
+            }
+            (step, next, broken)
+        })
+        .collect();
+    // The recipe's claim to renumbering is checked once per combination of its clients'
+    // situations: a state whose every client is in a situation checked before (in any state)
+    // hands each recipe an input it was shown to handle up to the order of numbers.
+    let mut newly_checked = Vec::new();
+    let situations = match reduction.settle && refuted.is_none() {
+        true => situations(world),
+        false => Vec::new(),
+    };
+    if !situations.iter().all(|s| checked.contains(s)) {
+        let pairs: Vec<_> = settled.iter().map(|(step, next, _)| (*step, next)).collect();
+        let observed = |w: &World<R>| (judge(w, properties), w.waiting_mask(), w.holding_mask());
+        refuted = world.ranking_commutes(&pairs, observed).err().map(Refusal::Renumbering);
+        newly_checked = situations;
+    }
+    let successors = settled
+        .into_iter()
+        .map(|(step, next, broken)| {
+            let next = match reduction.symmetry {
+                true => next.into_canonical().0,
+                false => next,
+            };
             let fingerprint = fingerprint(&next);
             // The index only grows, so a state known now is known at the merge; one unknown now
             // may have been found by then (by an earlier state of this chunk or the last).
             let new = known.get(fingerprint).is_none().then(|| {
-                let holds = judge(&next, defs);
+                let holds = judge(&next, properties);
                 (next, holds)
             });
             Successor { step, fingerprint, new, broken }
         })
         .collect();
-    Expansion { waiting: world.waiting_mask(), holding: world.holding_mask(), successors, refuted }
+    Expansion {
+        waiting: world.waiting_mask(),
+        holding: world.holding_mask(),
+        successors,
+        refuted,
+        checked: newly_checked,
+    }
 }
 
 /// Which state each fingerprint is, readable by the expanding threads while the merging
@@ -275,7 +353,7 @@ impl<R> Level<R> {
 const PARTS_PER_HELPER: usize = 4;
 
 /// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
-type Work<R> = (usize, usize, Vec<World<R>>);
+type Work<R> = (usize, usize, Vec<World<R>>, Checked);
 
 /// What a helper thread found in a part of a chunk.
 type Done<R> = (usize, usize, Vec<Expansion<R>>);
@@ -296,26 +374,27 @@ fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
 fn expand_all<R: Recipe>(
     states: Vec<World<R>>,
     known: &Index,
-    defs: &[Def<R>],
+    checked: &Checked,
+    properties: &[Property],
     reduction: Reduction,
 ) -> Vec<Expansion<R>> {
-    states.into_iter().map(|w| expand(&w, known, defs, reduction)).collect()
+    states.into_iter().map(|w| expand(&w, known, checked, properties, reduction)).collect()
 }
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
-/// safety and reachability properties in `defs` in every state and the transition properties
+/// safety and reachability properties in `properties` in every state and the transition properties
 /// on every step, with the reductions `reduction` asks for. States are numbered in the order
 /// one thread would meet them, so the graph, its counterexamples and its counts do not depend
 /// on the number of threads.
 pub fn explore<R: Recipe>(
     init: World<R>,
-    defs: &[Def<R>],
+    properties: &[Property],
     budget: Budget,
     reduction: Reduction,
     threads: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Graph {
-    assert!(defs.len() <= 64, "properties are judged into a 64-bit mask");
+    assert!(properties.len() <= 64, "properties are judged into a 64-bit mask");
     let init = keep(init, reduction);
     let index = Index::new();
     let mut graph = Graph {
@@ -332,10 +411,13 @@ pub fn explore<R: Recipe>(
         first_bad_step: BTreeMap::new(),
         reached: BTreeSet::new(),
         symmetry_refused: None,
+        renumbering_refused: None,
+        checked: Checked::default(),
+        newly_checked: Vec::new(),
         reduction,
     };
     index.insert(fingerprint(&init));
-    graph.record(0, judge(&init, defs), defs);
+    graph.record(0, judge(&init, properties), properties);
     let mut level = Level::default();
     level.push(init);
     let mut depth = 0;
@@ -355,23 +437,25 @@ pub fn explore<R: Recipe>(
             let (index, work) = (&index, &work);
             scope.spawn(move || loop {
                 let next = work.lock().expect("no helper panics holding it").recv();
-                let Ok((chunk, part, states)) = next else { return };
-                if done.send((chunk, part, expand_all(states, index, defs, reduction))).is_err() {
+                let Ok((chunk, part, states, checked)) = next else { return };
+                if done.send((chunk, part, expand_all(states, index, &checked, properties, reduction))).is_err() {
                     return;
                 }
             });
         }
         while !level.is_empty() && graph.complete {
+            let checked = graph.checked.clone();
             let mut next_level = Level::default();
             let mut unexpanded = level.0.into_iter().flatten();
             let mut next_chunk = || Some(unexpanded.by_ref().take(CHUNK).collect::<Vec<_>>()).filter(|c| !c.is_empty());
             if helpers == 0 {
                 while let Some(chunk) = next_chunk() {
-                    if budget.exhausted(index.len()) {
+                    if budget.exhausted(index.len()) || graph.refused() {
                         graph.complete = false;
                         break;
                     }
-                    graph.merge(expand_all(chunk, &index, defs, reduction), &index, &mut next_level, depth, defs);
+                    let expansions = expand_all(chunk, &index, &checked, properties, reduction);
+                    graph.merge(expansions, &index, &mut next_level, depth, properties);
                     progress(Progress { unique: index.len(), total: graph.total, depth });
                 }
             } else {
@@ -382,7 +466,7 @@ pub fn explore<R: Recipe>(
                 let mut arrived: BTreeMap<(usize, usize), Vec<Expansion<R>>> = BTreeMap::new();
                 loop {
                     while sent <= merged + 1 && graph.complete {
-                        if budget.exhausted(index.len()) {
+                        if budget.exhausted(index.len()) || graph.refused() {
                             graph.complete = false;
                             break;
                         }
@@ -390,7 +474,7 @@ pub fn explore<R: Recipe>(
                         let cut = split(chunk, helpers * PARTS_PER_HELPER);
                         parts.push(cut.len());
                         for (part, states) in cut.into_iter().enumerate() {
-                            give.send((sent, part, states)).expect("helpers run until the pass ends");
+                            give.send((sent, part, states, checked.clone())).expect("helpers run until the pass ends");
                         }
                         sent += 1;
                     }
@@ -403,11 +487,15 @@ pub fn explore<R: Recipe>(
                     }
                     let expansions =
                         (0..parts[merged]).flat_map(|part| arrived.remove(&(merged, part)).unwrap_or_default());
-                    graph.merge(expansions, &index, &mut next_level, depth, defs);
+                    graph.merge(expansions, &index, &mut next_level, depth, properties);
                     merged += 1;
                     progress(Progress { unique: index.len(), total: graph.total, depth });
                 }
             }
+            drop(checked);
+            // Every part of the level is merged, so no helper holds the set any more.
+            let newly = std::mem::take(&mut graph.newly_checked);
+            Arc::make_mut(&mut graph.checked).extend(newly);
             level = next_level;
             depth += 1;
         }
@@ -417,6 +505,11 @@ pub fn explore<R: Recipe>(
 }
 
 impl Graph {
+    /// Whether a reduction was found unsound: the pass stops, and nothing it found stands.
+    pub fn refused(&self) -> bool {
+        self.symmetry_refused.is_some() || self.renumbering_refused.is_some()
+    }
+
     /// Numbers the new states among a chunk's expansions and records its edges, in the order one
     /// thread would have met them.
     fn merge<R: Recipe>(
@@ -425,19 +518,24 @@ impl Graph {
         index: &Index,
         next_level: &mut Level<R>,
         depth: usize,
-        defs: &[Def<R>],
+        properties: &[Property],
     ) {
         for expansion in expansions {
             let id = self.expanded() as u32;
-            if let (None, Some(why)) = (&self.symmetry_refused, expansion.refuted) {
-                self.symmetry_refused = Some(why);
+            self.newly_checked.extend(expansion.checked);
+            match expansion.refuted {
+                Some(Refusal::Symmetry(why)) if self.symmetry_refused.is_none() => self.symmetry_refused = Some(why),
+                Some(Refusal::Renumbering(why)) if self.renumbering_refused.is_none() => {
+                    self.renumbering_refused = Some(why)
+                }
+                _ => {}
             }
             self.waiting.push(expansion.waiting);
             self.holding.push(expansion.holding);
             for Successor { step, fingerprint, new, broken } in expansion.successors {
                 self.total += 1;
                 if broken != 0 {
-                    self.record_step(id, step, broken, defs);
+                    self.record_step(id, step, broken, properties);
                 }
                 let target = match index.get(fingerprint) {
                     Some(t) => t,
@@ -446,7 +544,7 @@ impl Graph {
                         let t = index.insert(fingerprint);
                         self.parent.push((id, step));
                         self.depth = depth + 1;
-                        self.record(t, holds, defs);
+                        self.record(t, holds, properties);
                         next_level.push(next);
                         t
                     }
@@ -458,15 +556,15 @@ impl Graph {
     }
 
     /// Records what `holds` (see `judge`) says of the new state `id`.
-    fn record<R: Recipe>(&mut self, id: u32, holds: u64, defs: &[Def<R>]) {
-        for (i, def) in defs.iter().enumerate() {
+    fn record(&mut self, id: u32, holds: u64, properties: &[Property]) {
+        for (i, property) in properties.iter().enumerate() {
             let holds = holds & (1 << i) != 0;
-            match def.kind {
-                Kind::Safety if !holds && !self.first_violation.contains_key(def.name) => {
-                    self.first_violation.insert(def.name, id);
+            match property.kind() {
+                Kind::Safety if !holds && !self.first_violation.contains_key(property) => {
+                    self.first_violation.insert(*property, id);
                 }
                 Kind::Reached if holds => {
-                    self.reached.insert(def.name);
+                    self.reached.insert(*property);
                 }
                 _ => {}
             }
@@ -474,10 +572,10 @@ impl Graph {
     }
 
     /// Records that `step` from state `id` violates the transition properties in `broken`.
-    fn record_step<R: Recipe>(&mut self, id: u32, step: Step, broken: u64, defs: &[Def<R>]) {
-        for (i, def) in defs.iter().enumerate() {
+    fn record_step(&mut self, id: u32, step: Step, broken: u64, properties: &[Property]) {
+        for (i, property) in properties.iter().enumerate() {
             if broken & (1 << i) != 0 {
-                self.first_bad_step.entry(def.name).or_insert((id, step));
+                self.first_bad_step.entry(*property).or_insert((id, step));
             }
         }
     }

@@ -101,7 +101,7 @@ impl<R: Recipe> Checked<R> {
     }
 
     pub fn counterexample(&self, property: &str) -> Option<&Counterexample> {
-        self.outcome.verdicts.iter().find(|v| v.name == property)?.counterexample.as_ref()
+        self.outcome.verdicts.iter().find(|v| v.name() == property)?.counterexample.as_ref()
     }
 
     /// The counterexample of `property` as a timeline.
@@ -117,8 +117,8 @@ impl<R: Recipe> Checked<R> {
         if failing.is_empty() {
             return;
         }
-        let list: Vec<String> = failing.iter().map(|v| format!("{} {:?}", v.name, v.status)).collect();
-        let shown = failing.iter().find_map(|v| self.timeline(v.name)).unwrap_or_default();
+        let list: Vec<String> = failing.iter().map(|v| format!("{} {:?}", v.name(), v.status)).collect();
+        let shown = failing.iter().find_map(|v| self.timeline(v.name())).unwrap_or_default();
         panic!("not proven: {}\n{shown}", list.join(", "));
     }
 

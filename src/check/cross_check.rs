@@ -1,29 +1,42 @@
-//! A second opinion on the graph pass, which the checker trusts for every verdict: stateright's
-//! own depth-first checker explores the same model (`WorldModel`, the same steps and the same
-//! symmetry representatives) and must find as many states and the same safety and
-//! reachability verdicts. Liveness is ours alone (stateright's `eventually` misses cycles), and
-//! so are transition properties (stateright's properties are predicates of one state).
+//! `--cross-check`: a second opinion on the graph pass from stateright's own depth-first
+//! checker. It explores the same model (`WorldModel`: the same `World`, the same steps, each
+//! state settled and renumbered the same way, and under symmetry the same representatives) and
+//! must find as many states and the same safety and reachability verdicts.
+//!
+//! What it checks is the graph pass itself (our breadth-first search, its parallel merge, its
+//! fingerprint index, its verdict bookkeeping), not the model or the reductions the model does
+//! (settling, renumbering, symmetry), which both sides share. Those are checked by the
+//! differential test against the independent reference checker (`tests/differential.rs`).
+//! Liveness and transition properties are ours alone: stateright's `eventually` misses cycles,
+//! and its properties are predicates of one state.
+//!
+//! It runs within what is left of the run's budget (states and time); cut short, it says it did
+//! not finish rather than agreeing.
 
-use super::bfs::Reduction;
+use super::bfs::{Budget, Reduction};
 use super::model::WorldModel;
-use super::properties::{Def, Kind};
+use super::properties::{Kind, Property};
 use super::{representative, Options, Status, Verdict};
 use serde::Serialize;
 use stateright::{Checker, Model};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use zklab_model::{Recipe, World};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CrossCheck {
     pub stateright_unique_states: usize,
+    /// stateright explored everything before the budget ran out; otherwise nothing is compared.
+    pub complete: bool,
     /// What stateright found differently, one line each; empty when it agrees.
     pub disagreements: Vec<String>,
 }
 
 impl CrossCheck {
+    /// stateright finished and found the same.
     pub fn agrees(&self) -> bool {
-        self.disagreements.is_empty()
+        self.complete && self.disagreements.is_empty()
     }
 }
 
@@ -32,25 +45,41 @@ fn judged_by_stateright(kind: Kind) -> bool {
     matches!(kind, Kind::Safety | Kind::Reached)
 }
 
-/// Runs stateright on `init` and compares its answer with the graph pass's `unique` states and
-/// `verdicts`.
+/// Runs stateright on `init` within `budget` and compares its answer with the graph pass's
+/// `unique` states and `verdicts`.
 pub fn run<R: Recipe>(
     init: &World<R>,
-    defs: &[Def<R>],
+    properties: &[Property],
     reduction: Reduction,
     options: &Options,
+    budget: Budget,
     unique: usize,
     verdicts: &[Verdict],
 ) -> CrossCheck {
-    let judged: Vec<Def<R>> = defs.iter().copied().filter(|d| judged_by_stateright(d.kind)).collect();
-    let model = WorldModel { init: init.clone(), defs: judged.clone(), stop: Arc::new(AtomicBool::new(false)) };
+    let judged: Vec<Property> = properties.iter().copied().filter(|p| judged_by_stateright(p.kind())).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let model = WorldModel { init: init.clone(), properties: judged.clone(), stop: stop.clone() };
     let mut builder = model.checker().threads(options.threads);
     if reduction.symmetry {
         builder = builder.symmetry_fn(representative::<R>);
     }
-    let checker = builder.spawn_dfs().join();
-    let found = checker.discoveries();
+    let checker = builder.spawn_dfs();
+    // stateright 0.31 looks at its own timeout only when a thread runs out of work: the budget
+    // is kept here, by telling the model to stop.
+    while !checker.is_done() {
+        if budget.exhausted(checker.unique_state_count()) {
+            stop.store(true, Ordering::Relaxed);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let checker = checker.join();
     let stateright_unique_states = checker.unique_state_count();
+    let complete = !stop.load(Ordering::Relaxed);
+    if !complete {
+        return CrossCheck { stateright_unique_states, complete, disagreements: Vec::new() };
+    }
+    let found = checker.discoveries();
     let mut disagreements = Vec::new();
     // stateright stops once every property has a discovery, so only a full run counts states;
     // under symmetry it continues from concrete states and we from representatives, and the
@@ -64,14 +93,14 @@ pub fn run<R: Recipe>(
         disagreements
             .push(format!("stateright found {stateright_unique_states} unique states, the graph pass {unique}"));
     }
-    for verdict in verdicts.iter().filter(|v| judged_by_stateright(v.kind)) {
-        let ours = match verdict.kind {
+    for verdict in verdicts.iter().filter(|v| judged_by_stateright(v.kind())) {
+        let ours = match verdict.kind() {
             Kind::Safety => verdict.status == Status::Violated,
             _ => verdict.status == Status::Holds,
         };
-        let theirs = found.contains_key(verdict.name);
+        let theirs = found.contains_key(verdict.name());
         if ours != theirs {
-            let said = |found: bool| match (verdict.kind, found) {
+            let said = |found: bool| match (verdict.kind(), found) {
                 (Kind::Safety, true) => "violated",
                 (Kind::Safety, false) => "holds",
                 (_, true) => "reached",
@@ -79,11 +108,11 @@ pub fn run<R: Recipe>(
             };
             disagreements.push(format!(
                 "{}: stateright says {}, the graph pass {}",
-                verdict.name,
+                verdict.name(),
                 said(theirs),
                 said(ours)
             ));
         }
     }
-    CrossCheck { stateright_unique_states, disagreements }
+    CrossCheck { stateright_unique_states, complete, disagreements }
 }

@@ -18,7 +18,7 @@ use crate::trace::{starving, summarize, summarize_cycle, summarize_step, Trace, 
 use bfs::{Budget, Counterexample, Progress};
 use cross_check::CrossCheck;
 use liveness::Liveness;
-use properties::Kind;
+use properties::{Kind, Property};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 use zklab_model::{Recipe, World};
@@ -114,6 +114,10 @@ pub struct Report {
     /// `--symmetry` was refused (why): the recipe's renaming does not commute with its steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symmetry_refused: Option<String>,
+    /// Renumbering was refused (why): the recipe's future depends on more than the order of
+    /// its numbers, so the run was judged without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renumbering_refused: Option<String>,
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
@@ -147,13 +151,14 @@ impl Report {
     }
 
     /// 0: everything holds; 1: a property is violated, the run is vacuous or stateright
-    /// disagrees; 3: a budget ran out.
+    /// disagrees; 3: a budget ran out (before the answer, or before stateright's).
     pub fn exit_code(&self) -> i32 {
         let any = |s: Status| self.properties.iter().any(|p| p.status == s);
-        let disagrees = self.cross_check.as_ref().is_some_and(|c| !c.agrees());
+        let disagrees = self.cross_check.as_ref().is_some_and(|c| !c.disagreements.is_empty());
+        let unfinished = self.cross_check.as_ref().is_some_and(|c| !c.complete);
         if any(Status::Violated) || any(Status::Vacuous) || disagrees {
             1
-        } else if any(Status::Unknown) {
+        } else if any(Status::Unknown) || unfinished {
             3
         } else {
             0
@@ -177,10 +182,19 @@ fn report_progress(progress: Progress, started: Instant) {
 /// The verdict on one property, with a counterexample when violated.
 #[derive(Clone, Debug)]
 pub struct Verdict {
-    pub name: &'static str,
-    pub kind: Kind,
+    pub property: Property,
     pub status: Status,
     pub counterexample: Option<Counterexample>,
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        self.property.name()
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.property.kind()
+    }
 }
 
 /// What exploring a world found, for any recipe type.
@@ -201,6 +215,9 @@ pub struct Outcome {
     /// `symmetry` was asked for and refused: renaming the clients did not commute with a step
     /// in an explored state (why); the run was judged without it.
     pub symmetry_refused: Option<String>,
+    /// Renumbering was found unsound for the recipe: a state's future depended on more than the
+    /// order of its numbers (why); the run was judged without it.
+    pub renumbering_refused: Option<String>,
     pub verdicts: Vec<Verdict>,
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
@@ -208,7 +225,7 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn status(&self, name: &str) -> Option<Status> {
-        self.verdicts.iter().find(|v| v.name == name).map(|v| v.status)
+        self.verdicts.iter().find(|v| v.name() == name).map(|v| v.status)
     }
 }
 
@@ -229,14 +246,14 @@ fn explore_within<R: Recipe>(
     max_states: usize,
     started: Instant,
 ) -> Outcome {
-    let defs = properties::applicable(&init);
+    let properties = Property::applicable(&init);
     let symmetric = options.symmetry && init.canonical().is_some();
     let concrete = |steps: Vec<zklab_model::Step>| match symmetric {
         true => bfs::concrete_steps(&init, &steps),
         false => steps,
     };
 
-    let judged_by_the_pass: Vec<_> = defs.iter().copied().filter(|d| d.kind != Kind::Liveness).collect();
+    let judged_by_the_pass: Vec<_> = properties.iter().copied().filter(|p| p.kind() != Kind::Liveness).collect();
     let budget = Budget { max_states, deadline, max_memory_mib: options.max_memory_mib };
     let mut last = Instant::now();
     let reduction =
@@ -255,8 +272,15 @@ fn explore_within<R: Recipe>(
         full.symmetry_refused = Some(why.clone());
         return full;
     }
+    if let Some(why) = &graph.renumbering_refused {
+        // The recipe claims its future depends on the order of its numbers alone, and breaks it.
+        let left = max_states.saturating_sub(graph.unique()).max(1);
+        let mut full = explore_within(init.without_renumbering(), options, deadline, left, started);
+        full.renumbering_refused = Some(why.clone());
+        return full;
+    }
     let liveness = graph.complete.then(|| graph.liveness());
-    let verdicts = verdicts_of(&graph, &defs, liveness.as_ref(), &concrete);
+    let verdicts = verdicts_of(&graph, &properties, liveness.as_ref(), &concrete);
     let violated = verdicts.iter().any(|v| v.status == Status::Violated);
     // Partial order keeps neither shortest paths nor fairness; symmetry cannot tell which
     // client starves on a cycle.
@@ -277,15 +301,19 @@ fn explore_within<R: Recipe>(
         // counterexamples are real runs (translated out of the reduction), if not the shortest.
         for v in &mut full.verdicts {
             if v.status == Status::Unknown {
-                if let Some(found) = verdicts.iter().find(|f| f.name == v.name && f.status == Status::Violated) {
+                if let Some(found) = verdicts.iter().find(|f| f.property == v.property && f.status == Status::Violated)
+                {
                     *v = found.clone();
                 }
             }
         }
         return full;
     }
+    // stateright explores the same graph again: it gets the run's state limit to itself, and
+    // what is left of its time and memory.
+    let cross_budget = Budget { max_states, ..budget };
     let cross_check = (options.cross_check && graph.complete)
-        .then(|| cross_check::run(&init, &defs, reduction, options, graph.unique(), &verdicts));
+        .then(|| cross_check::run(&init, &properties, reduction, options, cross_budget, graph.unique(), &verdicts));
 
     Outcome {
         unique_states: graph.unique(),
@@ -297,23 +325,25 @@ fn explore_within<R: Recipe>(
         partial_order: options.partial_order,
         collision_probability: bfs::collision_probability(graph.unique(), graph.total),
         symmetry_refused: None,
+        renumbering_refused: None,
         verdicts,
         cross_check,
     }
 }
 
-/// The verdict on each of `defs` that the graph (and its liveness judgement, when complete)
+/// The verdict on each of `properties` that the graph (and its liveness judgement, when complete)
 /// gives, with counterexamples turned into steps from the initial world by `concrete`.
-fn verdicts_of<R: Recipe>(
+fn verdicts_of(
     graph: &bfs::Graph,
-    defs: &[properties::Def<R>],
+    properties: &[Property],
     liveness: Option<&Liveness>,
     concrete: &dyn Fn(Vec<zklab_model::Step>) -> Vec<zklab_model::Step>,
 ) -> Vec<Verdict> {
-    defs.iter()
-        .map(|def| {
-            let (status, counterexample) = match def.kind {
-                Kind::Safety => match graph.first_violation.get(def.name) {
+    properties
+        .iter()
+        .map(|&property| {
+            let (status, counterexample) = match property.kind() {
+                Kind::Safety => match graph.first_violation.get(&property) {
                     Some(&state) => (
                         Status::Violated,
                         Some(Counterexample { steps: concrete(graph.path_to(state)), cycle_start: None }),
@@ -321,7 +351,7 @@ fn verdicts_of<R: Recipe>(
                     None if graph.complete => (Status::Holds, None),
                     None => (Status::Unknown, None),
                 },
-                Kind::Transition => match graph.first_bad_step.get(def.name) {
+                Kind::Transition => match graph.first_bad_step.get(&property) {
                     Some(&(state, step)) => (
                         Status::Violated,
                         Some(Counterexample { steps: concrete(graph.path_through(state, step)), cycle_start: None }),
@@ -329,7 +359,7 @@ fn verdicts_of<R: Recipe>(
                     None if graph.complete => (Status::Holds, None),
                     None => (Status::Unknown, None),
                 },
-                Kind::Reached => match graph.reached.contains(def.name) {
+                Kind::Reached => match graph.reached.contains(&property) {
                     true => (Status::Holds, None),
                     false if graph.complete => (Status::Vacuous, None),
                     false => (Status::Unknown, None),
@@ -343,7 +373,7 @@ fn verdicts_of<R: Recipe>(
                     Some(Liveness::Holds) => (Status::Holds, None),
                 },
             };
-            Verdict { name: def.name, kind: def.kind, status, counterexample }
+            Verdict { property, status, counterexample }
         })
         .collect()
 }
@@ -351,7 +381,8 @@ fn verdicts_of<R: Recipe>(
 /// Checks `scenario` against every property that applies to it; counterexamples become traces.
 pub fn run(scenario: &Scenario, options: &Options) -> Report {
     let outcome = explore(scenario.world(), options);
-    let trace = |name: &str, kind: Kind, cx: &Counterexample| -> Trace {
+    let trace = |property: Property, cx: &Counterexample| -> Trace {
+        let kind = property.kind();
         let mut world = scenario.world();
         let mut before = world.clone();
         let mut cycle = Vec::new();
@@ -365,16 +396,16 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             world.apply(*step).expect("counterexample steps replay");
         }
         let summary = match (kind, cx.cycle_start) {
-            (Kind::Transition, _) => summarize_step(name, &before, *cx.steps.last().expect("a step"), &world),
+            (Kind::Transition, _) => summarize_step(property, &before, *cx.steps.last().expect("a step"), &world),
             (_, Some(_)) => summarize_cycle(&starving(&cycle)),
-            _ => summarize(name, &world),
+            _ => summarize(property, &world),
         };
         Trace {
             format: FORMAT,
             scenario: scenario.clone(),
             seed: None,
             summary,
-            verdict: TraceVerdict { property: name.to_string(), cycle_start: cx.cycle_start, stalled: false },
+            verdict: TraceVerdict { property, cycle_start: cx.cycle_start, stalled: false },
             steps: cx.steps.clone(),
         }
     };
@@ -400,16 +431,17 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         partial_order: outcome.partial_order,
         fingerprint_collision_probability: outcome.collision_probability,
         symmetry_refused: outcome.symmetry_refused.clone(),
+        renumbering_refused: outcome.renumbering_refused.clone(),
         peak_rss_kib: peak_rss_kib(),
         properties: outcome
             .verdicts
             .iter()
             .map(|v| PropertyReport {
-                name: v.name,
-                kind: v.kind,
+                name: v.name(),
+                kind: v.kind(),
                 status: v.status,
                 trace_file: None,
-                trace: v.counterexample.as_ref().map(|cx| trace(v.name, v.kind, cx)),
+                trace: v.counterexample.as_ref().map(|cx| trace(v.property, cx)),
             })
             .collect(),
         cross_check: outcome.cross_check.clone(),

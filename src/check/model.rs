@@ -1,15 +1,16 @@
 //! The world as a stateright model: actions are the world's enabled steps, in the world's own
 //! fixed order, and the next state is the world after the step.
 
-use super::properties::{self, Def};
-use stateright::{Model, Property};
+use super::properties;
+use stateright::{Model, Property as StaterightProperty};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use zklab_model::{Recipe, Step, World};
+use zklab_model::{Property, Recipe, Step, World};
 
 pub struct WorldModel<R> {
     pub init: World<R>,
-    pub defs: Vec<Def<R>>,
+    /// The properties stateright judges (safety and reachability).
+    pub properties: Vec<Property>,
     /// Set to end the run early. stateright 0.31's depth-first checker looks at its timeout
     /// only when a thread runs out of work, which on one thread is the end of the run, and it
     /// has no memory bound: a state outside the boundary has no successors, so the run drains.
@@ -42,7 +43,7 @@ impl<R: Recipe> Model for WorldModel<R> {
         !self.stop.load(Ordering::Relaxed)
     }
 
-    fn properties(&self) -> Vec<Property<Self>> {
-        properties::for_stateright(&self.defs)
+    fn properties(&self) -> Vec<StaterightProperty<Self>> {
+        properties::for_stateright(&self.properties)
     }
 }

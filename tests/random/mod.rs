@@ -12,7 +12,9 @@
 //! passes the ones it keeps through the renumbering) and to symmetry (its node names carry no
 //! client, except the named node `w-<client>`, renamed with it). Some order contenders by the
 //! client number in their names (`ordered_by_client`): that breaks symmetry's contract while
-//! still claiming it, as a careless user's recipe would.
+//! still claiming it, as a careless user's recipe would. Some take the node numbered one below
+//! their own for their predecessor (`reads_values`), as if sequence numbers had no gaps: that
+//! breaks renumbering's contract (only the order of numbers matters) while still claiming it.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -116,6 +118,9 @@ pub struct Program {
     persistent: bool,
     /// Contenders are ordered by the client number in their names, not by sequence number.
     pub ordered_by_client: bool,
+    /// The predecessor is the node numbered one below its own, not the one below it in the
+    /// listing.
+    pub reads_values: bool,
 }
 
 impl Program {
@@ -149,7 +154,8 @@ impl Program {
         // From idle, acquiring creates a node and leaves idle.
         table[0][Class::Acquire as usize] =
             Action { ops: [Some(Op::CreateSeq), None], forget: true, next: rng.random_range(1..PHASES as u8) };
-        Program { seed, beliefs, table, persistent: rng.random_bool(0.2), ordered_by_client: rng.random_bool(0.1) }
+        let (persistent, ordered_by_client) = (rng.random_bool(0.2), rng.random_bool(0.1));
+        Program { seed, beliefs, table, persistent, ordered_by_client, reads_values: rng.random_bool(0.1) }
     }
 }
 
@@ -250,6 +256,10 @@ impl RandomRecipe {
         let below = children.iter().filter_map(|c| Some((self.key(c)?, c))).filter(|(k, _)| *k < mine).max();
         match below {
             None => Class::ListLowest,
+            Some(_) if self.program.reads_values && !self.program.ordered_by_client => {
+                self.pred = Some(format!("{LOCK}/n-{:010}", mine.1 - 1));
+                Class::ListNotLowest
+            }
             Some((_, name)) => {
                 self.pred = Some(format!("{LOCK}/{name}"));
                 Class::ListNotLowest

@@ -146,6 +146,13 @@ impl<R: Recipe> World<R> {
         &self.config
     }
 
+    /// The same world with renumbering off (`WorldConfig::renumber`): for judging it again
+    /// when renumbering was found unsound for its recipe.
+    pub fn without_renumbering(mut self) -> World<R> {
+        Arc::make_mut(&mut self.config).renumber = false;
+        self
+    }
+
     /// Every enabled step, in a fixed order (the checker stores paths as indices into it).
     pub fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
@@ -429,15 +436,24 @@ impl<R: Recipe> World<R> {
             self.observe_reply(&request, &outcome.result);
             if let Ok(Response::Created { path, stat }) = &outcome.result {
                 if self.under_lock(path) {
-                    // A creation that is gone can place a hold only through a stale reply; the
-                    // latest is kept for that and every one whose node still exists, the rest
-                    // forgotten when the next is made (a stale reply naming one is then placed by
+                    // A creation whose node is gone can still place a hold: the recipe may still
+                    // name it (a stale belief after its session expired), or learn it from a
+                    // message still queued to it (a stale reply or listing). Those are kept, with
+                    // the latest and every one whose node exists; the rest are forgotten when the
+                    // next is made (a recipe that learns one again from nowhere else is placed by
                     // time). That keeps the state finite for a recipe that creates again and
                     // again, and only the client's own sending steps change the list.
                     let tree = self.server.tree();
-                    let created = &mut self.clients[i].created;
-                    created.retain(|(p, _)| p != path && tree.get(p).is_some());
-                    created.push((path.clone(), stat.czxid));
+                    let c = &mut self.clients[i];
+                    let owned = c.recipe.owned_node().map(str::to_string);
+                    let inbound = &c.inbound;
+                    c.created.retain(|(p, _)| {
+                        p != path
+                            && (tree.get(p).is_some()
+                                || owned.as_deref() == Some(p.as_str())
+                                || inbound.iter().any(|m| crate::rewrite::mentions(m, p)))
+                    });
+                    c.created.push((path.clone(), stat.czxid));
                 }
             }
             // A write's notifications go out before its reply (the server fires watches as it

@@ -29,22 +29,85 @@ impl<R: Recipe> World<R> {
     /// This state with its numbers renumbered, or `None` when renumbering does not apply here or
     /// would change nothing.
     pub fn renumbered(&self) -> Option<World<R>> {
+        let ranks = self.ranks()?;
+        if !self.counters_lead(&ranks) || ranks.is_identity() {
+            return None;
+        }
+        self.renumber_with(&ranks)
+    }
+
+    /// The ranks of this state's numbers, or `None` when renumbering does not apply to the
+    /// run or the state holds a number it cannot rewrite.
+    fn ranks(&self) -> Option<Numbers> {
         if !self.renumbers() {
             return None;
         }
         let collected = Numbers::collecting();
         self.renumber_with(&collected)?;
-        if collected.opaque() {
-            return None;
-        }
-        let ranks = collected.into_ranks();
+        (!collected.opaque()).then(|| collected.into_ranks())
+    }
+
+    /// Whether the lock's counter and the server's zxid are the largest numbers of their kind
+    /// in the state, so that every number handed out next is larger than all it holds.
+    fn counters_lead(&self, ranks: &Numbers) -> bool {
         let counter = self.server.tree().get(&self.config.lock_path).map(|n| i64::from(n.next_seq));
-        let counters_lead =
-            counter.is_some() && ranks.max_seq() == counter && ranks.max_zxid() == Some(self.server.zxid());
-        if !counters_lead || ranks.is_identity() {
-            return None;
+        counter.is_some() && ranks.max_seq() == counter && ranks.max_zxid() == Some(self.server.zxid())
+    }
+
+    /// This state with every number replaced by its rank, whether or not the checker would
+    /// keep it so; `None` where renumbering cannot walk it.
+    fn ranked(&self) -> Option<World<R>> {
+        let ranks = self.ranks()?;
+        match ranks.is_identity() {
+            true => Some(self.clone()),
+            false => self.renumber_with(&ranks),
         }
-        self.renumber_with(&ranks)
+    }
+
+    /// Checks, on a state the checker keeps renumbered, that its future depends only on the
+    /// order of its numbers, which is what merging it with every state of the same order
+    /// assumes (the recipe's `renumbered` claims it). The same state with its numbers spread
+    /// apart (`v` becomes `2v + 1`: no number at its rank, a gap between every two) must offer
+    /// the same steps, agree on `observed` (the properties the checker judges), and each of
+    /// `settled` (steps from this state with their successors, settled) must lead to a state
+    /// that settles to the same one. A recipe that reads a number's value (zero, a threshold)
+    /// or the distance between two (`n + 1`) breaks this on the first state where that decides
+    /// a step. Says which step breaks it.
+    pub fn ranking_commutes<T: PartialEq>(
+        &self,
+        settled: &[(super::Step, &World<R>)],
+        observed: impl Fn(&World<R>) -> T,
+    ) -> Result<(), String> {
+        let Some(ranks) = self.ranks() else { return Ok(()) };
+        if !self.counters_lead(&ranks) {
+            // Kept as it is: no other state is merged with it.
+            return Ok(());
+        }
+        let spreading = Numbers::spreading();
+        let Some(spread) = self.renumber_with(&spreading) else { return Ok(()) };
+        if spreading.opaque() {
+            return Ok(());
+        }
+        if spread.steps() != self.steps() {
+            return Err("with its numbers spread apart, a state offers other steps".to_string());
+        }
+        if observed(&spread) != observed(self) {
+            return Err("with its numbers spread apart, a state is judged differently".to_string());
+        }
+        for (step, next) in settled {
+            let mut spread_next = spread.clone();
+            if spread_next.apply(*step).is_err() {
+                return Err(format!("step `{step}` fails once the numbers are spread apart"));
+            }
+            spread_next.settle();
+            // Settling may keep a state as it is (its counters do not lead); ranked, the two
+            // must still be one. Two that cannot be ranked are merged with no other state.
+            let same = spread_next == **next || spread_next.ranked() == next.ranked();
+            if !same {
+                return Err(format!("step `{step}` leads elsewhere once the numbers are spread apart"));
+            }
+        }
+        Ok(())
     }
 
     /// Whether renumbering can apply to this run at all (see the module's list).

@@ -1,0 +1,259 @@
+//! The properties zklab judges, as one type. The checker, the simulator and `replay` all name
+//! them with `Property` and judge them with its methods, so a property means the same thing
+//! wherever a verdict comes from. docs/reference.md states each one formally.
+
+use crate::world::FaultKind;
+use crate::{ClientId, Mode, Recipe, Step, World};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How a property is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Must hold in every reachable state.
+    Safety,
+    /// Must be reached in some state, or the run proves nothing about it.
+    Reached,
+    /// Every waiting client eventually acquires once faults stop.
+    Liveness,
+    /// Must hold of every step taken, including steps into states already known: what a step
+    /// does (which clients it wakes) is not part of the state it leads to.
+    Transition,
+}
+
+/// Something a run must show reachable (non-vacuity).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reach {
+    /// The fault happened somewhere.
+    Fault(FaultKind),
+    /// The resource refused a stale token (with `expire` and `pause`: fencing did its job).
+    StaleWriteRefused,
+    /// A client acquired after another had held the lock.
+    Handoff,
+    /// The delete-before-watch race happened.
+    PredecessorGone,
+    /// Two clients held a shared lock at once.
+    SharedHold,
+}
+
+/// A property, named as in the design.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Property {
+    BeliefExclusion,
+    FencedExclusion,
+    ZkExclusion,
+    NoOrphans,
+    NoHerd,
+    EventualAcquire,
+    Reached(Reach),
+}
+
+impl Property {
+    /// The safety properties, in report order.
+    pub const SAFETY: [Property; 4] =
+        [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::NoOrphans];
+
+    /// Every property that a name can denote, for parsing and for listing them.
+    pub fn all() -> Vec<Property> {
+        let mut all = Property::SAFETY.to_vec();
+        all.extend([Property::NoHerd, Property::EventualAcquire]);
+        all.extend(FaultKind::ALL.map(|k| Property::Reached(Reach::Fault(k))));
+        all.extend(
+            [Reach::StaleWriteRefused, Reach::Handoff, Reach::PredecessorGone, Reach::SharedHold]
+                .map(Property::Reached),
+        );
+        all
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Property::BeliefExclusion => "belief_exclusion",
+            Property::FencedExclusion => "fenced_exclusion",
+            Property::ZkExclusion => "zk_exclusion",
+            Property::NoOrphans => "no_orphans",
+            Property::NoHerd => "no_herd",
+            Property::EventualAcquire => "eventual_acquire",
+            Property::Reached(reach) => match reach {
+                Reach::Fault(FaultKind::LossBeforeApply) => "reached:loss-before-apply",
+                Reach::Fault(FaultKind::LossAfterApply) => "reached:loss-after-apply",
+                Reach::Fault(FaultKind::Disconnect) => "reached:disconnect",
+                Reach::Fault(FaultKind::Expire) => "reached:expire",
+                Reach::Fault(FaultKind::Crash) => "reached:crash",
+                Reach::Fault(FaultKind::Pause) => "reached:pause",
+                Reach::Fault(FaultKind::LaggingRead) => "reached:lagging-read",
+                Reach::Fault(FaultKind::ReapParent) => "reached:reap-parent",
+                Reach::StaleWriteRefused => "reached:stale-write-refused",
+                Reach::Handoff => "reached:handoff",
+                Reach::PredecessorGone => "reached:predecessor-gone",
+                Reach::SharedHold => "reached:shared-hold",
+            },
+        }
+    }
+
+    /// The property called `name`, if there is one.
+    pub fn parse(name: &str) -> Option<Property> {
+        Property::all().into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn kind(self) -> Kind {
+        match self {
+            Property::BeliefExclusion | Property::FencedExclusion | Property::ZkExclusion | Property::NoOrphans => {
+                Kind::Safety
+            }
+            Property::NoHerd => Kind::Transition,
+            Property::EventualAcquire => Kind::Liveness,
+            Property::Reached(_) => Kind::Reached,
+        }
+    }
+
+    /// Whether this state property (safety, or a `reached:*` item) holds in `world`. Transition
+    /// and liveness properties are not properties of one state: true.
+    pub fn holds<R: Recipe>(self, world: &World<R>) -> bool {
+        match self {
+            Property::BeliefExclusion | Property::ZkExclusion => self.holds_among(world, &world.believers()),
+            Property::FencedExclusion => world.fenced_exclusion(),
+            Property::NoOrphans => world.no_orphans(),
+            Property::NoHerd | Property::EventualAcquire => true,
+            Property::Reached(reach) => match reach {
+                Reach::Fault(kind) => world.fault_happened(kind),
+                Reach::StaleWriteRefused => world.resource.refused_stale,
+                Reach::Handoff => world.coverage.handoff,
+                Reach::PredecessorGone => world.coverage.predecessor_gone,
+                Reach::SharedHold => world.shared_hold(),
+            },
+        }
+    }
+
+    /// `holds`, given the clients that believe they hold (`World::believers`): the simulator
+    /// keeps that set as it goes rather than walking every client after every event.
+    pub fn holds_among<R: Recipe>(self, world: &World<R>, believers: &[ClientId]) -> bool {
+        match self {
+            Property::BeliefExclusion => world.compatible(believers),
+            Property::ZkExclusion => world.zk_exclusion_among(believers),
+            other => other.holds(world),
+        }
+    }
+
+    /// Whether the transition property allows the step from `before` to `after`, the raw
+    /// successor right after `World::apply` (what a step did, `World::routed`, is gone once the
+    /// state is settled and renamed). Other properties allow every step.
+    pub fn allows<R: Recipe>(self, before: &World<R>, step: Step, after: &World<R>) -> bool {
+        match self {
+            Property::NoHerd => herd(before, step, after).len() < 2,
+            _ => true,
+        }
+    }
+
+    /// The properties that apply to a world: every safety property, liveness, and the
+    /// reachability of each enabled fault, of a handoff (with two or more clients), of the
+    /// delete-before-watch race (when every recipe waits on a single node it has listed) and of
+    /// two clients holding at once (when two or more ask for a shared mode); and `no_herd` when
+    /// two or more clients ask for an exclusive mode (with fewer, no step can wake two of them).
+    pub fn applicable<R: Recipe>(world: &World<R>) -> Vec<Property> {
+        let mut properties = Property::SAFETY.to_vec();
+        if world.clients.iter().filter(|c| exclusive(c.recipe.mode())).count() >= 2 {
+            properties.push(Property::NoHerd);
+        }
+        properties.push(Property::EventualAcquire);
+        let faults = world.config().faults;
+        properties.extend(faults.enabled().into_iter().map(|k| Property::Reached(Reach::Fault(k))));
+        if faults.get(FaultKind::Pause) > 0 && faults.get(FaultKind::Expire) > 0 {
+            // A holder can outlive its session: fencing must be seen doing its job.
+            properties.push(Property::Reached(Reach::StaleWriteRefused));
+        }
+        if world.clients.len() >= 2 {
+            properties.push(Property::Reached(Reach::Handoff));
+            if world.clients.iter().all(|c| c.recipe.waits_on_one_node()) {
+                properties.push(Property::Reached(Reach::PredecessorGone));
+            }
+            let shared =
+                world.clients.iter().filter(|c| matches!(c.recipe.mode(), Mode::Read | Mode::Lease { max: 2.. }));
+            if shared.count() >= 2 {
+                // A shared lock that never lets two clients in at once proves exclusion vacuously.
+                properties.push(Property::Reached(Reach::SharedHold));
+            }
+        }
+        properties
+    }
+}
+
+impl fmt::Display for Property {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<Property> for String {
+    fn from(p: Property) -> String {
+        p.name().to_string()
+    }
+}
+
+impl TryFrom<String> for Property {
+    type Error = String;
+    fn try_from(name: String) -> Result<Property, String> {
+        Property::parse(&name).ok_or_else(|| format!("unknown property `{name}`"))
+    }
+}
+
+impl std::str::FromStr for Property {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Property, String> {
+        Property::try_from(name.to_string())
+    }
+}
+
+/// A mode that lets one holder in at a time: waking several clients that wait for it wakes all
+/// but one for nothing. Readers woken together by a writer's release all get in, and so may
+/// lease holders, so they do not count.
+fn exclusive(mode: Mode) -> bool {
+    matches!(mode, Mode::Exclusive | Mode::Write)
+}
+
+/// The client that acts in `step`, if a client does: the server expires sessions and reaps
+/// parents on its own.
+fn actor(step: Step) -> Option<ClientId> {
+    match step {
+        Step::Expire(_) | Step::Fault(FaultKind::ReapParent, _) => None,
+        other => Some(other.client()),
+    }
+}
+
+/// The clients that were waiting for an exclusive mode in `before` and that `step`, leading to
+/// `after` (the raw successor), queued a watch notification for: the herd it woke. The client
+/// taking the step is awake already: a watch on its own node that its own delete fires (a
+/// waiter giving up) wakes nobody.
+pub fn herd<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> Vec<ClientId> {
+    if after.routed().len() < 2 {
+        return Vec::new();
+    }
+    let mut woken: Vec<ClientId> = after
+        .routed()
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let c = &before.clients[usize::from(i)];
+            Some(i) != actor(step) && c.is_waiting() && exclusive(c.recipe.mode())
+        })
+        .collect();
+    woken.sort_unstable();
+    woken.dedup();
+    woken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_property_is_parsed_back_from_its_name() {
+        let all = Property::all();
+        assert_eq!(all.len(), 6 + FaultKind::ALL.len() + 4);
+        for p in all {
+            assert_eq!(Property::parse(p.name()), Some(p));
+        }
+        assert_eq!(Property::parse("belief-exclusion"), None, "names are exact");
+    }
+}
