@@ -194,6 +194,9 @@ fn the_cases_the_differential_test_found_stay_fixed() {
         // it: after an expiry, its stale hold was placed by time, after the next holder's, and
         // fenced_exclusion was called violated for writes made in lock order.
         (12933179434041681295, vec![Expire]),
+        // Liveness judged per maximal component with the client waiting in every state (before
+        // the per-client judgement): eventual_acquire was called holding.
+        (11447906038357920341, vec![]),
         // The predecessor taken to be the node numbered one below its own while claiming
         // renumbering: reached:predecessor-gone was called vacuous; now the claim is refused.
         (227, vec![LossAfterApply]),
