@@ -197,6 +197,9 @@ fn the_cases_the_differential_test_found_stay_fixed() {
         // Liveness judged per maximal component with the client waiting in every state (before
         // the per-client judgement): eventual_acquire was called holding.
         (11447906038357920341, vec![]),
+        // Renumbering that left the sequence number a holder wrote into the lock node's data
+        // as it was, beside ranked names: eventual_acquire was called violated.
+        (477, vec![Expire]),
         // The predecessor taken to be the node numbered one below its own while claiming
         // renumbering: reached:predecessor-gone was called vacuous; now the claim is refused.
         (227, vec![LossAfterApply]),
