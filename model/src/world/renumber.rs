@@ -19,6 +19,9 @@
 //!   (`Numbers::opaque`).
 //!   Such a state is kept as it is; each state is still mapped to one with the same future, so
 //!   deciding state by state is sound.
+//!
+//! The recipe's claim that only the order of its numbers matters is tested on the explored
+//! states (`ranking_commutes`); the checker refuses renumbering for a recipe that fails it.
 
 use super::{Client, Resource, World};
 use crate::recipe::{ClientId, Recipe};
