@@ -111,11 +111,17 @@ pub struct Reduction {
     pub settle: bool,
 }
 
-/// The state the graph keeps for `world`: its representative under symmetry reduction.
+/// The state the graph keeps for `world`: settled, and its representative under symmetry
+/// reduction.
 fn keep<R: Recipe>(mut world: World<R>, reduction: Reduction) -> World<R> {
     if reduction.settle {
         world.settle();
     }
+    represent(world, reduction)
+}
+
+/// A settled state's representative under symmetry reduction.
+fn represent<R: Recipe>(world: World<R>, reduction: Reduction) -> World<R> {
     match reduction.symmetry {
         true => world.into_canonical().0,
         false => world,
@@ -251,7 +257,7 @@ fn expand<R: Recipe>(
     // situations: a state whose every client is in a situation checked before (in any state)
     // hands each recipe an input it was shown to handle up to the order of numbers.
     let mut newly_checked = Vec::new();
-    let situations = match reduction.settle && refuted.is_none() {
+    let situations = match reduction.settle && refuted.is_none() && world.renumbering_applies() {
         true => situations(world),
         false => Vec::new(),
     };
@@ -264,10 +270,7 @@ fn expand<R: Recipe>(
     let successors = settled
         .into_iter()
         .map(|(step, next, broken)| {
-            let next = match reduction.symmetry {
-                true => next.into_canonical().0,
-                false => next,
-            };
+            let next = represent(next, reduction);
             let fingerprint = fingerprint(&next);
             // The index only grows, so a state known now is known at the merge; one unknown now
             // may have been found by then (by an earlier state of this chunk or the last).

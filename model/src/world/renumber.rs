@@ -42,7 +42,7 @@ impl<R: Recipe> World<R> {
     /// The ranks of this state's numbers, or `None` when renumbering does not apply to the
     /// run or the state holds a number it cannot rewrite.
     fn ranks(&self) -> Option<Numbers> {
-        if !self.renumbers() {
+        if !self.renumbering_applies() {
             return None;
         }
         let collected = Numbers::collecting();
@@ -114,7 +114,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// Whether renumbering can apply to this run at all (see the module's list).
-    fn renumbers(&self) -> bool {
+    pub fn renumbering_applies(&self) -> bool {
         let config = &self.config;
         let Some(first) = self.clients.first() else { return false };
         let name = first.recipe.name();

@@ -128,10 +128,11 @@ impl<R: Recipe> World<R> {
         swap.swap(0, 1);
         let turn: Vec<ClientId> = (0..n).map(|i| (i + 1) % n).collect();
         let generators = if n > 2 { vec![swap, turn] } else { vec![swap] };
+        let steps = self.steps();
         for to in generators {
             let renaming = Renaming::new(to, self.first_session);
             let renamed = self.renamed(&renaming).ok_or("the recipe stops supporting renaming")?;
-            let mut expected: Vec<_> = self.steps().iter().map(|s| s.for_client(renaming.client(s.client()))).collect();
+            let mut expected: Vec<_> = steps.iter().map(|s| s.for_client(renaming.client(s.client()))).collect();
             let mut offered = renamed.steps();
             expected.sort();
             offered.sort();
