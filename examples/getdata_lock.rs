@@ -127,7 +127,10 @@ mod tests {
 
     #[test]
     fn a_lost_create_reply_leaves_a_client_waiting_forever() {
-        let checked = check(GetDataLock::new).clients(2).faults(&[FaultKind::LossAfterApply]).run();
+        // A run stops at its first violation, which may be another property's, unless asked
+        // to judge every property.
+        let checked =
+            check(GetDataLock::new).clients(2).faults(&[FaultKind::LossAfterApply]).explore_everything().run();
         let cx = checked.assert_violates("eventual_acquire");
         assert!(cx.steps.iter().any(|s| s.is_fault()));
         let timeline = checked.timeline("eventual_acquire").unwrap();

@@ -187,6 +187,22 @@ struct CheckArgs {
     /// (partial-order reduction; see docs/reference.md): to compare state counts.
     #[arg(long)]
     no_partial_order: bool,
+    /// Explore everything and judge every property, instead of stopping once the
+    /// breadth-first level of the first violation or deadlock is finished (the default, as in
+    /// Spin and TLC: its counterexample is the shortest either way).
+    #[arg(long = "continue")]
+    explore_everything: bool,
+    /// For worlds too big to exhaust: take this many seeded random walks instead of the
+    /// exhaustive search. Reports the violations they meet and the states they covered; never
+    /// says a property holds (always bounded, exit 1 or 3).
+    #[arg(long, value_name = "WALKS")]
+    swarm: Option<u64>,
+    /// With --swarm: the longest walk, in steps.
+    #[arg(long, default_value_t = 200, requires = "swarm")]
+    walk_depth: usize,
+    /// With --swarm: the seed of the walks' random streams (same seed, same report).
+    #[arg(long, default_value_t = 0, requires = "swarm")]
+    seed: u64,
     /// Keep states with their sequence numbers and zxids as they are, not renumbered by rank
     /// (to compare: a recipe that creates nodes forever then never closes).
     #[arg(long)]
@@ -312,6 +328,20 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     if let Some(file) = &args.manifest {
         return run_manifest(file, args);
     }
+    if let Some(walks) = args.swarm {
+        if !(1..=1_000_000_000).contains(&walks) {
+            return Err(BadInput(format!("--swarm must be between 1 and 1000000000 walks, got {walks}")));
+        }
+        if !(1..=1_000_000).contains(&args.walk_depth) {
+            return Err(BadInput(format!("--walk-depth must be between 1 and 1000000, got {}", args.walk_depth)));
+        }
+        if args.symmetry || args.cross_check || args.explore_everything || args.no_partial_order {
+            return Err(BadInput(
+                "--swarm walks the world as it is: --symmetry, --cross-check, --continue and --no-partial-order are for the exhaustive search"
+                    .to_string(),
+            ));
+        }
+    }
     let config = WorldConfig {
         rounds: args.rounds,
         first_sequence: args.first_sequence,
@@ -340,6 +370,8 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         partial_order: !args.no_partial_order,
         cross_check: args.cross_check,
         settle: true,
+        stop_at_violation: !args.explore_everything,
+        swarm: args.swarm.map(|walks| check::Walks { walks, depth: args.walk_depth, seed: args.seed }),
     };
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
@@ -414,6 +446,9 @@ fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
         partial_order: false,
         cross_check: args.cross_check,
         settle: true,
+        // Every property of every entry is compared, and every count.
+        stop_at_violation: false,
+        swarm: None,
     };
     let mut failed = 0;
     say!("{:<50} {:>10}  verdict", "entry", "states");
@@ -446,8 +481,29 @@ fn print_report(report: &Report) {
         report.total_states,
         report.max_depth,
         report.elapsed_ms,
-        if report.bounded { " (BOUNDED: a budget ran out)" } else { "" }
+        match (report.swarm.is_some(), report.bounded) {
+            (true, _) => " (BOUNDED: random walks prove nothing)",
+            (false, true) => " (BOUNDED: a budget ran out)",
+            (false, false) => "",
+        }
     );
+    if let Some(swarm) = &report.swarm {
+        say!(
+            "  swarm: {} walks of at most {} steps (seed {}) met {} distinct states in {} visits; the chance that the next visit meets a new one is {:.3} (Good-Turing). What no walk met is unknown.",
+            swarm.walks,
+            swarm.depth,
+            swarm.seed,
+            swarm.distinct_states,
+            swarm.visits,
+            swarm.chance_next_is_new
+        );
+    }
+    if report.stopped_at_violation {
+        say!(
+            "  stopped at the first violation, every state to depth {} judged: what was not decided by then is unknown (starving cycles need the whole graph); --continue explores everything",
+            report.max_depth
+        );
+    }
     if let Some(why) = &report.symmetry_refused {
         say!("  --symmetry refused: the recipe claims its clients are interchangeable, but {why}; judged without it");
     }
@@ -459,6 +515,8 @@ fn print_report(report: &Report) {
             Status::Holds => "holds",
             Status::Violated => "VIOLATED",
             Status::Vacuous => "VACUOUS (never reached)",
+            Status::Unknown if report.stopped_at_violation => "unknown (stopped at the first violation)",
+            Status::Unknown if report.swarm.is_some() => "unknown (no walk met a violation)",
             Status::Unknown => "unknown (budget ran out)",
         };
         say!("  {:<28} {status}", p.name);

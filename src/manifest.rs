@@ -92,9 +92,10 @@ fn entry(e: &Value) -> Result<Entry, String> {
 
 /// Checks one entry; returns the unique state count found and every deviation from the manifest.
 /// Counts are of the full graph, states rather than symmetry classes and every interleaving, so
-/// that they compare with stateright's and do not move when a reduction improves.
+/// that they compare with stateright's and do not move when a reduction improves; and every
+/// property is judged, so the run never stops at the first violation.
 pub fn run(entry: &Entry, options: &Options) -> (usize, Vec<String>) {
-    let options = Options { symmetry: false, partial_order: false, ..options.clone() };
+    let options = Options { symmetry: false, partial_order: false, stop_at_violation: false, ..options.clone() };
     let report = check::run(&entry.scenario, &options);
     (report.unique_states, deviations(entry, &report))
 }

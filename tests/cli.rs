@@ -463,12 +463,70 @@ fn check_text_report_lists_every_property() {
 // ---- check: a counterexample, replayed ------------------------------------------------------------
 
 #[test]
+fn check_stops_at_the_first_violation_with_the_counterexample_a_complete_run_gives() {
+    let tmp = TempDir::new("check_stops_at_the_first_violation");
+    let run = |extra: &[&str], dir: &str| {
+        let dir = tmp.join(dir);
+        let args = ["check", "--recipe", "naive-blind-delete", "--clients", "3", "--faults", "loss-after-apply"];
+        let run = zklab(&tmp, &[&args[..], extra, &["--json", "-q", "--trace-dir", dir.to_str().unwrap()]].concat());
+        assert_eq!(run.code, Some(1), "{}", run.describe());
+        run.json()
+    };
+    let stopped = run(&[], "stopped");
+    let complete = run(&["--continue"], "complete");
+    assert_eq!(stopped["stopped_at_violation"], true, "{stopped}");
+    assert_eq!(complete["stopped_at_violation"], false, "{complete}");
+    assert!(stopped["unique_states"].as_u64() < complete["unique_states"].as_u64(), "it stopped early");
+    // What the stopped run decided, it decided as the complete run did; the rest is unknown.
+    let mut violated = 0;
+    for p in stopped["properties"].as_array().unwrap() {
+        let full = property(&complete, p["name"].as_str().unwrap());
+        match p["status"].as_str().unwrap() {
+            "unknown" => assert_ne!(full["status"], "unknown", "{p}"),
+            "violated" => {
+                violated += 1;
+                assert_eq!(full["status"], "violated", "{p}");
+                let steps = |r: &Value| read_json(Path::new(r["trace_file"].as_str().unwrap()))["steps"].clone();
+                assert_eq!(steps(p), steps(full), "the same shortest counterexample: {p}");
+            }
+            status => assert_eq!(full["status"], status, "{p}"),
+        }
+    }
+    assert!(violated >= 1, "{stopped}");
+    assert!(stopped["properties"].as_array().unwrap().iter().any(|p| p["status"] == "unknown"), "{stopped}");
+    // The text says so, and how to judge everything.
+    let dir = tmp.join("text");
+    let text = zklab(
+        &tmp,
+        &["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--trace-dir", dir.to_str().unwrap()],
+    );
+    assert_eq!(text.code, Some(1), "{}", text.describe());
+    assert!(text.stdout.contains("stopped at the first violation"), "{}", text.describe());
+    assert!(text.stdout.contains("--continue"), "{}", text.describe());
+    // A recipe that holds is explored to the end.
+    let proven = zklab(&tmp, &["check", "--recipe", "standard", "--clients", "2", "--json", "-q"]);
+    assert_eq!(proven.code, Some(0), "{}", proven.describe());
+    assert_eq!(proven.json()["stopped_at_violation"], false);
+}
+
+#[test]
 fn wait_on_null_violation_writes_a_trace_that_replays() {
     let tmp = TempDir::new("wait_on_null_violation_writes_a_trace_that_replays");
     let dir = tmp.join("traces");
     let run = zklab(
         &tmp,
-        &["check", "--recipe", "wait-on-null", "--clients", "2", "--json", "-q", "--trace-dir", dir.to_str().unwrap()],
+        &[
+            "check",
+            "--recipe",
+            "wait-on-null",
+            "--clients",
+            "2",
+            "--continue",
+            "--json",
+            "-q",
+            "--trace-dir",
+            dir.to_str().unwrap(),
+        ],
     );
     assert_eq!(run.code, Some(1), "{}", run.describe());
     assert!(run.stderr.is_empty(), "{}", run.describe());
@@ -738,7 +796,18 @@ fn replay_and_replay_show_agree_on_an_unreplayable_step() {
 #[test]
 fn first_sequence_crosses_the_wrap_and_breaks_fencing() {
     let tmp = TempDir::new("first_sequence_crosses_the_wrap_and_breaks_fencing");
-    let args = ["check", "--recipe", "standard", "--faults", "expire,pause", "--json", "-q", "--trace-dir", tmp.arg()];
+    let args = [
+        "check",
+        "--recipe",
+        "standard",
+        "--faults",
+        "expire,pause",
+        "--continue",
+        "--json",
+        "-q",
+        "--trace-dir",
+        tmp.arg(),
+    ];
     let near_wrap = zklab(&tmp, &[&args[..], &["--first-sequence", "2147483647"]].concat());
     assert_eq!(near_wrap.code, Some(1), "{}", near_wrap.describe());
     let report = near_wrap.json();

@@ -10,7 +10,10 @@ fn cross_checked(recipe: &str, faults: &[FaultKind], symmetry: bool) -> check::O
     let config = WorldConfig { faults: FaultBudget::once(faults), ..WorldConfig::default() };
     let world = Scenario::new(recipe, 2, config).expect("catalogue recipes build").world();
     // Counts are compared on the full graph, which stateright explores.
-    check::explore(world, &Options { cross_check: true, symmetry, partial_order: false, ..Options::default() })
+    check::explore(
+        world,
+        &Options { cross_check: true, symmetry, partial_order: false, stop_at_violation: false, ..Options::default() },
+    )
 }
 
 #[test]
@@ -43,13 +46,13 @@ fn the_cross_check_runs_within_the_budget_and_says_when_it_did_not_finish() {
     // agrees with nothing, and the run's exit code says a budget ran out.
     let config = WorldConfig { faults: FaultBudget::once(&[FaultKind::LossAfterApply]), ..WorldConfig::default() };
     let world = Scenario::new("standard", 3, config).unwrap().world();
-    let options = Options { partial_order: false, ..Options::default() };
+    let options = Options { partial_order: false, stop_at_violation: false, ..Options::default() };
     let outcome = check::explore(world.clone(), &options);
     assert!(!outcome.bounded);
     let properties = zklab_model::Property::applicable(&world);
     let reduction = check::bfs::Reduction { symmetry: false, partial_order: false, settle: true };
     let cross_check = |max_states: usize| {
-        let budget = check::bfs::Budget { max_states, deadline: None, max_memory_mib: None };
+        let budget = check::bfs::Budget { max_states, deadline: None, max_memory_mib: None, stop_at_violation: false };
         let (unique, verdicts) = (outcome.unique_states, &outcome.verdicts);
         check::cross_check::run(&world, &properties, reduction, &options, budget, unique, verdicts)
     };

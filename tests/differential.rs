@@ -24,9 +24,10 @@ use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use random::{Program, RandomRecipe};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use zklab::check::properties::Kind;
-use zklab::check::{self, Options, Outcome, Status};
+use zklab::check::{self, Options, Outcome, Status, Walks};
 use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig, UNBOUNDED_ROUNDS};
 
 /// Search states the oracle may explore per case; larger cases are skipped.
@@ -39,11 +40,16 @@ struct Case {
     faults: Vec<FaultKind>,
     client: ClientBehaviour,
     rounds: u8,
+    /// The recipe is drawn with `Program::noting_outages` (and a disconnect is in the budget).
+    notes_outages: bool,
 }
 
 impl Case {
     fn world(&self, renumber: bool) -> World<RandomRecipe> {
-        let program = Arc::new(Program::from_seed(self.seed));
+        let program = Arc::new(match self.notes_outages {
+            true => Program::noting_outages(self.seed),
+            false => Program::from_seed(self.seed),
+        });
         let config = WorldConfig {
             faults: FaultBudget::once(&self.faults),
             client_behaviour: self.client,
@@ -64,8 +70,15 @@ fn case() -> impl Strategy<Value = Case> {
         proptest::sample::subsequence(FaultKind::ALL.to_vec(), 0..=2),
         prop_oneof![Just(ClientBehaviour::Java), Just(ClientBehaviour::Kazoo)],
         prop_oneof![2 => Just(1u8), 1 => Just(2u8), 1 => Just(UNBOUNDED_ROUNDS)],
+        proptest::bool::weighted(0.25),
     )
-        .prop_map(|(seed, clients, faults, client, rounds)| Case { seed, clients, faults, client, rounds })
+        .prop_map(|(seed, clients, mut faults, client, rounds, notes_outages)| {
+            // The outage alone: other faults reach most of what it does by other paths.
+            if notes_outages {
+                faults = vec![FaultKind::Disconnect];
+            }
+            Case { seed, clients, faults, client, rounds, notes_outages }
+        })
 }
 
 fn production(world: World<RandomRecipe>, options: Options) -> Outcome {
@@ -142,14 +155,120 @@ fn agree(case: &Case) -> Result<bool, TestCaseError> {
     if !o.complete {
         return Ok(false);
     }
-    let exact = Options { partial_order: false, symmetry: false, settle: false, ..Options::default() };
-    compare(case, &o, &production(case.world(false), exact), true, "no reductions")?;
-    compare(case, &o, &production(case.world(true), Options::default()), false, "default reductions")?;
+    let everything = Options { stop_at_violation: false, ..Options::default() };
+    let exact = Options { partial_order: false, symmetry: false, settle: false, ..everything.clone() };
+    compare(case, &o, &production(case.world(false), exact.clone()), true, "no reductions")?;
+    compare(case, &o, &production(case.world(true), everything.clone()), false, "default reductions")?;
     // A recipe that orders contenders by client number breaks symmetry's contract while
     // claiming it: the checker must notice on the explored states and judge without it.
-    let symmetric = production(case.world(true), Options { symmetry: true, ..Options::default() });
+    let symmetric = production(case.world(true), Options { symmetry: true, ..everything });
     compare(case, &o, &symmetric, false, "symmetry")?;
+    // Stopping at the first violation is an early stop: it is compared too, without reductions
+    // (where what it finds must be exactly what a complete run finds as early) and with the
+    // default options, the CLI's.
+    let stopping = Options { stop_at_violation: true, ..exact };
+    compare_stopped(case, &o, &production(case.world(false), stopping), true, "stopping, no reductions")?;
+    compare_stopped(case, &o, &production(case.world(true), Options::default()), false, "stopping")?;
+    // A swarm of random walks is a bounded search: only what it meets may it report.
+    let walks = Options { swarm: Some(Walks { walks: 40, depth: 60, seed: case.seed }), ..Options::default() };
+    compare_swarm(case, &o, &production(case.world(true), walks))?;
     Ok(true)
+}
+
+/// Violations the swarms met, over all cases: the comparison must not be vacuous.
+static SWARM_FOUND: AtomicU32 = AtomicU32::new(0);
+
+/// A swarm (`Options::swarm`) is bounded, reports a violation only where the oracle finds one
+/// (with a walk that replays to it) and a `reached:*` item only where it happens, never
+/// "holds" or "vacuous" otherwise, and meets no more distinct states than there are.
+fn compare_swarm(case: &Case, o: &oracle::Oracle, p: &Outcome) -> Result<(), TestCaseError> {
+    prop_assert!(p.bounded, "swarm: not bounded for {:?}", case);
+    prop_assert!(p.unique_states <= o.unique_worlds, "swarm: more states than there are for {:?}", case);
+    let violated = decided_as_the_oracle_decides(case, o, p, "swarm")?;
+    SWARM_FOUND.fetch_add(violated.len() as u32, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The verdicts of a run that may leave properties undecided (a stopped run, a swarm): each
+/// one decided is decided as the oracle decides it (only a `reached:*` item may hold), and
+/// each violation's counterexample replays to it, without a cycle. Returns the violations.
+fn decided_as_the_oracle_decides<'a>(
+    case: &Case,
+    o: &oracle::Oracle,
+    p: &'a Outcome,
+    mode: &str,
+) -> Result<Vec<&'a check::Verdict>, TestCaseError> {
+    let init = case.world(false);
+    let mut violated = Vec::new();
+    for v in &p.verdicts {
+        let expected = o.status(v.name());
+        match v.status {
+            Status::Unknown => {}
+            Status::Holds => prop_assert!(
+                v.kind() == Kind::Reached && expected == "holds",
+                "{}: {} holds for {:?}",
+                mode,
+                v.name(),
+                case
+            ),
+            Status::Vacuous => prop_assert!(false, "{}: {} vacuous for {:?}", mode, v.name(), case),
+            Status::Violated => {
+                prop_assert_eq!(expected, "violated", "{}: {} for {:?}", mode, v.name(), case);
+                let cx = v.counterexample.as_ref().expect("a violation has a counterexample");
+                prop_assert!(cx.cycle_start.is_none(), "{}: a cycle for {:?}", mode, case);
+                if let Err(e) = oracle::replays_to_violation(&init, &cx.steps, v.name()) {
+                    prop_assert!(false, "{}: {} does not replay for {:?}: {}", mode, v.name(), case, e);
+                }
+                violated.push(v);
+            }
+        }
+    }
+    Ok(violated)
+}
+
+/// Stopped runs compared so far: the comparison must not be vacuous.
+static STOPPED: AtomicU32 = AtomicU32::new(0);
+
+/// A run that stops at the first violation (`Options::stop_at_violation`): a run that did not
+/// stop is a complete run. One that stopped reports a violation; every property it decided is
+/// decided as the oracle decides it, the others are unknown; its counterexamples replay; and,
+/// `exact`, they are the shortest, and every safety or transition violation the oracle finds
+/// at most as deep as the shallowest one reported, and every deadlock shallower, is reported.
+fn compare_stopped(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mode: &str) -> Result<(), TestCaseError> {
+    if !p.stopped {
+        return compare(case, o, p, exact, mode);
+    }
+    STOPPED.fetch_add(1, Ordering::Relaxed);
+    let init = case.world(false);
+    let mut shallowest = usize::MAX;
+    for v in decided_as_the_oracle_decides(case, o, p, mode)? {
+        let steps = v.counterexample.as_ref().expect("a violation has a counterexample").steps.len();
+        if exact && v.kind() != Kind::Liveness {
+            let shortest = o.violated[v.name()].len();
+            prop_assert_eq!(steps, shortest, "{}: {} not shortest for {:?}", mode, v.name(), case);
+        }
+        shallowest = shallowest.min(steps);
+    }
+    prop_assert!(shallowest < usize::MAX, "{}: stopped without a violation for {:?}", mode, case);
+    if exact {
+        for (name, path) in &o.violated {
+            let deadlock = name == "eventual_acquire";
+            if deadlock && oracle::replays_to_violation(&init, path, name).is_err() {
+                continue; // a starving cycle's stem: cycles need the whole graph
+            }
+            let found_by_then = if deadlock { path.len() < shallowest } else { path.len() <= shallowest };
+            prop_assert!(
+                !found_by_then || p.status(name) == Some(Status::Violated),
+                "{}: {} (at depth {}) missed by a run stopped at depth {} for {:?}",
+                mode,
+                name,
+                path.len(),
+                shallowest,
+                case
+            );
+        }
+    }
+    Ok(())
 }
 
 #[test]
@@ -164,10 +283,17 @@ fn the_production_checker_agrees_with_the_reference_checker() {
         }
         Ok(())
     });
-    eprintln!("{} of {cases} random recipes compared (the rest too big for the reference checker)", compared.get());
+    let stopped = STOPPED.load(Ordering::Relaxed);
+    eprintln!(
+        "{} of {cases} random recipes compared (the rest too big for the reference checker), {stopped} runs stopped at a violation, {} violations met by swarms",
+        compared.get(),
+        SWARM_FOUND.load(Ordering::Relaxed)
+    );
     if let Err(failure) = result {
         panic!("{failure}");
     }
+    assert!(stopped > 0, "no run stopped at a violation: the stop was not compared");
+    assert!(SWARM_FOUND.load(Ordering::Relaxed) > 0, "no swarm met a violation: swarms were not compared");
     // A recipe that writes in a loop has an infinite graph without renumbering, so many cases
     // are out of the oracle's reach; a test that compared almost nothing would prove nothing.
     assert!(compared.get() * 6 >= cases, "too few random cases were small enough to compare");
@@ -177,35 +303,47 @@ fn the_production_checker_agrees_with_the_reference_checker() {
 #[test]
 fn the_cases_the_differential_test_found_stay_fixed() {
     use FaultKind::*;
+    let case = |seed, faults| Case {
+        seed,
+        clients: 2,
+        faults,
+        client: ClientBehaviour::Java,
+        rounds: 1,
+        notes_outages: false,
+    };
     let kept = [
         // fenced_exclusion compared two clocks: a hold placed by its node's creation zxid
         // beside one placed by when it came to believe (a named node created after the lock
         // node, a stale belief in an earlier attempt's node, a grant in the step that creates).
-        (12456773017585683726, vec![Expire]),
-        (15921266100097044666, vec![Disconnect]),
-        (7747441187468086141, vec![LossBeforeApply]),
+        case(12456773017585683726, vec![Expire]),
+        case(15921266100097044666, vec![Disconnect]),
+        case(7747441187468086141, vec![LossBeforeApply]),
         // Ordered by client number while claiming symmetry: `--symmetry` said belief_exclusion
         // holds; now the claim is refused on the explored states.
-        (12471311778405631387, vec![]),
+        case(12471311778405631387, vec![]),
         // The server's reaping of the parent waited for client 0 not to have crashed, so under
         // symmetry (the crashed client renamed to 0) it never happened.
-        (4282894194450760631, vec![Crash, ReapParent]),
+        case(4282894194450760631, vec![Crash, ReapParent]),
         // A creation forgotten when the client made another although its recipe still named
         // it: after an expiry, its stale hold was placed by time, after the next holder's, and
         // fenced_exclusion was called violated for writes made in lock order.
-        (12933179434041681295, vec![Expire]),
+        case(12933179434041681295, vec![Expire]),
         // Liveness judged per maximal component with the client waiting in every state (before
         // the per-client judgement): eventual_acquire was called holding.
-        (11447906038357920341, vec![]),
+        case(11447906038357920341, vec![]),
         // Renumbering that left the sequence number a holder wrote into the lock node's data
         // as it was, beside ranked names: eventual_acquire was called violated.
-        (477, vec![Expire]),
+        case(477, vec![Expire]),
         // The predecessor taken to be the node numbered one below its own while claiming
         // renumbering: reached:predecessor-gone was called vacuous; now the claim is refused.
-        (227, vec![LossAfterApply]),
+        case(227, vec![LossAfterApply]),
+        // An idle client's receive of Disconnected taken alone while its link was down, though
+        // the reconnect enables an acquire that does not commute with it (condition C1): the
+        // create sent after the reconnect, answered after the outage's events, was never
+        // explored, and no_orphans was called holding.
+        Case { notes_outages: true, ..case(9939643568445727928, vec![Disconnect]) },
     ];
-    for (seed, faults) in kept {
-        let case = Case { seed, clients: 2, faults, client: ClientBehaviour::Java, rounds: 1 };
+    for case in kept {
         match agree(&case) {
             Ok(compared) => assert!(compared, "{case:?} is small enough to compare"),
             Err(e) => panic!("{case:?}: {e}"),
@@ -219,10 +357,17 @@ fn symmetry_claimed_by_a_recipe_that_orders_by_client_is_refused() {
     // renaming does not commute with its steps, so the reduced graph would merge states with
     // different futures (it said belief_exclusion holds). The claim is checked on every
     // explored state, refused, and the run judged without it.
-    let case =
-        Case { seed: 12471311778405631387, clients: 2, faults: vec![], client: ClientBehaviour::Java, rounds: 1 };
+    let case = Case {
+        seed: 12471311778405631387,
+        clients: 2,
+        faults: vec![],
+        client: ClientBehaviour::Java,
+        rounds: 1,
+        notes_outages: false,
+    };
     assert!(Program::from_seed(case.seed).ordered_by_client);
-    let outcome = production(case.world(true), Options { symmetry: true, ..Options::default() });
+    let everything = Options { symmetry: true, stop_at_violation: false, ..Options::default() };
+    let outcome = production(case.world(true), everything);
     assert!(outcome.symmetry_refused.is_some() && !outcome.symmetric);
     assert_eq!(outcome.status("belief_exclusion"), Some(Status::Violated));
     // A recipe that keeps the contract is not refused.
@@ -244,11 +389,13 @@ fn renumbering_claimed_by_a_recipe_that_reads_numbers_by_value_is_refused() {
         faults: vec![FaultKind::LossAfterApply],
         client: ClientBehaviour::Java,
         rounds: 1,
+        notes_outages: false,
     };
     assert!(Program::from_seed(case.seed).reads_values);
-    let outcome = production(case.world(true), Options::default());
+    let everything = Options { stop_at_violation: false, ..Options::default() };
+    let outcome = production(case.world(true), everything.clone());
     assert!(outcome.renumbering_refused.is_some(), "the claim is refused");
-    let exact = production(case.world(false), Options { partial_order: false, settle: false, ..Options::default() });
+    let exact = production(case.world(false), Options { partial_order: false, settle: false, ..everything });
     for v in &exact.verdicts {
         assert_eq!(outcome.status(v.name()), Some(v.status), "{} as without any reduction", v.name());
     }

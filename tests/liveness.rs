@@ -7,6 +7,11 @@ use stateright::{Checker, Model, Property};
 use zklab::check::{self, Options, Status};
 use zklab_model::{Belief, CreateMode, Ctx, Input, Recipe, Request, Response, World, WorldConfig};
 
+/// Options that judge every property: these tests are about the whole graph.
+fn everything() -> Options {
+    Options { stop_at_violation: false, ..Options::default() }
+}
+
 /// Acquires by polling exists() (no watch) until `/lock/busy` is absent. A `holder` creates
 /// `/lock/busy` on acquire and deletes it on release.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -149,7 +154,7 @@ fn stuck_world() -> World<Poller> {
 
 #[test]
 fn a_fair_cycle_in_which_a_client_waits_forever_is_a_violation() {
-    let outcome = check::explore(stuck_world(), &Options::default());
+    let outcome = check::explore(stuck_world(), &everything());
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
     let verdict = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap();
     let cx = verdict.counterexample.as_ref().unwrap();
@@ -200,17 +205,15 @@ fn an_unfair_cycle_is_not_a_violation() {
     // The waiter polls while the holder holds; the cycle goes on only if the holder never
     // releases, which weak fairness rules out. Then the waiter acquires.
     let world = World::new(WorldConfig::default(), vec![holder(), waiter()]);
-    let outcome = check::explore(world, &Options::default());
+    let outcome = check::explore(world, &everything());
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Holds));
     assert!(!outcome.bounded);
 }
 
 #[test]
 fn a_waiting_client_with_no_way_forward_is_a_deadlock() {
-    let report = check::run(
-        &zklab::scenario::Scenario::new("wait-on-null", 2, WorldConfig::default()).unwrap(),
-        &Options::default(),
-    );
+    let report =
+        check::run(&zklab::scenario::Scenario::new("wait-on-null", 2, WorldConfig::default()).unwrap(), &everything());
     let p = report.properties.iter().find(|p| p.name == "eventual_acquire").unwrap();
     assert_eq!(p.status, Status::Violated);
     let trace = p.trace.as_ref().unwrap();
@@ -230,9 +233,9 @@ fn an_unreached_fault_makes_the_run_vacuous_not_a_pass() {
     let world = World::new(config, vec![Poller::Holder { holding: false, releasing: false }]);
     let mut never_acquires = world.clone();
     never_acquires.clients[0].rounds_left = 0;
-    let outcome = check::explore(never_acquires, &Options::default());
+    let outcome = check::explore(never_acquires, &everything());
     assert_eq!(outcome.status("reached:loss-before-apply"), Some(Status::Vacuous));
-    let outcome = check::explore(world, &Options::default());
+    let outcome = check::explore(world, &everything());
     assert_eq!(outcome.status("reached:loss-before-apply"), Some(Status::Holds));
 }
 
@@ -241,7 +244,7 @@ fn under_symmetry_a_cycle_is_judged_on_the_full_graph() {
     // Reduced states cannot say whether the same client waits all along a cycle, so the
     // checker explores again without symmetry: the starving cycle is still found, and the
     // unfair one still is not a violation.
-    let symmetric = Options { symmetry: true, ..Options::default() };
+    let symmetric = Options { symmetry: true, ..everything() };
     let stuck = check::explore(stuck_world(), &symmetric);
     assert_eq!(stuck.status("eventual_acquire"), Some(Status::Violated));
     assert!(!stuck.symmetric, "judged without symmetry");
@@ -258,7 +261,7 @@ fn a_client_that_backs_off_and_retries_forever_is_a_livelock() {
     let mut world = World::new(WorldConfig::default(), vec![Shy { belief: Belief::Idle }]);
     let admin = world.server.open_session(4000).0;
     world.server.apply(admin, &Request::create(BUSY, CreateMode::Persistent));
-    let outcome = check::explore(world.clone(), &Options::default());
+    let outcome = check::explore(world.clone(), &everything());
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
     let cx = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
@@ -279,7 +282,7 @@ fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
     // always polls while the holder holds, it waits forever: starvation by overtaking.
     let config = WorldConfig { rounds: zklab_model::UNBOUNDED_ROUNDS, ..WorldConfig::default() };
     let world = World::new(config, vec![holder(), waiter()]);
-    let outcome = check::explore(world.clone(), &Options::default());
+    let outcome = check::explore(world.clone(), &everything());
     assert!(!outcome.bounded);
     assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
     let cx = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
@@ -303,5 +306,5 @@ fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
     assert_eq!(settled(at), settled(at_start.unwrap()), "the cycle returns to its start (up to renumbering)");
     // With bounded rounds every run ends: no overtaking forever.
     let bounded = World::new(WorldConfig::default(), vec![holder(), waiter()]);
-    assert_eq!(check::explore(bounded, &Options::default()).status("eventual_acquire"), Some(Status::Holds));
+    assert_eq!(check::explore(bounded, &everything()).status("eventual_acquire"), Some(Status::Holds));
 }

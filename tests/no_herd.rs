@@ -14,12 +14,17 @@ use zklab::trace::{Trace, TraceError};
 use zklab_model::{Step, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
+/// Options that judge every property: these tests are about the whole graph.
+fn everything() -> Options {
+    Options { stop_at_violation: false, ..Options::default() }
+}
+
 fn scenario(recipe: &str, clients: usize) -> Scenario {
     Scenario::new(recipe, clients, WorldConfig::default()).unwrap()
 }
 
 fn herd_trace(recipe: &str, clients: usize) -> Trace {
-    let report = check::run(&scenario(recipe, clients), &Options::default());
+    let report = check::run(&scenario(recipe, clients), &everything());
     assert_eq!(report.status(NO_HERD), Some(Status::Violated), "{recipe} x{clients}");
     report.properties.iter().find(|p| p.name == NO_HERD).unwrap().trace.clone().expect("a counterexample")
 }
@@ -46,10 +51,10 @@ fn the_herd_recipes_wake_two_waiters_with_one_step() {
 
 #[test]
 fn one_waiter_is_no_herd_and_the_predecessor_watch_never_herds() {
-    let pair = check::run(&scenario("naive", 2), &Options::default());
+    let pair = check::run(&scenario("naive", 2), &everything());
     assert_eq!(pair.status(NO_HERD), Some(Status::Holds), "two clients: one waiter at most");
     for recipe in ["standard", "curator-mutex", "leader-election"] {
-        let report = check::run(&scenario(recipe, 3), &Options::default());
+        let report = check::run(&scenario(recipe, 3), &everything());
         assert_eq!(report.status(NO_HERD), Some(Status::Holds), "{recipe}");
     }
 }
@@ -130,7 +135,7 @@ fn replay_judges_the_last_step() {
 
 #[test]
 fn the_cross_check_leaves_the_transition_property_to_the_graph_pass() {
-    let outcome = check::explore(scenario("naive", 3).world(), &Options { cross_check: true, ..Options::default() });
+    let outcome = check::explore(scenario("naive", 3).world(), &Options { cross_check: true, ..everything() });
     assert_eq!(outcome.status(NO_HERD), Some(Status::Violated));
     let cross = outcome.cross_check.expect("a complete run is cross-checked");
     assert!(cross.agrees(), "{:?}", cross.disagreements);

@@ -8,7 +8,7 @@ use zklab::suite::CASES;
 use zklab_model::{ClientBehaviour, WorldConfig};
 
 fn options() -> Options {
-    Options { threads: 2, ..Options::default() }
+    Options { threads: 2, stop_at_violation: false, ..Options::default() }
 }
 
 fn scenario(recipe: &str, clients: usize, faults: &str, behaviour: ClientBehaviour) -> Scenario {
@@ -131,7 +131,7 @@ fn the_naive_lock_needs_its_ownership_check_on_release_retry() {
 fn same_config_gives_byte_identical_traces_on_any_thread_count() {
     let s = scenario("blind-retry", 2, "loss-after-apply", ClientBehaviour::Java);
     let traces = |threads| {
-        let report = check::run(&s, &Options { threads, ..Options::default() });
+        let report = check::run(&s, &Options { threads, stop_at_violation: false, ..Options::default() });
         report.properties.iter().filter_map(|p| p.trace.as_ref().map(|t| t.to_json())).collect::<Vec<_>>()
     };
     let one = traces(1);

@@ -13,7 +13,7 @@ use zklab_recipes::AnyRecipe;
 const FAULTS: [&str; 4] = ["loss-before-apply", "loss-after-apply", "disconnect", "expire"];
 
 fn options() -> Options {
-    Options { threads: 2, max_memory_mib: Some(4096), ..Options::default() }
+    Options { threads: 2, max_memory_mib: Some(4096), stop_at_violation: false, ..Options::default() }
 }
 
 fn scenario(recipes: &str, faults: &str, behaviour: ClientBehaviour) -> Scenario {

@@ -8,7 +8,7 @@ use zklab_recipes::write_lock::WriteLock;
 
 #[test]
 fn write_lock_waits_forever_when_its_predecessor_vanishes_before_exists() {
-    let checked = check(WriteLock::new).clients(2).run();
+    let checked = check(WriteLock::new).clients(2).explore_everything().run();
     checked.assert_violates("eventual_acquire");
     for safety in ["belief_exclusion", "fenced_exclusion", "zk_exclusion", "no_orphans"] {
         assert_eq!(checked.status(safety), Some(Status::Holds), "{safety}");
@@ -19,14 +19,14 @@ fn write_lock_waits_forever_when_its_predecessor_vanishes_before_exists() {
 
 #[test]
 fn write_lock_forgets_a_node_whose_unlock_was_lost() {
-    let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::LossBeforeApply]).run();
+    let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::LossBeforeApply]).explore_everything().run();
     let cx = checked.assert_violates("no_orphans");
     assert!(cx.steps.iter().any(|s| s.is_fault()));
 }
 
 #[test]
 fn write_lock_holder_never_learns_its_session_expired() {
-    let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::Expire]).run();
+    let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::Expire]).explore_everything().run();
     checked.assert_violates("belief_exclusion");
     assert_eq!(checked.status("zk_exclusion"), Some(Status::Holds));
 }
@@ -42,7 +42,7 @@ fn kazoo_lock_survives_lost_requests_replies_and_disconnects() {
 
 #[test]
 fn kazoo_lock_holder_never_learns_its_session_expired() {
-    let checked = check(KazooLock::new).clients(2).faults(&[FaultKind::Expire]).run();
+    let checked = check(KazooLock::new).clients(2).faults(&[FaultKind::Expire]).explore_everything().run();
     checked.assert_violates("belief_exclusion");
     for holds in ["fenced_exclusion", "zk_exclusion", "no_orphans", "eventual_acquire"] {
         assert_eq!(checked.status(holds), Some(Status::Holds), "{holds}");

@@ -80,7 +80,10 @@ fn a_representative_is_its_own_representative() {
 }
 
 fn explore(recipe: &str, clients: usize, faults: &[FaultKind], symmetry: bool) -> check::Outcome {
-    check::explore(world(recipe, clients, faults), &Options { symmetry, ..Options::default() })
+    check::explore(
+        world(recipe, clients, faults),
+        &Options { symmetry, stop_at_violation: false, ..Options::default() },
+    )
 }
 
 #[test]

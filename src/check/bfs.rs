@@ -25,6 +25,9 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Resident memory of the process, in MiB, beyond which the pass stops.
     pub max_memory_mib: Option<u64>,
+    /// Stop once the breadth-first level in which a safety or transition property is first
+    /// violated, or a waiting client first deadlocks, is finished (see `Graph::stopped`).
+    pub stop_at_violation: bool,
 }
 
 impl Budget {
@@ -67,6 +70,14 @@ pub struct Graph {
     pub first_bad_step: BTreeMap<Property, (u32, Step)>,
     /// The `reached:*` properties that hold in some state.
     pub reached: BTreeSet<Property>,
+    /// The first expanded state (in breadth-first order) where a client waits and nothing but
+    /// a fault can happen: `eventual_acquire`'s deadlock.
+    pub first_deadlock: Option<u32>,
+    /// The pass stopped after the level in which it found its first violation or deadlock
+    /// (`Budget::stop_at_violation`). Every state up to that level's depth was expanded and
+    /// every state one deeper judged, so what was found is what a complete pass finds there:
+    /// the same first violating states, bad steps and deadlock, with the same shortest paths.
+    pub stopped: bool,
     /// Under symmetry: the first explored state where renaming the clients did not commute with
     /// a step (see `World::renaming_commutes`), and why. The recipe's claim is then false and
     /// nothing the reduced graph says can be trusted.
@@ -413,6 +424,8 @@ pub fn explore<R: Recipe>(
         first_violation: BTreeMap::new(),
         first_bad_step: BTreeMap::new(),
         reached: BTreeSet::new(),
+        first_deadlock: None,
+        stopped: false,
         symmetry_refused: None,
         renumbering_refused: None,
         checked: Checked::default(),
@@ -501,6 +514,10 @@ pub fn explore<R: Recipe>(
             Arc::make_mut(&mut graph.checked).extend(newly);
             level = next_level;
             depth += 1;
+            if budget.stop_at_violation && graph.complete && !level.is_empty() && graph.found_a_violation() {
+                graph.complete = false;
+                graph.stopped = true;
+            }
         }
         drop(give);
     });
@@ -511,6 +528,11 @@ impl Graph {
     /// Whether a reduction was found unsound: the pass stops, and nothing it found stands.
     pub fn refused(&self) -> bool {
         self.symmetry_refused.is_some() || self.renumbering_refused.is_some()
+    }
+
+    /// Whether a safety or transition property was violated or a waiting client deadlocked.
+    fn found_a_violation(&self) -> bool {
+        !self.first_violation.is_empty() || !self.first_bad_step.is_empty() || self.first_deadlock.is_some()
     }
 
     /// Numbers the new states among a chunk's expansions and records its edges, in the order one
@@ -532,6 +554,10 @@ impl Graph {
                     self.renumbering_refused = Some(why)
                 }
                 _ => {}
+            }
+            let deadlocked = expansion.waiting != 0 && expansion.successors.iter().all(|s| s.step.is_fault());
+            if deadlocked && self.first_deadlock.is_none() {
+                self.first_deadlock = Some(id);
             }
             self.waiting.push(expansion.waiting);
             self.holding.push(expansion.holding);

@@ -70,6 +70,13 @@ impl<R: Recipe> Builder<R> {
         self.options.timeout = Some(timeout);
         self
     }
+    /// Judge every property, instead of stopping once the breadth-first level of the first
+    /// violation is finished (`Options::stop_at_violation`): to assert what a broken recipe
+    /// does not break, or a starving cycle behind an earlier violation.
+    pub fn explore_everything(mut self) -> Self {
+        self.options.stop_at_violation = false;
+        self
+    }
 
     /// The world the check starts from.
     pub fn world(&self) -> World<R> {
@@ -126,6 +133,10 @@ impl<R: Recipe> Checked<R> {
     pub fn assert_violates(&self, property: &str) -> &Counterexample {
         match (self.status(property), self.counterexample(property)) {
             (Some(Status::Violated), Some(cx)) => cx,
+            (Some(Status::Unknown), _) if self.outcome.stopped => panic!(
+                "expected {property} to be violated, but the run stopped at another violation first; \
+                 call .explore_everything() to judge every property"
+            ),
             (status, _) => panic!("expected {property} to be violated, it is {status:?}"),
         }
     }

@@ -40,10 +40,8 @@ impl Graph {
     /// or else on a weakly fair cycle on which some client waits and never holds (see the
     /// module). Only meaningful on a complete graph. Paths are in the graph's own numbering.
     pub fn liveness(&self) -> Liveness {
-        let deadlock = (0..self.expanded() as u32)
-            .find(|&s| self.waiting[s as usize] != 0 && self.out(s).iter().all(|(_, step)| step.is_fault()));
-        if let Some(state) = deadlock {
-            return Liveness::Violated(Counterexample { steps: self.path_to(state), cycle_start: None });
+        if let Some(deadlock) = self.deadlock() {
+            return Liveness::Violated(deadlock);
         }
         if self.reduction.partial_order || self.reduction.symmetry {
             // A reduced state lists one step (partial order), and along a path of
@@ -59,6 +57,13 @@ impl Graph {
             };
         }
         self.starving_cycle().map_or(Liveness::Holds, Liveness::Violated)
+    }
+
+    /// A shortest path to the first state (in breadth-first order) where a client waits and
+    /// nothing but a fault can happen. Known as soon as that state is expanded, so it stands in
+    /// an incomplete graph too (a stopped or budgeted pass).
+    pub fn deadlock(&self) -> Option<Counterexample> {
+        self.first_deadlock.map(|state| Counterexample { steps: self.path_to(state), cycle_start: None })
     }
 
     /// The fair starving cycle (see the module) whose nearest state comes first in breadth-first

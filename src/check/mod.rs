@@ -10,6 +10,7 @@ pub mod cross_check;
 pub mod liveness;
 pub mod model;
 pub mod properties;
+pub mod swarm;
 
 pub use builder::{check, Builder, Checked};
 
@@ -43,6 +44,23 @@ pub struct Options {
     /// Settle each state before keeping it (see `World::settle`). Off only to count states as
     /// `World::apply` leaves them, as the reference checker in the tests does.
     pub settle: bool,
+    /// Stop once the breadth-first level in which a safety or transition property is first
+    /// violated, or a waiting client first deadlocks, is finished, as Spin and TLC do: those
+    /// counterexamples are the ones a complete run gives (shortest), and every property not
+    /// decided by then is unknown, starving cycles included (they need the whole graph). Off
+    /// (`--continue`) to judge every property and count every state.
+    pub stop_at_violation: bool,
+    /// Instead of the exhaustive search, a swarm of seeded random walks (see `swarm`): always
+    /// bounded, never "holds".
+    pub swarm: Option<Walks>,
+}
+
+/// A swarm's walks: how many, how long at most, and the seed of their streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walks {
+    pub walks: u64,
+    pub depth: usize,
+    pub seed: u64,
 }
 
 /// Three quarters of the machine's memory, the default bound (Linux; elsewhere none).
@@ -65,6 +83,8 @@ impl Default for Options {
             partial_order: true,
             cross_check: false,
             settle: true,
+            stop_at_violation: true,
+            swarm: None,
         }
     }
 }
@@ -104,6 +124,9 @@ pub struct Report {
     pub elapsed_ms: u128,
     /// A budget (states or time) ran out.
     pub bounded: bool,
+    /// The run stopped after the breadth-first level of its first violation (see
+    /// `Options::stop_at_violation`): properties it had not decided are unknown.
+    pub stopped_at_violation: bool,
     /// States were counted one per symmetry class.
     pub symmetry: bool,
     /// States were counted in the graph reduced by partial order.
@@ -125,6 +148,9 @@ pub struct Report {
     /// stateright's second opinion (`--cross-check`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cross_check: Option<CrossCheck>,
+    /// What a swarm of random walks covered (`--swarm`), instead of an exhaustive search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swarm: Option<swarm::Coverage>,
 }
 
 impl Report {
@@ -205,6 +231,8 @@ pub struct Outcome {
     pub max_depth: usize,
     pub elapsed_ms: u128,
     pub bounded: bool,
+    /// Stopped after the level of the first violation (`Options::stop_at_violation`).
+    pub stopped: bool,
     /// Explored with symmetry reduction.
     pub symmetric: bool,
     /// The counts are of the graph reduced by partial order (see `Options::partial_order`).
@@ -221,6 +249,8 @@ pub struct Outcome {
     pub verdicts: Vec<Verdict>,
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
+    /// What the swarm covered, when the search was a swarm of random walks.
+    pub swarm: Option<swarm::Coverage>,
 }
 
 impl Outcome {
@@ -235,7 +265,62 @@ impl Outcome {
 pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
-    explore_within(init, options, deadline, options.max_states, started)
+    match options.swarm {
+        Some(walks) => walk(init, options, walks, deadline, started),
+        None => explore_within(init, options, deadline, options.max_states, started),
+    }
+}
+
+/// A swarm of random walks from `init` (see `swarm`): violations it met, reached items, and
+/// `unknown` for the rest; bounded.
+fn walk<R: Recipe>(
+    init: World<R>,
+    options: &Options,
+    walks: Walks,
+    deadline: Option<Instant>,
+    started: Instant,
+) -> Outcome {
+    let properties = Property::applicable(&init);
+    let plan = swarm::Swarm {
+        walks: walks.walks,
+        depth: walks.depth,
+        seed: walks.seed,
+        threads: options.threads,
+        deadline,
+        max_memory_mib: options.max_memory_mib,
+    };
+    let found = swarm::run(&init, &properties, &plan);
+    let verdicts = properties
+        .iter()
+        .map(|&property| {
+            let counterexample = swarm::counterexample(&found, property);
+            let status = match (&counterexample, property.kind()) {
+                (Some(_), _) => Status::Violated,
+                (None, Kind::Reached) if found.reached.contains(&property) => Status::Holds,
+                (None, _) => Status::Unknown,
+            };
+            Verdict { property, status, counterexample }
+        })
+        .collect();
+    Outcome {
+        unique_states: found.coverage.distinct_states,
+        total_states: found.coverage.visits as usize,
+        max_depth: found.longest,
+        elapsed_ms: started.elapsed().as_millis(),
+        bounded: true,
+        stopped: false,
+        symmetric: false,
+        partial_order: false,
+        collision_probability: bfs::collision_probability(
+            found.coverage.distinct_states,
+            found.coverage.visits as usize,
+        ),
+        symmetry_refused: None,
+        renumbering_refused: None,
+        verdicts,
+        cross_check: None,
+        swarm: Some(found.coverage),
+    }
 }
 
 /// `explore`, stopping at `deadline` or after `max_states` states.
@@ -254,7 +339,12 @@ fn explore_within<R: Recipe>(
     };
 
     let judged_by_the_pass: Vec<_> = properties.iter().copied().filter(|p| p.kind() != Kind::Liveness).collect();
-    let budget = Budget { max_states, deadline, max_memory_mib: options.max_memory_mib };
+    let budget = Budget {
+        max_states,
+        deadline,
+        max_memory_mib: options.max_memory_mib,
+        stop_at_violation: options.stop_at_violation,
+    };
     let mut last = Instant::now();
     let reduction =
         bfs::Reduction { symmetry: symmetric, partial_order: options.partial_order, settle: options.settle };
@@ -279,7 +369,11 @@ fn explore_within<R: Recipe>(
         full.renumbering_refused = Some(why.clone());
         return full;
     }
-    let liveness = graph.complete.then(|| graph.liveness());
+    // A deadlock is known once its state is expanded; starving cycles need the whole graph.
+    let liveness = match graph.complete {
+        true => Some(graph.liveness()),
+        false => graph.deadlock().map(Liveness::Violated),
+    };
     let verdicts = verdicts_of(&graph, &properties, liveness.as_ref(), &concrete);
     let violated = verdicts.iter().any(|v| v.status == Status::Violated);
     // Partial order keeps neither shortest paths nor fairness; symmetry cannot tell which
@@ -320,7 +414,8 @@ fn explore_within<R: Recipe>(
         total_states: graph.total,
         max_depth: graph.depth,
         elapsed_ms: started.elapsed().as_millis(),
-        bounded: !graph.complete,
+        bounded: !graph.complete && !graph.stopped,
+        stopped: graph.stopped,
         symmetric,
         partial_order: options.partial_order,
         collision_probability: bfs::collision_probability(graph.unique(), graph.total),
@@ -328,6 +423,7 @@ fn explore_within<R: Recipe>(
         renumbering_refused: None,
         verdicts,
         cross_check,
+        swarm: None,
     }
 }
 
@@ -427,6 +523,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         max_depth: outcome.max_depth,
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
+        stopped_at_violation: outcome.stopped,
         symmetry: outcome.symmetric,
         partial_order: outcome.partial_order,
         fingerprint_collision_probability: outcome.collision_probability,
@@ -445,6 +542,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             })
             .collect(),
         cross_check: outcome.cross_check.clone(),
+        swarm: outcome.swarm.clone(),
     }
 }
 

@@ -15,6 +15,12 @@
 //! still claiming it, as a careless user's recipe would. Some take the node numbered one below
 //! their own for their predecessor (`reads_values`), as if sequence numbers had no gaps: that
 //! breaks renumbering's contract (only the order of numbers matters) while still claiming it.
+//!
+//! Drawn with `Program::noting_outages`, a recipe that is told of an outage while idle notes it
+//! silently (it sends nothing and still believes idle) and acts on the application's next
+//! acquire differently: a receive that changes nothing anyone sees but what a later acquire
+//! does, the case that partial-order reduction must not take alone (condition C1). Random
+//! tables make such a row too rarely for the test to find what goes wrong there.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -121,6 +127,9 @@ pub struct Program {
     /// The predecessor is the node numbered one below its own, not the one below it in the
     /// listing.
     pub reads_values: bool,
+    /// Told of an outage while idle, it moves silently to another idle phase, whose acquire
+    /// does something else.
+    pub notes_outages: bool,
 }
 
 impl Program {
@@ -155,7 +164,26 @@ impl Program {
         table[0][Class::Acquire as usize] =
             Action { ops: [Some(Op::CreateSeq), None], forget: true, next: rng.random_range(1..PHASES as u8) };
         let (persistent, ordered_by_client) = (rng.random_bool(0.2), rng.random_bool(0.1));
-        Program { seed, beliefs, table, persistent, ordered_by_client, reads_values: rng.random_bool(0.1) }
+        let reads_values = rng.random_bool(0.1);
+        Program { seed, beliefs, table, persistent, ordered_by_client, reads_values, notes_outages: false }
+    }
+
+    /// The program drawn from `seed`, changed so that a Disconnected received in idle phase 0
+    /// moves silently to idle phase 3 (the next acquire follows phase 3's random row), an
+    /// acquire from phase 0 moves to phase 1, and a SyncConnected received while acquiring
+    /// (phase 1) creates again.
+    pub fn noting_outages(seed: u64) -> Program {
+        const NOTED: u8 = 3;
+        let mut program = Program::from_seed(seed);
+        program.beliefs[usize::from(NOTED)] = Kind::Idle;
+        program.table[0][Class::Disconnected as usize] = Action { ops: [None, None], forget: false, next: NOTED };
+        program.table[0][Class::Acquire as usize].next = 1;
+        // While acquiring, a connection that comes back means "create again": harmless when
+        // the outage came first, an orphan when the create's reply was still to come.
+        program.table[1][Class::SyncConnected as usize] =
+            Action { ops: [Some(Op::CreateSeq), None], forget: true, next: 1 };
+        program.notes_outages = true;
+        program
     }
 }
 
@@ -173,14 +201,14 @@ pub struct RandomRecipe {
 
 impl PartialEq for RandomRecipe {
     fn eq(&self, other: &Self) -> bool {
-        self.program.seed == other.program.seed
+        (self.program.seed, self.program.notes_outages) == (other.program.seed, other.program.notes_outages)
             && (self.phase, &self.node, self.seq, &self.pred) == (other.phase, &other.node, other.seq, &other.pred)
     }
 }
 impl Eq for RandomRecipe {}
 impl Hash for RandomRecipe {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        (self.program.seed, self.phase, &self.node, self.seq, &self.pred).hash(state);
+        (self.program.seed, self.program.notes_outages, self.phase, &self.node, self.seq, &self.pred).hash(state);
     }
 }
 

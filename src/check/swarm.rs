@@ -1,0 +1,187 @@
+//! A bounded search for worlds too big to exhaust: a swarm of seeded random walks (as in Spin's
+//! swarm verification). Each walk starts from the initial world and takes one enabled step at a
+//! time, chosen by its own ChaCha8 stream, until no step is enabled or it is `depth` steps
+//! long; every state is judged as the exhaustive search judges it (each safety property, each
+//! `reached:*` item, a waiting client with nothing but faults enabled) and every step by the
+//! transition properties. What it reports:
+//! - a violation, with the shortest walk prefix that shows it (a real run, replayable; not
+//!   necessarily the shortest run there is);
+//! - a `reached:*` item that happened;
+//! - and `unknown` for everything else: a swarm never says "holds", and its report is always
+//!   bounded. Starving cycles are not looked for (a walk cannot tell a fair cycle).
+//!
+//! Coverage: the distinct states the walks met (settled as the exhaustive search keeps them, so
+//! the count compares with its count), and the Good–Turing estimate of how likely the next
+//! visit is to meet a new state (states met exactly once, over all visits): near 1 the swarm has
+//! barely begun, near 0 more walks of the same kind would add little. It says nothing of
+//! states that such walks almost never reach.
+//!
+//! Walks are independent, so threads split them and the result is combined in walk order: the
+//! same seed gives the same report on any number of threads.
+
+use super::bfs::{resident_mib, Counterexample};
+use super::properties::{Kind, Property};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hash;
+use std::time::Instant;
+use xxhash_rust::xxh3::Xxh3;
+use zklab_model::{Recipe, Step, World};
+
+/// How the swarm searches.
+#[derive(Clone, Copy, Debug)]
+pub struct Swarm {
+    pub walks: u64,
+    /// The longest walk, in steps.
+    pub depth: usize,
+    pub seed: u64,
+    pub threads: usize,
+    pub deadline: Option<Instant>,
+    pub max_memory_mib: Option<u64>,
+}
+
+/// What a swarm covered.
+#[derive(Clone, Debug, Serialize)]
+pub struct Coverage {
+    /// Walks taken (fewer than asked when a budget ran out).
+    pub walks: u64,
+    pub seed: u64,
+    pub depth: usize,
+    /// Distinct settled states met.
+    pub distinct_states: usize,
+    /// States visited, repeats included.
+    pub visits: u64,
+    /// The Good–Turing estimate that the next visit meets a new state: states met exactly once,
+    /// over all visits.
+    pub chance_next_is_new: f64,
+}
+
+/// What one walk found: for each property the step count at which it first broke (with the
+/// steps), the `reached:*` items, and every settled state's fingerprint it met.
+struct Walk {
+    broken: BTreeMap<Property, Vec<Step>>,
+    reached: BTreeSet<Property>,
+    met: Vec<u128>,
+}
+
+/// The verdicts a swarm gives (`Violated`, `Holds` for a reached item, else `Unknown`) with
+/// counterexamples, and its coverage.
+pub struct Found {
+    pub broken: BTreeMap<Property, Vec<Step>>,
+    pub reached: BTreeSet<Property>,
+    pub coverage: Coverage,
+    pub longest: usize,
+}
+
+fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+    let mut settled = world.clone();
+    settled.settle();
+    let mut hasher = Xxh3::new();
+    settled.hash(&mut hasher);
+    hasher.digest128()
+}
+
+/// One walk from `init`, its steps drawn from the stream numbered `walk` of `seed`.
+fn walk<R: Recipe>(init: &World<R>, properties: &[Property], seed: u64, walk: u64, depth: usize) -> Walk {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(walk);
+    let mut found = Walk { broken: BTreeMap::new(), reached: BTreeSet::new(), met: Vec::new() };
+    let mut world = init.clone();
+    let mut path = Vec::new();
+    let mut steps = Vec::new();
+    loop {
+        found.met.push(fingerprint(&world));
+        for &property in properties {
+            match property.kind() {
+                Kind::Safety if !property.holds(&world) => {
+                    found.broken.entry(property).or_insert_with(|| path.clone());
+                }
+                Kind::Reached if property.holds(&world) => {
+                    found.reached.insert(property);
+                }
+                _ => {}
+            }
+        }
+        steps.clear();
+        world.steps_into(&mut steps);
+        let deadlocked = world.waiting_mask() != 0 && steps.iter().all(|s| s.is_fault());
+        if deadlocked && properties.contains(&Property::EventualAcquire) {
+            found.broken.entry(Property::EventualAcquire).or_insert_with(|| path.clone());
+        }
+        if steps.is_empty() || path.len() == depth {
+            return found;
+        }
+        let step = steps[rng.random_range(0..steps.len())];
+        let before = world.clone();
+        world.apply(step).expect("listed steps are enabled");
+        path.push(step);
+        for &property in properties.iter().filter(|p| p.kind() == Kind::Transition) {
+            if !property.allows(&before, step, &world) {
+                found.broken.entry(property).or_insert_with(|| path.clone());
+            }
+        }
+    }
+}
+
+/// Runs the swarm from `init`, judging `properties`.
+pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -> Found {
+    let mut broken: BTreeMap<Property, Vec<Step>> = BTreeMap::new();
+    let mut reached = BTreeSet::new();
+    let mut seen: FxHashMap<u128, u32> = FxHashMap::default();
+    let (mut walks, mut visits, mut longest) = (0u64, 0u64, 0usize);
+    // Rounds of walks, split across the threads and combined in walk order.
+    let per_round = (swarm.threads.max(1) * 64) as u64;
+    while walks < swarm.walks {
+        let exhausted = swarm.deadline.is_some_and(|d| Instant::now() >= d)
+            || swarm.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max));
+        if exhausted {
+            break;
+        }
+        let round: Vec<u64> = (walks..(walks + per_round).min(swarm.walks)).collect();
+        let parts: Vec<&[u64]> = round.chunks(round.len().div_ceil(swarm.threads.max(1))).collect();
+        let results: Vec<Vec<Walk>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .iter()
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter().map(|&w| walk(init, properties, swarm.seed, w, swarm.depth)).collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a walk does not panic")).collect()
+        });
+        for found in results.into_iter().flatten() {
+            walks += 1;
+            visits += found.met.len() as u64;
+            longest = longest.max(found.met.len() - 1);
+            for fingerprint in found.met {
+                *seen.entry(fingerprint).or_default() += 1;
+            }
+            reached.extend(found.reached);
+            for (property, steps) in found.broken {
+                let shorter = broken.get(&property).is_none_or(|known| steps.len() < known.len());
+                if shorter {
+                    broken.insert(property, steps);
+                }
+            }
+        }
+    }
+    let once = seen.values().filter(|&&n| n == 1).count();
+    let coverage = Coverage {
+        walks,
+        seed: swarm.seed,
+        depth: swarm.depth,
+        distinct_states: seen.len(),
+        visits,
+        chance_next_is_new: once as f64 / visits.max(1) as f64,
+    };
+    Found { broken, reached, coverage, longest }
+}
+
+/// The swarm's counterexample for `property`, if it broke it.
+pub fn counterexample(found: &Found, property: Property) -> Option<Counterexample> {
+    found.broken.get(&property).map(|steps| Counterexample { steps: steps.clone(), cycle_start: None })
+}
