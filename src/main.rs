@@ -167,7 +167,7 @@ struct CheckArgs {
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// After a complete run, have stateright's own checker explore the same model and compare
-    /// its state count and verdicts (exit 1 if they differ).
+    /// its state count and verdicts (exit 1 if they differ). Implies --continue.
     #[arg(long)]
     cross_check: bool,
     /// Stop after this many unique states (the answer is then unknown, exit 3).
@@ -241,7 +241,13 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         None => suite::run(&suite::Settings::default()),
-        Some(Command::Suite(args)) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
+        Some(Command::Suite(args)) => match zklab::trace::check_writable(&args.trace_dir) {
+            Ok(()) => suite::run(&suite::Settings { threads: args.threads, trace_dir: args.trace_dir }),
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        },
         Some(Command::Recipes) => list_recipes(),
         Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
         Some(Command::ZkScript { script, expect, server, client }) => {
@@ -357,9 +363,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
             "--symmetry needs clients that all run one recipe that supports renaming (`{recipe}` does not)"
         )));
     }
-    if args.trace_dir.exists() && !args.trace_dir.is_dir() {
-        return Err(BadInput(format!("--trace-dir {} exists and is not a directory", args.trace_dir.display())));
-    }
+    zklab::trace::check_writable(&args.trace_dir)?;
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,
@@ -370,7 +374,8 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         partial_order: !args.no_partial_order,
         cross_check: args.cross_check,
         settle: true,
-        stop_at_violation: !args.explore_everything,
+        // stateright's second opinion is of a complete graph.
+        stop_at_violation: !args.explore_everything && !args.cross_check,
         swarm: args.swarm.map(|walks| check::Walks { walks, depth: args.walk_depth, seed: args.seed }),
     };
     let mut report = check::run(&scenario, &options);
@@ -516,7 +521,7 @@ fn print_report(report: &Report) {
             Status::Violated => "VIOLATED",
             Status::Vacuous => "VACUOUS (never reached)",
             Status::Unknown if report.stopped_at_violation => "unknown (stopped at the first violation)",
-            Status::Unknown if report.swarm.is_some() => "unknown (no walk met a violation)",
+            Status::Unknown if report.swarm.is_some() => "unknown (random walks cannot tell)",
             Status::Unknown => "unknown (budget ran out)",
         };
         say!("  {:<28} {status}", p.name);

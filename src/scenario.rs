@@ -133,7 +133,22 @@ impl Scenario {
 /// `none`.
 pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
     let mut budget = FaultBudget::none();
-    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    let items: Vec<&str> = list.split(',').map(str::trim).collect();
+    if items.iter().any(|i| i.is_empty()) {
+        return Err(BadInput(format!("--faults `{list}` has an empty entry: name faults, `all` or `none`")));
+    }
+    let mut named = Vec::new();
+    for &item in &items {
+        let name = item.split_once('=').map_or(item, |(name, _)| name.trim());
+        if named.contains(&name) {
+            return Err(BadInput(format!("fault `{name}` is named twice (`{name}=2` allows it twice)")));
+        }
+        if items.len() > 1 && (name == "all" || name == "none") {
+            return Err(BadInput(format!("`{name}` stands alone in --faults, got `{list}`")));
+        }
+        named.push(name);
+    }
+    for item in items {
         let (name, times) = match item.split_once('=') {
             Some((name, times)) => {
                 let times =

@@ -90,6 +90,7 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     if args.threads == 0 || args.threads > 256 {
         return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
     }
+    crate::trace::check_writable(&args.trace_dir)?;
     let mut config = SimConfig::new(world, first);
     config.rates = parse_rates(&args.faults)?;
     let links = args.latency_us.split(',').map(parse_latency).collect::<Result<Vec<_>, _>>()?;

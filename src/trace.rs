@@ -6,6 +6,26 @@ use crate::check::properties::{herd, Kind, Property};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// Whether traces can be written under `dir`, asked before a long run rather than after it:
+/// `dir`, or the nearest of its ancestors that exists, must be a directory that takes a new
+/// file. Probed by creating and removing a file, the one test every platform agrees on.
+pub fn check_writable(dir: &Path) -> Result<(), BadInput> {
+    let mut at = dir;
+    while !at.exists() {
+        at = match at.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+    }
+    let cannot = |why: String| BadInput(format!("cannot write traces to {}: {why}", dir.display()));
+    if !at.is_dir() {
+        return Err(cannot(format!("{} is not a directory", at.display())));
+    }
+    let probe = at.join(format!(".zklab-write-probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| cannot(e.to_string()))?;
+    std::fs::remove_file(&probe).map_err(|e| cannot(e.to_string()))
+}
 use zklab_model::ClientId;
 use zklab_model::{Mode, Step, World};
 use zklab_recipes::AnyRecipe;

@@ -172,6 +172,18 @@ fn check_rejects_bad_arguments_with_one_line() {
         (&["standard,", "--clients", "2"], "unknown recipe"),
         (&["", "--clients", "2"], "unknown recipe"),
         (&["standard", "--no-such-flag"], "--no-such-flag"),
+        // A fault list that says nothing, or says one thing twice.
+        (&["standard", "--faults", ""], "empty entry"),
+        (&["standard", "--faults", "expire,,disconnect"], "empty entry"),
+        (&["standard", "--faults", "expire,expire"], "named twice"),
+        (&["standard", "--faults", "expire,expire=2"], "named twice"),
+        (&["standard", "--faults", "none,expire"], "stands alone"),
+        (&["standard", "--faults", "all,expire=2"], "stands alone"),
+        // A swarm of nothing, or one asked to do what only the exhaustive search does.
+        (&["standard", "--swarm", "0"], "--swarm"),
+        (&["standard", "--swarm", "10", "--walk-depth", "0"], "--walk-depth"),
+        (&["standard", "--swarm", "10", "--symmetry"], "--swarm"),
+        (&["standard", "--walk-depth", "10"], "--swarm"),
     ];
     for (rest, mentions) in cases {
         let mut args = vec!["check", "-q", "--recipe"];
@@ -181,6 +193,40 @@ fn check_rejects_bad_arguments_with_one_line() {
         assert!(line.contains(mentions), "the error names {mentions:?}: {}", run.describe());
     }
     assert!(!tmp.join("zklab-traces").exists(), "bad input writes no traces");
+}
+
+#[test]
+fn an_unwritable_trace_dir_is_refused_before_the_run() {
+    let tmp = TempDir::new("an_unwritable_trace_dir_is_refused_before_the_run");
+    let file = tmp.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let below_a_file = file.join("traces");
+    // A correct lock on a world far too big for one second: found late, the run would time
+    // out (exit 3) with no trace to write; found first, it is bad input.
+    let check = ["check", "--recipe", "standard", "--clients", "5", "--faults", "all", "--timeout", "1", "-q"];
+    for command in [&check[..], &["suite"]] {
+        let run = zklab(&tmp, &[command, &["--trace-dir", below_a_file.to_str().unwrap()]].concat());
+        let line = run.assert_bad_input();
+        assert!(line.contains("not a directory"), "{}", run.describe());
+    }
+    let run = zklab(
+        &tmp,
+        &["simulate", "--recipe", "standard", "--clients", "3", "--trace-dir", below_a_file.to_str().unwrap()],
+    );
+    run.assert_bad_input();
+    // A directory that does not exist yet is fine: it is made when a trace is written.
+    let fresh = tmp.join("new").join("traces");
+    let run = zklab(
+        &tmp,
+        &["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--trace-dir", fresh.to_str().unwrap()],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    assert!(fresh.join(WAIT_ON_NULL_TRACE).is_file());
+    assert!(std::fs::read_dir(tmp.path()).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains("probe")));
 }
 
 #[test]
@@ -496,13 +542,18 @@ fn check_stops_at_the_first_violation_with_the_counterexample_a_complete_run_giv
     assert!(stopped["properties"].as_array().unwrap().iter().any(|p| p["status"] == "unknown"), "{stopped}");
     // The text says so, and how to judge everything.
     let dir = tmp.join("text");
-    let text = zklab(
-        &tmp,
-        &["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--trace-dir", dir.to_str().unwrap()],
-    );
+    let wait_on_null = |extra: &[&str]| {
+        let args = ["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--trace-dir", dir.to_str().unwrap()];
+        zklab(&tmp, &[&args[..], extra].concat())
+    };
+    let text = wait_on_null(&[]);
     assert_eq!(text.code, Some(1), "{}", text.describe());
     assert!(text.stdout.contains("stopped at the first violation"), "{}", text.describe());
     assert!(text.stdout.contains("--continue"), "{}", text.describe());
+    // stateright's second opinion needs the whole graph.
+    let crossed = wait_on_null(&["--cross-check", "--json"]);
+    assert_eq!(crossed.json()["stopped_at_violation"], false, "{}", crossed.describe());
+    assert!(crossed.json()["cross_check"].is_object(), "{}", crossed.describe());
     // A recipe that holds is explored to the end.
     let proven = zklab(&tmp, &["check", "--recipe", "standard", "--clients", "2", "--json", "-q"]);
     assert_eq!(proven.code, Some(0), "{}", proven.describe());

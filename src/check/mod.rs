@@ -46,9 +46,10 @@ pub struct Options {
     pub settle: bool,
     /// Stop once the breadth-first level in which a safety or transition property is first
     /// violated, or a waiting client first deadlocks, is finished, as Spin and TLC do: those
-    /// counterexamples are the ones a complete run gives (shortest), and every property not
-    /// decided by then is unknown, starving cycles included (they need the whole graph). Off
-    /// (`--continue`) to judge every property and count every state.
+    /// counterexamples are as short as a complete run's (see docs/reference.md), and every
+    /// property not decided by then is unknown, starving cycles included (they need the whole
+    /// graph). Off (`--continue`) to judge every property and count every state; a stopped run
+    /// is never cross-checked (`cross_check` needs a complete one).
     pub stop_at_violation: bool,
     /// Instead of the exhaustive search, a swarm of seeded random walks (see `swarm`): always
     /// bounded, never "holds".
@@ -286,6 +287,7 @@ fn walk<R: Recipe>(
         depth: walks.depth,
         seed: walks.seed,
         threads: options.threads,
+        max_visits: options.max_states,
         deadline,
         max_memory_mib: options.max_memory_mib,
     };
@@ -393,8 +395,9 @@ fn explore_within<R: Recipe>(
         let mut full = explore_within(init, &without, deadline, left, started);
         // A budget that ran out during the second run keeps what the first found: its
         // counterexamples are real runs (translated out of the reduction), if not the shortest.
+        // A second run that stopped at its first violation keeps only its own, the shortest.
         for v in &mut full.verdicts {
-            if v.status == Status::Unknown {
+            if v.status == Status::Unknown && full.bounded {
                 if let Some(found) = verdicts.iter().find(|f| f.property == v.property && f.status == Status::Violated)
                 {
                     *v = found.clone();

@@ -11,13 +11,15 @@
 //!   bounded. Starving cycles are not looked for (a walk cannot tell a fair cycle).
 //!
 //! Coverage: the distinct states the walks met (settled as the exhaustive search keeps them, so
-//! the count compares with its count), and the Good–Turing estimate of how likely the next
-//! visit is to meet a new state (states met exactly once, over all visits): near 1 the swarm has
-//! barely begun, near 0 more walks of the same kind would add little. It says nothing of
-//! states that such walks almost never reach.
+//! the count compares with the count of `--no-partial-order`, which keeps every interleaving),
+//! and the Good–Turing estimate of how likely the next visit is to meet a new state (states met
+//! exactly once, over all visits). It is a heuristic: visits along one walk are not independent
+//! draws (every walk starts at the initial state, and a walk circling a short cycle repeats
+//! itself), so a low value can still leave much unmet, and it says nothing of states such walks
+//! almost never reach.
 //!
 //! Walks are independent, so threads split them and the result is combined in walk order: the
-//! same seed gives the same report on any number of threads.
+//! same seed gives the same report on any number of threads, unless a budget cuts it short.
 
 use super::bfs::{resident_mib, Counterexample};
 use super::properties::{Kind, Property};
@@ -39,6 +41,9 @@ pub struct Swarm {
     pub depth: usize,
     pub seed: u64,
     pub threads: usize,
+    /// Budgets, checked between rounds of `threads x 64` walks: a report cut by one depends
+    /// on the thread count.
+    pub max_visits: usize,
     pub deadline: Option<Instant>,
     pub max_memory_mib: Option<u64>,
 }
@@ -135,7 +140,8 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
     // Rounds of walks, split across the threads and combined in walk order.
     let per_round = (swarm.threads.max(1) * 64) as u64;
     while walks < swarm.walks {
-        let exhausted = swarm.deadline.is_some_and(|d| Instant::now() >= d)
+        let exhausted = visits >= swarm.max_visits as u64
+            || swarm.deadline.is_some_and(|d| Instant::now() >= d)
             || swarm.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max));
         if exhausted {
             break;
