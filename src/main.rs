@@ -456,17 +456,30 @@ fn run_manifest(file: &Path, args: &CheckArgs) -> Result<i32, BadInput> {
         swarm: None,
     };
     let mut failed = 0;
-    say!("{:<50} {:>10}  verdict", "entry", "states");
+    let mut rows = Vec::new();
+    if !args.json {
+        say!("{:<50} {:>10}  verdict", "entry", "states");
+    }
     for (i, entry) in entries.iter().enumerate() {
         if !args.quiet {
             eprintln!("[{}/{}] {}", i + 1, entries.len(), entry.label);
         }
         let (states, deviations) = zklab::manifest::run(entry, &options);
-        let verdict = if deviations.is_empty() { "as expected".to_string() } else { deviations.join("; ") };
         failed += usize::from(!deviations.is_empty());
-        say!("{:<50} {:>10}  {verdict}", entry.label, states);
+        if args.json {
+            rows.push(serde_json::json!({ "entry": entry.label, "unique_states": states, "deviations": deviations }));
+        } else {
+            let verdict = if deviations.is_empty() { "as expected".to_string() } else { deviations.join("; ") };
+            say!("{:<50} {:>10}  {verdict}", entry.label, states);
+        }
     }
-    say!("{} of {} entries as expected", entries.len() - failed, entries.len());
+    if args.json {
+        let summary =
+            serde_json::json!({ "entries": rows, "as_expected": entries.len() - failed, "total": entries.len() });
+        say!("{summary}");
+    } else {
+        say!("{} of {} entries as expected", entries.len() - failed, entries.len());
+    }
     Ok(i32::from(failed > 0))
 }
 

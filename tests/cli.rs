@@ -230,6 +230,25 @@ fn an_unwritable_trace_dir_is_refused_before_the_run() {
 }
 
 #[test]
+fn a_manifest_run_answers_in_json_when_asked() {
+    let tmp = TempDir::new("a_manifest_run_answers_in_json_when_asked");
+    let manifest = tmp.join("manifest.json");
+    // The standard lock with two clients has more than one state, and more properties.
+    let entry = r#"{"recipe": "standard", "clients": 2, "faults": "none", "client": "java", "rounds": 1,
+        "first_sequence": 0, "unique_states": 1, "expect": {"belief_exclusion": "holds"}}"#;
+    std::fs::write(&manifest, format!(r#"{{"format": 1, "entries": [{entry}]}}"#)).unwrap();
+    let run = zklab(&tmp, &["check", "--manifest", manifest.to_str().unwrap(), "--json", "-q"]);
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let report = run.json();
+    assert_eq!((report["as_expected"].as_u64(), report["total"].as_u64()), (Some(0), Some(1)), "{report}");
+    let row = &report["entries"][0];
+    assert!(row["unique_states"].as_u64() > Some(1), "{row}");
+    let deviations = row["deviations"].as_array().unwrap();
+    assert!(deviations[0].as_str().unwrap().contains("unique states, manifest says 1"), "{row}");
+    assert!(deviations.iter().any(|d| d.as_str().unwrap().contains("manifest lists 1")), "{row}");
+}
+
+#[test]
 fn out_of_range_clients_name_the_limit() {
     let tmp = TempDir::new("out_of_range_clients_name_the_limit");
     for clients in ["0", "9"] {
@@ -921,13 +940,20 @@ fn malformed_op_scripts_exit_2_naming_the_op() {
         (r#"{"s":"A","op":"create","path":"no-slash","mode":"persistent"}"#, &["op 1"]),
         (r#"{"s":"B","op":"exists","path":"/x"}"#, &["op 1", "B"]),
         (r#"{"s":"A","op":"reconnect"}"#, &["op 1", "reconnect", "connected"]),
+        // A misspelt field would be ignored and the op run without it.
+        (r#"{"s":"A","op":"exists","path":"/x","watchh":true}"#, &["op 1", "watchh", "watch"]),
+        (r#"{"op":"sleep","ms":-5}"#, &["op 1", "ms"]),
+        (r#"{"s":"A","op":"create","path":"/x","data":42}"#, &["op 1", "data", "42"]),
+        ("7", &["op 1", "object"]),
     ];
-    for (i, (op, mentions)) in cases.iter().enumerate() {
+    let big = format!(r#"{{"s":"A","op":"set_data","path":"/","data":"{}"}}"#, "x".repeat(8 << 20));
+    let cases = cases.iter().copied().chain([(big.as_str(), &["op 1", "jute.maxbuffer"][..])]);
+    for (i, (op, mentions)) in cases.enumerate() {
         let file = tmp.join(&format!("case-{i}.json"));
         std::fs::write(&file, format!(r#"{{"name":"bad","ops":[{open},{op}]}}"#)).unwrap();
         let run = zklab(&tmp, &["zk-script", file.to_str().unwrap()]);
         let line = run.assert_bad_input();
-        for word in *mentions {
+        for word in mentions {
             assert!(line.contains(word), "the error names {word:?}: {}", run.describe());
         }
     }

@@ -18,8 +18,8 @@ use super::fourlw;
 use super::proxy::Proxy;
 use super::sandbox::{self, ROOT};
 use super::script::{
-    bad, children_fields, fail, number, refused_while_disconnected, request, result_head, stat_value, state_event,
-    text, via_index, Handle,
+    bad, children_fields, fail, number, refused_while_disconnected, request, result_head, sleep_ms, stat_value,
+    state_event, text, via_index, Handle,
 };
 use super::ScriptError;
 use serde_json::{json, Map, Value};
@@ -223,8 +223,7 @@ impl Live {
             "server_watches" => self.server_watches(&mut result)?,
             "server_ephemerals" => self.server_ephemerals(&mut result)?,
             "sleep" => {
-                let ms = number(i, op, "ms", 0)?;
-                tokio::time::sleep(Duration::from_millis(ms.max(0) as u64)).await;
+                tokio::time::sleep(Duration::from_millis(sleep_ms(i, op)?)).await;
             }
             _ => self.session_op(i, kind, op, &mut result).await?,
         }

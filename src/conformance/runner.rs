@@ -4,8 +4,8 @@
 //! which ops' watches they fired), and what a closed or expired handle answers.
 
 use super::script::{
-    bad, children_fields, fail, number, refused_while_disconnected, request, result_head, stat_value, state_event,
-    text, via_index, Handle,
+    bad, checked_kind, children_fields, fail, number, refused_while_disconnected, request, result_head, sleep_ms,
+    stat_value, state_event, text, via_index, Handle,
 };
 use super::ScriptError;
 use serde_json::{json, Map, Value};
@@ -71,14 +71,14 @@ pub fn run_script_as(script: &Value, client: ClientBehaviour) -> Result<Value, S
 
 impl Runner {
     fn run(&mut self, i: usize, op: &Value) -> Result<Value, ScriptError> {
-        let kind = text(i, op, "op")?;
+        let kind = checked_kind(i, op)?;
         let mut result = result_head(i, kind, op);
         match kind {
             "open" => self.open(i, op, &mut result)?,
             "server_watches" => self.server_watches(&mut result),
             "server_ephemerals" => self.server_ephemerals(&mut result),
             "sleep" => {
-                number(i, op, "ms", 0)?;
+                sleep_ms(i, op)?;
             }
             "close" | "expire" | "events" | "state" | "disconnect" | "reconnect" | "create" | "delete" | "exists"
             | "get_data" | "set_data" | "get_children" => self.session_op(i, kind, op, &mut result)?,

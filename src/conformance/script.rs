@@ -28,6 +28,63 @@ pub(super) fn number(i: usize, op: &Value, field: &str, default: i64) -> Result<
     }
 }
 
+/// The fields op `kind` may carry besides `op`, or `None` for an op this format does not know.
+fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "open" => &["s", "timeout_ms"],
+        "sleep" => &["ms"],
+        "server_watches" | "server_ephemerals" => &[],
+        "close" | "expire" | "events" | "state" | "disconnect" | "reconnect" => &["s"],
+        "create" => &["s", "path", "data", "mode", "stat"],
+        "delete" => &["s", "path", "version"],
+        "exists" | "get_data" => &["s", "path", "watch"],
+        "set_data" => &["s", "path", "data", "version"],
+        "get_children" => &["s", "path", "watch", "stat"],
+        _ => return None,
+    })
+}
+
+/// Op `i` is an object naming a known op, with no field its op does not read: a misspelt
+/// field (`watchh`) would otherwise be ignored and the op run without it. Returns the op's kind.
+pub(super) fn checked_kind(i: usize, op: &Value) -> Result<&str, ScriptError> {
+    let object = op.as_object().ok_or_else(|| bad(i, format!("an op is an object, got {op}")))?;
+    let kind = text(i, op, "op")?;
+    let allowed = fields_of(kind).ok_or_else(|| bad(i, format!("unknown op `{kind}`")))?;
+    match object.keys().find(|k| *k != "op" && !allowed.contains(&k.as_str())) {
+        Some(field) => Err(bad(i, format!("`{kind}` has no field `{field}` (it takes: {})", allowed.join(", ")))),
+        None => Ok(kind),
+    }
+}
+
+/// A `sleep` op's milliseconds: from 0 to an hour.
+pub(super) fn sleep_ms(i: usize, op: &Value) -> Result<u64, ScriptError> {
+    let ms = number(i, op, "ms", 0)?;
+    u64::try_from(ms)
+        .ok()
+        .filter(|ms| *ms <= 3_600_000)
+        .ok_or_else(|| bad(i, format!("`ms` must be 0 to 3600000, got {ms}")))
+}
+
+/// The most data a request may carry: ZooKeeper refuses a packet over `jute.maxbuffer` (1 MiB
+/// by default).
+const MAX_DATA: usize = 1024 * 1024;
+
+/// An op's `data`: a string (absent: empty) of at most `MAX_DATA` bytes.
+fn data(i: usize, op: &Value) -> Result<String, ScriptError> {
+    let data = match &op["data"] {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => return Err(bad(i, format!("`data` must be a string, got {other}"))),
+    };
+    match data.len() > MAX_DATA {
+        true => Err(bad(
+            i,
+            format!("`data` of {} bytes: ZooKeeper refuses more than {MAX_DATA} (jute.maxbuffer)", data.len()),
+        )),
+        false => Ok(data),
+    }
+}
+
 /// The fields every result carries: `i`, `op`, `ok`, and the op's `s` and `path` where given.
 pub(super) fn result_head(i: usize, kind: &str, op: &Value) -> Map<String, Value> {
     let mut result = Map::new();
@@ -51,7 +108,6 @@ pub(super) fn fail(result: &mut Map<String, Value>, error: &str) {
 /// The request an op makes, checking its fields (and its path, as the client library does);
 /// `None` for ops that are not requests.
 pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request>, ScriptError> {
-    let data = || op["data"].as_str().unwrap_or("").to_string();
     let version = || number(i, op, "version", -1).and_then(|v| i32::try_from(v).map_err(|_| bad(i, "bad version")));
     let request = match kind {
         "create" => {
@@ -62,12 +118,14 @@ pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request
                 "ephemeral_sequential" => CreateMode::EphemeralSequential,
                 other => return Err(bad(i, format!("unknown create mode `{other}`"))),
             };
-            Request::Create { path: text(i, op, "path")?.to_string(), data: data(), mode }
+            Request::Create { path: text(i, op, "path")?.to_string(), data: data(i, op)?, mode }
         }
         "delete" => Request::Delete { path: text(i, op, "path")?.to_string(), version: version()? },
         "exists" => Request::Exists { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
         "get_data" => Request::GetData { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
-        "set_data" => Request::SetData { path: text(i, op, "path")?.to_string(), data: data(), version: version()? },
+        "set_data" => {
+            Request::SetData { path: text(i, op, "path")?.to_string(), data: data(i, op)?, version: version()? }
+        }
         "get_children" => Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
         _ => return Ok(None),
     };
