@@ -85,8 +85,8 @@ pub struct Graph {
     /// The first explored state whose future depended on more than the order of its numbers
     /// (see `World::ranking_commutes`), and why: renumbering merged states it should not have.
     pub renumbering_refused: Option<String>,
-    /// The recipe situations whose claim to renumbering has been checked (see `situations`),
-    /// as of the level being expanded, and those checked since.
+    /// The recipe situations whose claims to symmetry and renumbering have been checked (see
+    /// `situations`), as of the level being expanded, and those checked since.
     checked: Checked,
     newly_checked: Vec<u128>,
     /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
@@ -196,24 +196,35 @@ struct Expansion<R> {
     successors: Vec<Successor<R>>,
     /// Why a reduction the pass applies is unsound at this state.
     refuted: Option<Refusal>,
-    /// The recipe situations (see `situations`) whose claim to renumbering this expansion
-    /// checked, when it did.
+    /// The recipe situations (see `situations`) whose claims this expansion checked.
     checked: Vec<u128>,
 }
 
-/// The recipe situations whose claim to renumbering was checked in an earlier level: shared,
+/// The recipe situations whose claims were checked in an earlier level: shared,
 /// read-only, with the expanding threads, and grown only between levels so that which states
 /// are checked does not depend on how the threads interleave.
 type Checked = Arc<FxHashSet<u128>>;
 
-/// What a client's recipe does next depends only on its situation: the client's number and
-/// session (its `Ctx`), its recipe's state and the input it handles next. Each client's, hashed.
-fn situations<R: Recipe>(world: &World<R>) -> Vec<u128> {
+/// A recipe's claim that a reduction applies to it, checked on the states explored.
+#[derive(Clone, Copy, Hash)]
+enum Claim {
+    /// Its clients are interchangeable (`World::renaming_commutes`).
+    Symmetry,
+    /// Only the order of its numbers matters (`World::ranking_commutes`).
+    Renumbering,
+}
+
+/// What a client's recipe does next, and how it is renamed or renumbered, depends only on its
+/// situation: the client's number and session (its `Ctx`), its recipe's state and the input
+/// it handles next. Each client's, hashed with the claim it is checked for. The model's own
+/// steps do not depend on the recipe's claims: they are symmetric and read numbers by order by
+/// construction, which the differential test holds them to.
+fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<u128> {
     (0..world.clients.len())
         .map(|i| {
             let c = &world.clients[i];
             let mut hasher = Xxh3::new();
-            (i, c.session, &c.recipe, c.inbound.front()).hash(&mut hasher);
+            (claim, i, c.session, &c.recipe, c.inbound.front()).hash(&mut hasher);
             hasher.digest128()
         })
         .collect()
@@ -250,10 +261,20 @@ fn expand<R: Recipe>(
     reduction: Reduction,
 ) -> Expansion<R> {
     let taken = world.successors(reduction.partial_order);
-    let mut refuted = match reduction.symmetry {
-        true => world.renaming_commutes(&taken).err().map(Refusal::Symmetry),
-        false => None,
+    // Each claim is checked once per client situation (see `situations`): a state whose every
+    // client is in a situation checked before (in any state) hands each recipe an input it was
+    // shown to handle as the claim says.
+    let mut newly_checked = Vec::new();
+    let mut refuted = None;
+    let situations_of = |claim| situations(world, claim);
+    let symmetric = match reduction.symmetry {
+        true => situations_of(Claim::Symmetry),
+        false => Vec::new(),
     };
+    if !symmetric.iter().all(|s| checked.contains(s)) {
+        refuted = world.renaming_commutes(&taken).err().map(Refusal::Symmetry);
+        newly_checked = symmetric;
+    }
     let settled: Vec<_> = taken
         .into_iter()
         .map(|(step, mut next)| {
@@ -264,19 +285,15 @@ fn expand<R: Recipe>(
             (step, next, broken)
         })
         .collect();
-    // The recipe's claim to renumbering is checked once per combination of its clients'
-    // situations: a state whose every client is in a situation checked before (in any state)
-    // hands each recipe an input it was shown to handle up to the order of numbers.
-    let mut newly_checked = Vec::new();
-    let situations = match reduction.settle && refuted.is_none() && world.renumbering_applies() {
-        true => situations(world),
+    let ranked = match reduction.settle && refuted.is_none() && world.renumbering_applies() {
+        true => situations_of(Claim::Renumbering),
         false => Vec::new(),
     };
-    if !situations.iter().all(|s| checked.contains(s)) {
+    if !ranked.iter().all(|s| checked.contains(s)) {
         let pairs: Vec<_> = settled.iter().map(|(step, next, _)| (*step, next)).collect();
         let observed = |w: &World<R>| (judge(w, properties), w.waiting_mask(), w.holding_mask());
         refuted = world.ranking_commutes(&pairs, observed).err().map(Refusal::Renumbering);
-        newly_checked = situations;
+        newly_checked.extend(ranked);
     }
     let successors = settled
         .into_iter()
