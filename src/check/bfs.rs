@@ -161,7 +161,7 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
 /// input words, lets two different states be made to collide). Two distinct states share a
 /// fingerprint with probability about 2^-128 per pair; `collision_probability` bounds it for a
 /// whole run, as TLC prints it.
-fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     let mut hasher = Xxh3::new();
     world.hash(&mut hasher);
     hasher.digest128()
@@ -230,6 +230,12 @@ fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<u128> {
         .collect()
 }
 
+/// Whether a state where the clients in `waiting` wait, and `steps` are enabled, is
+/// `eventual_acquire`'s deadlock: someone waits and nothing but a fault can happen.
+pub(super) fn deadlocked(waiting: u8, mut steps: impl Iterator<Item = Step>) -> bool {
+    waiting != 0 && steps.all(|s| s.is_fault())
+}
+
 /// A reduction found unsound at an explored state, and why.
 enum Refusal {
     /// Renaming the clients does not commute with a step (`World::renaming_commutes`).
@@ -266,9 +272,8 @@ fn expand<R: Recipe>(
     // shown to handle as the claim says.
     let mut newly_checked = Vec::new();
     let mut refuted = None;
-    let situations_of = |claim| situations(world, claim);
     let symmetric = match reduction.symmetry {
-        true => situations_of(Claim::Symmetry),
+        true => situations(world, Claim::Symmetry),
         false => Vec::new(),
     };
     if !symmetric.iter().all(|s| checked.contains(s)) {
@@ -286,7 +291,7 @@ fn expand<R: Recipe>(
         })
         .collect();
     let ranked = match reduction.settle && refuted.is_none() && world.renumbering_applies() {
-        true => situations_of(Claim::Renumbering),
+        true => situations(world, Claim::Renumbering),
         false => Vec::new(),
     };
     if !ranked.iter().all(|s| checked.contains(s)) {
@@ -572,8 +577,8 @@ impl Graph {
                 }
                 _ => {}
             }
-            let deadlocked = expansion.waiting != 0 && expansion.successors.iter().all(|s| s.step.is_fault());
-            if deadlocked && self.first_deadlock.is_none() {
+            let steps = expansion.successors.iter().map(|s| s.step);
+            if self.first_deadlock.is_none() && deadlocked(expansion.waiting, steps) {
                 self.first_deadlock = Some(id);
             }
             self.waiting.push(expansion.waiting);

@@ -287,9 +287,12 @@ fn walk<R: Recipe>(
         depth: walks.depth,
         seed: walks.seed,
         threads: options.threads,
-        max_visits: options.max_states,
-        deadline,
-        max_memory_mib: options.max_memory_mib,
+        budget: Budget {
+            max_states: options.max_states,
+            deadline,
+            max_memory_mib: options.max_memory_mib,
+            stop_at_violation: false,
+        },
     };
     let found = swarm::run(&init, &properties, &plan);
     let verdicts = properties

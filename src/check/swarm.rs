@@ -21,16 +21,13 @@
 //! Walks are independent, so threads split them and the result is combined in walk order: the
 //! same seed gives the same report on any number of threads, unless a budget cuts it short.
 
-use super::bfs::{resident_mib, Counterexample};
+use super::bfs::{deadlocked, fingerprint, Budget, Counterexample};
 use super::properties::{Kind, Property};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::Hash;
-use std::time::Instant;
-use xxhash_rust::xxh3::Xxh3;
 use zklab_model::{Recipe, Step, World};
 
 /// How the swarm searches.
@@ -41,11 +38,9 @@ pub struct Swarm {
     pub depth: usize,
     pub seed: u64,
     pub threads: usize,
-    /// Budgets, checked between rounds of `threads x 64` walks: a report cut by one depends
-    /// on the thread count.
-    pub max_visits: usize,
-    pub deadline: Option<Instant>,
-    pub max_memory_mib: Option<u64>,
+    /// Checked between rounds of `threads x 64` walks, its state limit counting visits: a
+    /// report cut by it depends on the thread count.
+    pub budget: Budget,
 }
 
 /// What a swarm covered.
@@ -81,12 +76,11 @@ pub struct Found {
     pub longest: usize,
 }
 
-fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+/// The fingerprint of `world` settled, as the exhaustive search keeps it.
+fn settled_fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     let mut settled = world.clone();
     settled.settle();
-    let mut hasher = Xxh3::new();
-    settled.hash(&mut hasher);
-    hasher.digest128()
+    fingerprint(&settled)
 }
 
 /// One walk from `init`, its steps drawn from the stream numbered `walk` of `seed`.
@@ -98,7 +92,7 @@ fn walk<R: Recipe>(init: &World<R>, properties: &[Property], seed: u64, walk: u6
     let mut path = Vec::new();
     let mut steps = Vec::new();
     loop {
-        found.met.push(fingerprint(&world));
+        found.met.push(settled_fingerprint(&world));
         for &property in properties {
             match property.kind() {
                 Kind::Safety if !property.holds(&world) => {
@@ -112,8 +106,7 @@ fn walk<R: Recipe>(init: &World<R>, properties: &[Property], seed: u64, walk: u6
         }
         steps.clear();
         world.steps_into(&mut steps);
-        let deadlocked = world.waiting_mask() != 0 && steps.iter().all(|s| s.is_fault());
-        if deadlocked && properties.contains(&Property::EventualAcquire) {
+        if deadlocked(world.waiting_mask(), steps.iter().copied()) && properties.contains(&Property::EventualAcquire) {
             found.broken.entry(Property::EventualAcquire).or_insert_with(|| path.clone());
         }
         if steps.is_empty() || path.len() == depth {
@@ -140,10 +133,7 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
     // Rounds of walks, split across the threads and combined in walk order.
     let per_round = (swarm.threads.max(1) * 64) as u64;
     while walks < swarm.walks {
-        let exhausted = visits >= swarm.max_visits as u64
-            || swarm.deadline.is_some_and(|d| Instant::now() >= d)
-            || swarm.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max));
-        if exhausted {
+        if swarm.budget.exhausted(visits as usize) {
             break;
         }
         let round: Vec<u64> = (walks..(walks + per_round).min(swarm.walks)).collect();
