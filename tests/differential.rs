@@ -13,7 +13,7 @@
 //! A case whose exploration is too big for the budget is skipped (and counted), except that a
 //! violation the oracle did find must not be called "holds". `cargo test` runs a fast slice;
 //! `ZKLAB_DIFFERENTIAL_CASES=N` runs N cases (CI runs a larger slice). A mismatch prints the
-//! case: its seed reproduces it.
+//! case (its seed reproduces it) and the run's seed (`PROPTEST_RNG_SEED=` repeats the run).
 
 #[path = "oracle/mod.rs"]
 mod oracle;
@@ -21,7 +21,7 @@ mod oracle;
 mod random;
 
 use proptest::prelude::*;
-use proptest::test_runner::TestRunner;
+use proptest::test_runner::{RngSeed, TestRunner};
 use random::{Program, RandomRecipe};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -142,6 +142,16 @@ fn compare(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mode: &str
         }
     }
     Ok(())
+}
+
+/// The seed the run draws its cases from: `PROPTEST_RNG_SEED` when set, else a fresh one, printed
+/// so that a failing run can be repeated exactly.
+fn run_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    match std::env::var("PROPTEST_RNG_SEED") {
+        Ok(text) => text.parse().expect("PROPTEST_RNG_SEED is a number"),
+        Err(_) => std::collections::hash_map::RandomState::new().build_hasher().finish(),
+    }
 }
 
 fn cases() -> u32 {
@@ -276,7 +286,14 @@ fn compare_stopped(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mo
 #[test]
 fn the_production_checker_agrees_with_the_reference_checker() {
     let cases = cases();
-    let config = ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() };
+    let seed = run_seed();
+    eprintln!("random cases drawn from seed {seed} (PROPTEST_RNG_SEED={seed} draws them again)");
+    let config = ProptestConfig {
+        cases,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(seed),
+        ..ProptestConfig::default()
+    };
     let mut runner = TestRunner::new(config);
     let compared = Cell::new(0u32);
     let result = runner.run(&case(), |case| {
@@ -292,7 +309,7 @@ fn the_production_checker_agrees_with_the_reference_checker() {
         SWARM_FOUND.load(Ordering::Relaxed)
     );
     if let Err(failure) = result {
-        panic!("{failure}");
+        panic!("{failure} (PROPTEST_RNG_SEED={seed} repeats this run)");
     }
     assert!(stopped > 0, "no run stopped at a violation: the stop was not compared");
     assert!(SWARM_FOUND.load(Ordering::Relaxed) > 0, "no swarm met a violation: swarms were not compared");
