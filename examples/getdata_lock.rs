@@ -55,8 +55,10 @@ impl Recipe for GetDataLock {
                 self.node = Some(path);
                 self.list(out);
             }
-            (Phase::Listing, Input::Reply { result: Ok(Response::Children { mut children, .. }), .. }) => {
-                // Every name is `n-` and a sequence number, so name order is queue order.
+            (Phase::Listing, Input::Reply { result: Ok(Response::Children { children, .. }), .. }) => {
+                // Every name is `n-` and a sequence number, so name order is queue order. The
+                // listing is shared with every client that read the same children: sort a copy.
+                let mut children = children.to_vec();
                 children.sort();
                 let mine = self.node.as_deref().and_then(|n| n.rsplit('/').next()).unwrap_or_default();
                 match children.iter().position(|c| c == mine) {

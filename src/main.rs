@@ -163,6 +163,11 @@ struct CheckArgs {
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
     client: ClientChoice,
+    /// The Java client's jute.maxbuffer in bytes: a reply longer than this drops its connection,
+    /// as with a real client (default: no limit; the client's own 1048575 is far above any
+    /// checked world). Switches symmetry and renumbering off: names' lengths then matter.
+    #[arg(long, value_name = "BYTES")]
+    jute_maxbuffer: Option<u64>,
     /// Threads that expand states (the answer does not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -353,11 +358,18 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         first_sequence: args.first_sequence,
         faults: parse_faults(&args.faults)?,
         client_behaviour: args.client.behaviour(),
+        jute_maxbuffer: args.client.jute_maxbuffer(args.jute_maxbuffer)?,
         renumber: !args.no_renumber,
         ..WorldConfig::default()
     };
     let recipe = args.recipe.as_deref().unwrap_or_default();
     let scenario = Scenario::new(recipe, args.clients, config)?;
+    if args.symmetry && args.jute_maxbuffer.is_some() {
+        return Err(BadInput(
+            "--symmetry renames clients, which changes the lengths of their names: it cannot be used with --jute-maxbuffer"
+                .to_string(),
+        ));
+    }
     if args.symmetry && scenario.world().canonical().is_none() {
         return Err(BadInput(format!(
             "--symmetry needs clients that all run one recipe that supports renaming (`{recipe}` does not)"

@@ -51,6 +51,10 @@ pub struct SimulateArgs {
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
     pub client: crate::scenario::ClientChoice,
+    /// The Java client's jute.maxbuffer in bytes: a reply longer than this drops its connection,
+    /// as a real client does [default: 1048575, the Java client's own].
+    #[arg(long, value_name = "BYTES")]
+    pub jute_maxbuffer: Option<u64>,
     /// Threads for a sweep of seeds.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
@@ -74,8 +78,15 @@ pub struct SimulateArgs {
 
 /// Runs the command; returns the exit code (0 every run passed, 1 a violation).
 pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
-    let world =
-        WorldConfig { rounds: args.rounds, client_behaviour: args.client.behaviour(), ..WorldConfig::default() };
+    let world = WorldConfig {
+        rounds: args.rounds,
+        client_behaviour: args.client.behaviour(),
+        jute_maxbuffer: args.client.jute_maxbuffer(args.jute_maxbuffer)?.or(match args.client {
+            crate::scenario::ClientChoice::Java => Some(zklab_model::JAVA_MAX_PACKET_BYTES),
+            crate::scenario::ClientChoice::Kazoo => None,
+        }),
+        ..WorldConfig::default()
+    };
     let scenario = Scenario::with_limit(&args.recipe, args.clients, world.clone(), zklab_sim::MAX_CLIENTS)?;
     let first = match args.seed {
         Some(seed) => seed,
@@ -208,6 +219,9 @@ fn run_args(args: &SimulateArgs, seed: u64, faults: &str) -> Vec<String> {
     if let Some(ms) = args.heal_ms {
         words.extend(["--heal-ms".to_string(), ms.to_string()]);
     }
+    if let Some(bytes) = args.jute_maxbuffer {
+        words.extend(["--jute-maxbuffer".to_string(), bytes.to_string()]);
+    }
     words
 }
 
@@ -287,6 +301,14 @@ fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
             h.latency_ms_p99,
             h.latency_ms_max,
             h.fairness
+        );
+    }
+    for (seed, m) in reports.iter().map(|r| (r.seed, &r.metrics)).filter(|(_, m)| m.refused_replies > 0) {
+        let shortest =
+            m.shortest_refused_listing.map_or(String::new(), |n| format!(" (the shortest a listing of {n} children)"));
+        say!(
+            "seed {seed}: {} replies longer than jute.maxbuffer{shortest}; each dropped its client's connection",
+            m.refused_replies
         );
     }
     let secs = wall.as_secs_f64().max(1e-9);

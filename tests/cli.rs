@@ -184,6 +184,12 @@ fn check_rejects_bad_arguments_with_one_line() {
         (&["standard", "--swarm", "10", "--walk-depth", "0"], "--walk-depth"),
         (&["standard", "--swarm", "10", "--symmetry"], "--swarm"),
         (&["standard", "--walk-depth", "10"], "--swarm"),
+        // A reply-length limit of nothing, of more than an int, for a library without one, or
+        // with a reduction that changes names' lengths.
+        (&["standard", "--jute-maxbuffer", "0"], "--jute-maxbuffer"),
+        (&["standard", "--jute-maxbuffer", "4294967296"], "--jute-maxbuffer"),
+        (&["standard", "--jute-maxbuffer", "100", "--client", "kazoo"], "kazoo"),
+        (&["standard", "--jute-maxbuffer", "100", "--symmetry"], "--symmetry"),
     ];
     for (rest, mentions) in cases {
         let mut args = vec!["check", "-q", "--recipe"];

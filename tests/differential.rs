@@ -10,6 +10,9 @@
 //! - the production checker with its default reductions (partial order, renumbering) and with
 //!   symmetry must give the same verdicts, and counterexamples that replay.
 //!
+//! One case in five sets a small jute.maxbuffer, so that replies are refused for their length
+//! (renumbering and symmetry must then keep out).
+//!
 //! A case whose exploration is too big for the budget is skipped (and counted), except that a
 //! violation the oracle did find must not be called "holds". `cargo test` runs a fast slice;
 //! `ZKLAB_DIFFERENTIAL_CASES=N` runs N cases (CI runs a larger slice). A mismatch prints the
@@ -42,6 +45,9 @@ struct Case {
     rounds: u8,
     /// The recipe is drawn with `Program::noting_outages` (and a disconnect is in the budget).
     notes_outages: bool,
+    /// A Java client's jute.maxbuffer small enough to refuse some replies (symmetry and
+    /// renumbering must then stay off: names' lengths matter).
+    jute_maxbuffer: Option<u32>,
 }
 
 impl Case {
@@ -55,6 +61,7 @@ impl Case {
             client_behaviour: self.client,
             rounds: self.rounds,
             renumber,
+            jute_maxbuffer: self.jute_maxbuffer,
             ..WorldConfig::default()
         };
         World::new(config, (0..self.clients).map(|_| RandomRecipe::new(program.clone())).collect())
@@ -71,13 +78,20 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(ClientBehaviour::Java), Just(ClientBehaviour::Kazoo)],
         prop_oneof![2 => Just(1u8), 1 => Just(2u8), 1 => Just(UNBOUNDED_ROUNDS)],
         proptest::bool::weighted(0.25),
+        // Between a create's reply (38 bytes) and a Stat's (84): lists of two or more names and
+        // replies with a Stat are refused, so the refusals do not create nodes without end.
+        prop_oneof![2 => Just(None), 1 => (40u32..=90).prop_map(Some)],
     )
-        .prop_map(|(seed, clients, mut faults, client, rounds, notes_outages)| {
+        .prop_map(|(seed, clients, mut faults, mut client, rounds, notes_outages, jute_maxbuffer)| {
             // The outage alone: other faults reach most of what it does by other paths.
             if notes_outages {
                 faults = vec![FaultKind::Disconnect];
             }
-            Case { seed, clients, faults, client, rounds, notes_outages }
+            // Only the Java client has the limit.
+            if jute_maxbuffer.is_some() {
+                client = ClientBehaviour::Java;
+            }
+            Case { seed, clients, faults, client, rounds, notes_outages, jute_maxbuffer }
         })
 }
 
@@ -182,8 +196,19 @@ fn agree(case: &Case) -> Result<bool, TestCaseError> {
     // A swarm of random walks is a bounded search: only what it meets may it report.
     let walks = Options { swarm: Some(Walks { walks: 40, depth: 60, seed: case.seed }), ..Options::default() };
     compare_swarm(case, &o, &production(case.world(true), walks))?;
+    if case.jute_maxbuffer.is_some() {
+        let unlimited = oracle::check(Case { jute_maxbuffer: None, ..case.clone() }.world(false), MAX_STATES);
+        if unlimited.unique_worlds != o.unique_worlds {
+            LIMITED.fetch_add(1, Ordering::Relaxed);
+        }
+    }
     Ok(true)
 }
+
+/// Compared cases whose jute.maxbuffer refused some reply (their graph differs from the one
+/// without a limit). Random recipes rarely send a reply long enough with a graph small enough
+/// to compare, so `a_reply_length_limit_is_compared_on_worlds_it_changes` makes sure of some.
+static LIMITED: AtomicU32 = AtomicU32::new(0);
 
 /// Violations the swarms met, over all cases: the comparison must not be vacuous.
 static SWARM_FOUND: AtomicU32 = AtomicU32::new(0);
@@ -303,8 +328,9 @@ fn the_production_checker_agrees_with_the_reference_checker() {
         Ok(())
     });
     let stopped = STOPPED.load(Ordering::Relaxed);
+    let limited = LIMITED.load(Ordering::Relaxed);
     eprintln!(
-        "{} of {cases} random recipes compared (the rest too big for the reference checker), {stopped} runs stopped at a violation, {} violations met by swarms",
+        "{} of {cases} random recipes compared (the rest too big for the reference checker), {stopped} runs stopped at a violation, {} violations met by swarms, {limited} worlds changed by a jute.maxbuffer",
         compared.get(),
         SWARM_FOUND.load(Ordering::Relaxed)
     );
@@ -318,6 +344,39 @@ fn the_production_checker_agrees_with_the_reference_checker() {
     assert!(compared.get() * 6 >= cases, "too few random cases were small enough to compare");
 }
 
+/// Random recipes under a jute.maxbuffer that lets a create's reply through and refuses a
+/// listing of two names or a Stat: the first seeds whose graph the limit changes (and that the
+/// oracle can finish) are compared in full.
+#[test]
+fn a_reply_length_limit_is_compared_on_worlds_it_changes() {
+    let mut changed = 0;
+    for seed in 0..400 {
+        let case = Case {
+            seed,
+            clients: 2,
+            faults: Vec::new(),
+            client: ClientBehaviour::Java,
+            rounds: 1,
+            notes_outages: false,
+            jute_maxbuffer: Some(61),
+        };
+        let limited = oracle::check(case.world(false), MAX_STATES);
+        let unlimited = oracle::check(Case { jute_maxbuffer: None, ..case.clone() }.world(false), MAX_STATES);
+        if !limited.complete || limited.unique_worlds == unlimited.unique_worlds {
+            continue;
+        }
+        match agree(&case) {
+            Ok(compared) => assert!(compared, "{case:?} is small enough to compare"),
+            Err(e) => panic!("{case:?}: {e}"),
+        }
+        changed += 1;
+        if changed == 4 {
+            return;
+        }
+    }
+    panic!("only {changed} of 400 seeds have a graph the limit changes");
+}
+
 /// Cases the differential test found, kept: each failed before its fix.
 #[test]
 fn the_cases_the_differential_test_found_stay_fixed() {
@@ -329,6 +388,7 @@ fn the_cases_the_differential_test_found_stay_fixed() {
         client: ClientBehaviour::Java,
         rounds: 1,
         notes_outages: false,
+        jute_maxbuffer: None,
     };
     let kept = [
         // fenced_exclusion compared two clocks: a hold placed by its node's creation zxid
@@ -383,6 +443,7 @@ fn symmetry_claimed_by_a_recipe_that_orders_by_client_is_refused() {
         client: ClientBehaviour::Java,
         rounds: 1,
         notes_outages: false,
+        jute_maxbuffer: None,
     };
     assert!(Program::from_seed(case.seed).ordered_by_client);
     let everything = Options { symmetry: true, stop_at_violation: false, ..Options::default() };
@@ -409,6 +470,7 @@ fn renumbering_claimed_by_a_recipe_that_reads_numbers_by_value_is_refused() {
         client: ClientBehaviour::Java,
         rounds: 1,
         notes_outages: false,
+        jute_maxbuffer: None,
     };
     assert!(Program::from_seed(case.seed).reads_values);
     let everything = Options { stop_at_violation: false, ..Options::default() };

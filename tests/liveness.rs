@@ -308,3 +308,32 @@ fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
     let bounded = World::new(WorldConfig::default(), vec![holder(), waiter()]);
     assert_eq!(check::explore(bounded, &everything()).status("eventual_acquire"), Some(Status::Holds));
 }
+
+/// The Java client refuses a reply longer than its jute.maxbuffer and drops its connection. The
+/// standard lock lists the whole queue on every try: once the queue's listing is too long,
+/// every waiter is refused, reconnects, lists again and is refused again, forever.
+#[test]
+fn a_listing_longer_than_jute_maxbuffer_starves_every_waiter_of_the_standard_lock() {
+    let world = |limit| {
+        let config = WorldConfig { jute_maxbuffer: Some(limit), ..WorldConfig::default() };
+        zklab::scenario::Scenario::new("standard", 3, config).unwrap().world()
+    };
+    // Three names like `c0-s2-lock-0000000000` make a 95-byte reply; two make 70.
+    let fits = check::explore(world(95), &everything());
+    assert_eq!(fits.status("eventual_acquire"), Some(Status::Holds));
+    assert_eq!(fits.status("zk_exclusion"), Some(Status::Holds));
+    let starved = check::explore(world(94), &everything());
+    assert_eq!(starved.status("eventual_acquire"), Some(Status::Violated));
+    let verdict = starved.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap();
+    let cx = verdict.counterexample.as_ref().unwrap();
+    let start = cx.cycle_start.expect("a cycle: the waiters keep trying");
+    let mut world = world(94);
+    let mut refused_in_cycle = 0;
+    for (i, step) in cx.steps.iter().enumerate() {
+        world.apply(*step).unwrap();
+        if i >= start && world.refused().is_some() {
+            refused_in_cycle += 1;
+        }
+    }
+    assert!(refused_in_cycle > 0, "the cycle goes through a refused listing");
+}

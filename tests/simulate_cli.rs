@@ -94,6 +94,9 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["--recipe", "standard", "--latency-us", "5"], "--latency-us"),
         (vec!["--recipe", "standard", "--seeds", "0"], "--seeds"),
         (vec!["--recipe", "standard", "--schedule", "/no/such/schedule.json"], "cannot read schedule"),
+        (vec!["--recipe", "standard", "--jute-maxbuffer", "0"], "--jute-maxbuffer"),
+        (vec!["--recipe", "standard", "--jute-maxbuffer", "-5"], "-5"),
+        (vec!["--recipe", "standard", "--client", "kazoo", "--jute-maxbuffer", "9"], "kazoo"),
     ] {
         let mut full = vec!["simulate"];
         full.extend(&args);
@@ -135,5 +138,40 @@ fn the_herd_table_shows_one_wakeup_per_release_for_the_standard_lock_and_a_herd_
     assert!(herd[1] > 3.0 * herd[0] && herd[2] > 1.8 * herd[1], "linear growth: {herd:?}");
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains("standard") && chart.contains("parent-watch"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_queue_longer_than_jute_maxbuffer_allows_is_reported_and_its_trace_replays() {
+    let dir = temp_dir("jute");
+    let args = [
+        "simulate",
+        "--recipe",
+        "standard",
+        "--clients",
+        "200",
+        "--start-spread-ms",
+        "50",
+        "--heal-ms",
+        "2000",
+        "--jute-maxbuffer",
+        "3000",
+        "--trace-dir",
+        dir.to_str().unwrap(),
+    ];
+    let out = zklab(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("eventual_acquire"), "{text}");
+    let refused =
+        text.lines().find(|l| l.contains("longer than jute.maxbuffer")).expect("the refused replies are counted");
+    assert!(refused.contains("the shortest a listing of 1"), "about 120 names fit in 3000 bytes: {refused}");
+    let trace = text.lines().find_map(|l| l.trim().strip_prefix("trace: ")).expect("a trace line").to_string();
+    let replayed = zklab(&["replay", &trace]);
+    assert_eq!(replayed.status.code(), Some(0), "{}", String::from_utf8_lossy(&replayed.stdout));
+    // The same run with the Java client's own limit: 200 names fit many times over.
+    let default: Vec<&str> = args.iter().copied().filter(|a| *a != "--jute-maxbuffer" && *a != "3000").collect();
+    let out = zklab(&default);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,7 +19,21 @@ pub enum ClientBehaviour {
     Kazoo,
 }
 
+/// The Java client's default `jute.maxbuffer` (`ZKClientConfig.CLIENT_MAX_PACKET_LENGTH_DEFAULT`,
+/// 0xfffff bytes).
+pub const JAVA_MAX_PACKET_BYTES: u32 = 1_048_575;
+
 impl ClientBehaviour {
+    /// The longest reply frame the library accepts, given the `jute.maxbuffer` a world sets:
+    /// the Java client reads a frame's length first and drops the connection when it is above
+    /// its limit ("Packet len N is out of range!"); kazoo reads frames of any length.
+    pub fn max_reply_bytes(self, configured: Option<u32>) -> Option<usize> {
+        match self {
+            ClientBehaviour::Java => configured.map(|bytes| bytes as usize),
+            ClientBehaviour::Kazoo => None,
+        }
+    }
+
     /// The connection dropped while the session lives on: the server forgets the connection's
     /// watches; Java keeps its own list to re-arm, kazoo forgets it (its watchers were handed
     /// the Disconnected state and will hear nothing more).

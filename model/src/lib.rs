@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod event;
+pub mod listing;
 pub mod memo;
 pub mod path;
 pub mod property;
@@ -16,6 +17,7 @@ pub mod tree;
 
 pub use error::ZkError;
 pub use event::{EventType, SessionState, WatchedEvent};
+pub use listing::Listing;
 pub use path::PathError;
 pub use property::{Property, Reach};
 pub use renumber::{Collected, Numbers, Renumber};
@@ -29,6 +31,6 @@ pub mod client;
 pub mod recipe;
 pub mod world;
 
-pub use client::{ClientBehaviour, ClientWatches};
+pub use client::{ClientBehaviour, ClientWatches, JAVA_MAX_PACKET_BYTES};
 pub use recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
-pub use world::{FaultBudget, FaultKind, Step, World, WorldConfig, UNBOUNDED_ROUNDS};
+pub use world::{FaultBudget, FaultKind, RefusedReply, Step, World, WorldConfig, UNBOUNDED_ROUNDS};

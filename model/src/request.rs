@@ -1,5 +1,6 @@
 //! What a client asks of the server and what it gets back.
 
+use crate::Listing;
 use crate::{Stat, ZkError};
 use serde::{Deserialize, Serialize};
 
@@ -100,11 +101,37 @@ pub enum Response {
         stat: Stat,
     },
     DataSet(Stat),
-    /// In the server's order, which is unspecified: recipes must sort.
+    /// In the server's order, which is unspecified: recipes must sort. Shared, not copied: a
+    /// listing of N children queued to N clients is one listing (see `Listing`).
     Children {
-        children: Vec<String>,
+        children: Listing,
         stat: Stat,
     },
+}
+
+/// A Stat record on the wire: eight longs and ints (czxid, mzxid, ctime, mtime, version,
+/// cversion, aversion, ephemeralOwner, dataLength, numChildren, pzxid).
+const STAT_BYTES: usize = 68;
+
+/// The reply header: xid, zxid and error code.
+const REPLY_HEADER_BYTES: usize = 16;
+
+impl Response {
+    /// The length of the reply frame that carries this response, the number a client reads
+    /// before the frame: the reply header and the response record in jute's encoding (an int
+    /// length before every string, buffer and vector). A listing is `getChildren`'s record
+    /// (names only, no Stat); each name counts its UTF-8 bytes.
+    pub fn frame_bytes(&self) -> usize {
+        let string = |s: &str| 4 + s.len();
+        REPLY_HEADER_BYTES
+            + match self {
+                Response::Created { path, .. } => string(path),
+                Response::Deleted | Response::Exists(None) => 0,
+                Response::Exists(Some(_)) | Response::DataSet(_) => STAT_BYTES,
+                Response::Data { data, .. } => string(data) + STAT_BYTES,
+                Response::Children { children, .. } => children.wire_bytes(),
+            }
+    }
 }
 
 pub type ZkResult = Result<Response, ZkError>;

@@ -43,7 +43,7 @@ pub trait Rewrite {
             Response::Data { data, stat } => Response::Data { data: self.data(data), stat: self.stat(stat) },
             Response::DataSet(stat) => Response::DataSet(self.stat(stat)),
             Response::Children { children, stat } => {
-                Response::Children { children: self.children(request.path(), children), stat: self.stat(stat) }
+                Response::Children { children: self.children(request.path(), children).into(), stat: self.stat(stat) }
             }
         })
     }

@@ -374,7 +374,7 @@ impl Server {
             }
             Read::Children => {
                 let stat = node.expect("checked by read_existing").stat();
-                Response::Children { children: self.config.children_order.arrange(tree.children(path)), stat }
+                Response::Children { children: tree.listing(path, self.config.children_order), stat }
             }
         };
         if watch {

@@ -5,7 +5,8 @@ use crate::memo::Memo;
 use crate::path;
 use crate::renumber::Collected;
 use crate::rewrite::Rewrite;
-use crate::{SessionId, Stat};
+use crate::server::ChildrenOrder;
+use crate::{Listing, SessionId, Stat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -51,13 +52,29 @@ pub struct DataTree {
     /// The numbers renumbering collects from this tree (see `Numbers::collect_part`).
     #[serde(skip)]
     pub numbers: Memo<Option<Collected>>,
+    /// The first long listing handed out since the tree last changed (see `listing`).
+    #[serde(skip)]
+    listed: Memo<Listed>,
 }
+
+/// A listing kept with the tree it was taken from.
+struct Listed {
+    parent: String,
+    order: ChildrenOrder,
+    names: Listing,
+}
+
+/// Listings at least this long are kept with their tree and shared by every reply that lists
+/// the same children in the same order: a herd of N clients each listing N children holds one
+/// listing, not N. Shorter ones (every listing the checker ever makes) are built afresh, so the
+/// states it stores carry nothing extra.
+pub const SHARED_LISTING: usize = 64;
 
 impl Default for DataTree {
     fn default() -> Self {
         let mut nodes = BTreeMap::new();
         nodes.insert("/".to_string(), Node::new(String::new(), 0, None, 0));
-        DataTree { nodes, numbers: Memo::default() }
+        DataTree { nodes, numbers: Memo::default(), listed: Memo::default() }
     }
 }
 
@@ -69,7 +86,7 @@ impl DataTree {
             .iter()
             .map(|(path, node)| (r.path(path), Node { owner: node.owner.map(|s| r.session(s)), ..node.clone() }))
             .collect();
-        DataTree { nodes, numbers: self.numbers.carried(Clone::clone) }
+        DataTree { nodes, numbers: self.numbers.carried(Clone::clone), listed: Memo::default() }
     }
 
     /// The tree with the lock's children, every zxid, the lock's counter and the cversions
@@ -95,7 +112,7 @@ impl DataTree {
                 (r.path(path), renumbered)
             })
             .collect();
-        DataTree { nodes, numbers: r.carry(&self.numbers) }
+        DataTree { nodes, numbers: r.carry(&self.numbers), listed: Memo::default() }
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {
@@ -103,8 +120,32 @@ impl DataTree {
     }
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
-        self.numbers.clear();
+        self.changing();
         self.nodes.get_mut(path)
+    }
+
+    /// Forgets what was derived from the tree as it was.
+    fn changing(&mut self) {
+        self.numbers.clear();
+        self.listed.clear();
+    }
+
+    /// `parent`'s children arranged in `order`, as a reply carries them: shared with every
+    /// earlier listing of the same children in the same order when it is long (see
+    /// `SHARED_LISTING`).
+    pub fn listing(&self, parent: &str, order: ChildrenOrder) -> Listing {
+        let build = || Listing::new(order.arrange(self.children(parent)));
+        if let Some(kept) = self.listed.get() {
+            return match kept.parent == parent && kept.order == order {
+                true => kept.names.clone(),
+                false => build(),
+            };
+        }
+        let names = build();
+        if names.len() >= SHARED_LISTING {
+            self.listed.get_or_init(|| Listed { parent: parent.to_string(), order, names: names.clone() });
+        }
+        names
     }
 
     /// Child names in key order (the server scrambles them before replying).
@@ -126,7 +167,7 @@ impl DataTree {
 
     /// Inserts a node under an existing parent, updating the parent's counters.
     pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
-        self.numbers.clear();
+        self.changing();
         let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
         parent.num_children += 1;
         parent.cversion += 1;
@@ -137,7 +178,7 @@ impl DataTree {
 
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
-        self.numbers.clear();
+        self.changing();
         if self.nodes.remove(path).is_none() {
             return;
         }

@@ -324,7 +324,7 @@ impl Harness {
                 }
             }
             (Request::GetChildren { path, watch }, Response::Children { children, stat }) => {
-                let mut sorted = children.clone();
+                let mut sorted = children.to_vec();
                 sorted.sort();
                 assert_eq!(sorted, before.tree().children(path), "{what}");
                 assert_eq!(Some(*stat), before.stat(path), "{what}");

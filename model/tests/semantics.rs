@@ -7,8 +7,8 @@ use zklab_model::path::{self, PathError};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{
     Belief, ChildrenOrder, ClientBehaviour, CreateMode, Ctx, EventType, FaultBudget, FaultKind, Input, Notification,
-    Recipe, Request, Response, Server, ServerConfig, SessionId, SessionState, SessionStatus, Stat, Step, WatchKind,
-    WatchedEvent, World, WorldConfig, ZkError,
+    Recipe, RefusedReply, Request, Response, Server, ServerConfig, SessionId, SessionState, SessionStatus, Stat, Step,
+    WatchKind, WatchedEvent, World, WorldConfig, ZkError, JAVA_MAX_PACKET_BYTES,
 };
 
 use CreateMode::{Ephemeral, EphemeralSequential, Persistent, PersistentSequential};
@@ -81,7 +81,8 @@ fn stat(zk: &Server, path: &str) -> Stat {
 
 fn children(zk: &mut Server, s: SessionId, path: &str) -> Vec<String> {
     match ok(zk, s, Request::get_children(path, false)) {
-        Response::Children { mut children, .. } => {
+        Response::Children { children, .. } => {
+            let mut children = children.to_vec();
             children.sort();
             children
         }
@@ -603,7 +604,7 @@ fn children_order_is_unspecified_but_always_the_same_set() {
             create(&mut zk, a, "/o/x-", EphemeralSequential);
         }
         let Response::Children { children, .. } = ok(&mut zk, a, Request::get_children("/o", false)) else { panic!() };
-        lists.push(children);
+        lists.push(children.to_vec());
     }
     let mut expected = strings(&["a", "b", "c"]);
     expected.extend((3..15).map(|n| format!("x-{n:010}")));
@@ -1143,7 +1144,7 @@ fn lagging_session_reads_its_own_writes() {
     let read = zk.apply(r, &Request::get_children("/lock", false));
     assert!(read.zxid >= 3, "a read after a write went back to zxid {}", read.zxid);
     let Ok(Response::Children { children, .. }) = read.result else { panic!("{:?}", read.result) };
-    assert_eq!(children, strings(&["x-0000000000"]), "r must see its own node");
+    assert_eq!(children.to_vec(), strings(&["x-0000000000"]), "r must see its own node");
 }
 
 #[test]
@@ -1399,6 +1400,87 @@ fn world_connection_loss_after_apply_applies_the_request_and_loses_the_reply() {
     );
     step(&mut w, Step::Reconnect(0));
     assert_eq!(w.server.tree().ephemerals_of(session), strings(&["/lock/x-0000000000"]), "and the node stays");
+}
+
+#[test]
+fn world_a_reply_longer_than_jute_maxbuffer_drops_the_java_clients_connection() {
+    // Three children `x-0000000000`..: the listing's frame is the reply header (16 bytes), the
+    // vector's length (4) and three names of 4 + 12 bytes: 68 bytes. The Java client refuses a
+    // frame longer than its jute.maxbuffer; kazoo reads any length.
+    let list = Request::get_children("/lock", true);
+    // Its reply is the header alone (a Stat would be 68 bytes more: over these limits too).
+    let after = Request::exists("/gone", false);
+    for (behaviour, limit, refused) in
+        [(ClientBehaviour::Java, 67, true), (ClientBehaviour::Java, 68, false), (ClientBehaviour::Kazoo, 67, false)]
+    {
+        let what = format!("{behaviour:?} with jute.maxbuffer {limit}");
+        let config = WorldConfig { client_behaviour: behaviour, jute_maxbuffer: Some(limit), ..WorldConfig::default() };
+        let mut w = World::new(config, vec![Probe::new(vec![list.clone(), after.clone()])]);
+        let adm = admin(&mut w);
+        for _ in 0..3 {
+            assert!(w.server.apply(adm, &Request::create("/lock/x-", PersistentSequential)).result.is_ok());
+        }
+        step(&mut w, Step::Acquire(0));
+        if !refused {
+            assert_eq!(w.refused(), None, "{what}");
+            settle(&mut w, 0);
+            let Input::Reply { result: Ok(Response::Children { children, .. }), .. } = &seen(&w, 0)[1] else {
+                panic!("{what}: {:?}", seen(&w, 0))
+            };
+            assert_eq!(children.len(), 3, "{what}");
+            continue;
+        }
+        assert_eq!(w.refused(), Some(RefusedReply { client: 0, frame_bytes: 68, children: 3 }), "{what}");
+        assert_eq!(w.clients[0].link, Link::Down, "{what}: not a fault, yet the connection is gone");
+        assert!(!w.fault_happened(FaultKind::LossAfterApply));
+        settle(&mut w, 0);
+        assert_eq!(
+            seen(&w, 0),
+            [Input::Acquire, lost(list.clone()), lost(after.clone()), Input::State(SessionState::Disconnected)],
+            "{what}: the read was applied, its reply never reached the recipe"
+        );
+        // The server armed the child watch on the connection that dropped, and the client never
+        // registered it: nothing fires after the reconnect.
+        step(&mut w, Step::Reconnect(0));
+        let created = w.server.apply(adm, &Request::create("/lock/x-", PersistentSequential));
+        assert!(created.notifications.is_empty(), "{what}: {:?}", created.notifications);
+    }
+    assert_eq!(JAVA_MAX_PACKET_BYTES, 1_048_575, "ZKClientConfig.CLIENT_MAX_PACKET_LENGTH_DEFAULT in 3.8");
+    assert_eq!(ClientBehaviour::Java.max_reply_bytes(None), None, "a world sets no limit unless asked");
+}
+
+#[test]
+fn a_long_listing_is_shared_until_the_children_change() {
+    let mut zk = server();
+    let (a, _) = zk.open_session(4000);
+    let (b, _) = zk.open_session(4000);
+    create(&mut zk, a, "/q", Persistent);
+    for _ in 0..zklab_model::tree::SHARED_LISTING {
+        create(&mut zk, a, "/q/n-", EphemeralSequential);
+    }
+    let listing = |zk: &mut Server, s| match ok(zk, s, Request::get_children("/q", true)) {
+        Response::Children { children, .. } => children,
+        other => panic!("getChildren answered {other:?}"),
+    };
+    let (first, second) = (listing(&mut zk, a), listing(&mut zk, b));
+    assert!(first.shares(&second), "two readers of the same children share one listing");
+    create(&mut zk, b, "/q/n-", EphemeralSequential);
+    let third = listing(&mut zk, a);
+    assert!(!first.shares(&third), "a change makes a new listing");
+    assert_eq!(third.len(), first.len() + 1);
+    assert_eq!(first.len(), zklab_model::tree::SHARED_LISTING, "what was handed out earlier stays as it was");
+}
+
+#[test]
+fn a_frame_counts_every_string_with_its_length() {
+    let stat = Stat::default();
+    let listing = |names: &[&str]| Response::Children { children: strings(names).into(), stat };
+    assert_eq!(listing(&[]).frame_bytes(), 16 + 4);
+    assert_eq!(listing(&["a", "bb"]).frame_bytes(), 16 + 4 + (4 + 1) + (4 + 2));
+    assert_eq!(listing(&["\u{e9}"]).frame_bytes(), 16 + 4 + 4 + 2, "UTF-8 bytes, not chars");
+    assert_eq!(Response::Data { data: "xyz".into(), stat }.frame_bytes(), 16 + 4 + 3 + 68);
+    assert_eq!(Response::Exists(None).frame_bytes(), 16);
+    assert_eq!(Response::Created { path: "/a".into(), stat }.frame_bytes(), 16 + 4 + 2);
 }
 
 /// Client 0 watches three things, disconnects, and `admin` changes all of them meanwhile; one

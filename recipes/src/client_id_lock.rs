@@ -96,13 +96,14 @@ impl ClientIdLock {
     }
 
     /// The contenders among `children`, by sequence number.
-    fn queue(children: Vec<String>) -> Vec<String> {
-        let mut queue: Vec<(i32, String)> = children.into_iter().filter_map(|c| Some((sequence_of(&c)?, c))).collect();
+    fn queue(children: &[String]) -> Vec<String> {
+        let mut queue: Vec<(i32, String)> =
+            children.iter().filter_map(|c| Some((sequence_of(c)?, c.clone()))).collect();
         queue.sort();
         queue.into_iter().map(|(_, c)| c).collect()
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         let queue = Self::queue(children);
         if self.phase == Phase::Searching {
             return self.read_next(ctx, queue, out);
@@ -134,7 +135,7 @@ impl ClientIdLock {
                 Phase::Searching | Phase::Listing,
                 Request::GetChildren { .. },
                 Ok(Response::Children { children, .. }),
-            ) => self.on_children(ctx, children, out),
+            ) => self.on_children(ctx, &children, out),
             (
                 phase @ (Phase::Searching | Phase::Listing),
                 Request::GetChildren { .. },
@@ -281,7 +282,10 @@ mod tests {
         let children = vec!["lock-0000000001".to_string(), "lock-0000000000".to_string()];
         lock.handle(
             &CTX,
-            Input::Reply { request: list, result: Ok(Response::Children { children, stat: stat(None) }) },
+            Input::Reply {
+                request: list,
+                result: Ok(Response::Children { children: children.into(), stat: stat(None) }),
+            },
             &mut out,
         );
         (lock, out)

@@ -274,8 +274,8 @@ impl Contender {
         }
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
-        let ours: Vec<String> = children.into_iter().filter(|c| self.sequence(c).is_some()).collect();
+    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
+        let ours: Vec<String> = children.iter().filter(|c| self.sequence(c).is_some()).cloned().collect();
         if self.phase == Phase::Recovering {
             let prefix = self.prefix(ctx);
             let found = ours.iter().find(|c| c.starts_with(&prefix)).map(|c| path::join(&self.lock_path, c));
@@ -358,7 +358,7 @@ impl Contender {
                 Phase::Listing | Phase::Recovering,
                 Request::GetChildren { .. },
                 Ok(Response::Children { children, .. }),
-            ) => self.on_children(ctx, children, out),
+            ) => self.on_children(ctx, &children, out),
             (phase @ (Phase::Listing | Phase::Recovering), Request::GetChildren { .. }, Err(_)) => {
                 self.list(phase, out)
             }

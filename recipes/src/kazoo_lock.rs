@@ -83,7 +83,7 @@ impl KazooLock {
         out.push(Request::get_children(&self.path, false));
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Finding {
             let prefix = Self::prefix(ctx);
             return match children.iter().find(|c| c.starts_with(&prefix)) {
@@ -96,7 +96,7 @@ impl KazooLock {
         }
         let Some(node) = self.node.clone() else { return self.inner_acquire(ctx, out) };
         let mut contenders: Vec<(i32, String)> =
-            children.into_iter().filter_map(|c| Some((sequence(&c)?, c))).collect();
+            children.iter().filter_map(|c| Some((sequence(c)?, c.clone()))).collect();
         contenders.sort();
         match contenders.iter().position(|(_, c)| c == path::name(&node)) {
             // ForceRetryError: our node is gone.
@@ -127,7 +127,7 @@ impl KazooLock {
                 Err(ZkError::ConnectionLoss),
             ) => self.inner_acquire(ctx, out),
             (Phase::Finding | Phase::Listing, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
-                self.on_children(ctx, children, out)
+                self.on_children(ctx, &children, out)
             }
             (Phase::Creating, Request::Create { .. }, Ok(Response::Created { path, .. })) => {
                 self.node = Some(path);

@@ -218,7 +218,7 @@ impl RwQueue {
         }
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             let mine = self.own_prefix(ctx);
             match children.iter().find(|c| c.starts_with(&mine)) {
@@ -228,7 +228,7 @@ impl RwQueue {
         }
         let Some(node) = self.node.clone() else { return self.create(ctx, out) };
         let mut queue: Vec<(i32, Kind, String)> =
-            children.into_iter().filter_map(|c| self.contender(&c).map(|(seq, kind)| (seq, kind, c))).collect();
+            children.iter().filter_map(|c| self.contender(c).map(|(seq, kind)| (seq, kind, c.clone()))).collect();
         queue.sort();
         let first_write = queue.iter().position(|(_, kind, _)| *kind == Kind::Write);
         let Some(position) = queue.iter().position(|(_, _, c)| c == path::name(&node)) else {
@@ -279,7 +279,7 @@ impl RwQueue {
                 Phase::Listing | Phase::Recovering,
                 Request::GetChildren { .. },
                 Ok(Response::Children { children, .. }),
-            ) => self.on_children(ctx, children, out),
+            ) => self.on_children(ctx, &children, out),
             (Phase::Listing | Phase::Recovering, Request::GetChildren { .. }, Err(_)) => {
                 let phase = self.phase.clone();
                 self.list(phase, out)

@@ -179,7 +179,7 @@ impl SequentialLock {
 
     /// Our position among the contenders, sorted by sequence number (never by name: the guid
     /// comes first in the name).
-    fn on_children(&mut self, ctx: &Ctx, children: Vec<String>, out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             let mine = format!("{}{MARKER}", Self::guid(ctx));
             match children.iter().find(|c| c.starts_with(&mine)) {
@@ -201,7 +201,7 @@ impl SequentialLock {
         };
         // The next lowest node is all a waiter needs: one pass, no sort (it matters with
         // thousands of contenders).
-        let Some(predecessor) = predecessor(self.variant.order, &children, my_name, mine) else {
+        let Some(predecessor) = predecessor(self.variant.order, children, my_name, mine) else {
             self.phase = Phase::Holding;
             return;
         };
@@ -251,7 +251,7 @@ impl SequentialLock {
                 Phase::Listing | Phase::Recovering,
                 Request::GetChildren { .. },
                 Ok(Response::Children { children, .. }),
-            ) => self.on_children(ctx, children, out),
+            ) => self.on_children(ctx, &children, out),
             (Phase::Listing | Phase::Recovering, Request::GetChildren { .. }, Err(ZkError::ConnectionLoss)) => {
                 let phase = self.phase.clone();
                 self.list(phase, out)

@@ -199,7 +199,7 @@ mod tests {
         assert_eq!(out, vec![Request::get_children("/lock", false)]);
         let mut out = Vec::new();
         let children = vec!["c1-s2-lock-0000000000".to_string(), "c0-s1-lock-0000000001".to_string()];
-        let listing = Ok(Response::Children { children, stat: Stat::default() });
+        let listing = Ok(Response::Children { children: children.into(), stat: Stat::default() });
         // The recovery listing queued before the give-up answers first, then ours.
         lock.handle(&CTX, Input::Reply { request: Request::get_children("/lock", false), result: listing }, &mut out);
         assert_eq!(out, vec![Request::delete("/lock/c0-s1-lock-0000000001")]);

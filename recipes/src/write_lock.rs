@@ -71,11 +71,11 @@ impl WriteLock {
         out.push(Request::get_children(&self.dir, false));
     }
 
-    fn on_found(&mut self, ctx: &Ctx, names: Vec<String>, out: &mut Vec<Request>) {
+    fn on_found(&mut self, ctx: &Ctx, names: &[String], out: &mut Vec<Request>) {
         let prefix = Self::prefix(ctx);
-        match names.into_iter().find(|n| n.starts_with(&prefix)) {
+        match names.iter().find(|n| n.starts_with(&prefix)) {
             Some(name) => {
-                self.id = Some(name);
+                self.id = Some(name.clone());
                 self.phase = Phase::Listing;
                 out.push(Request::get_children(&self.dir, false));
             }
@@ -86,7 +86,7 @@ impl WriteLock {
         }
     }
 
-    fn on_listed(&mut self, names: Vec<String>, out: &mut Vec<Request>) {
+    fn on_listed(&mut self, names: &[String], out: &mut Vec<Request>) {
         let Some(id) = self.id.clone() else { return self.execute(out) };
         if names.is_empty() {
             self.id = None;
@@ -121,7 +121,7 @@ impl WriteLock {
                 Err(ZkError::ConnectionLoss),
             ) => self.execute(out),
             (Phase::Finding, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
-                self.on_found(ctx, children, out)
+                self.on_found(ctx, &children, out)
             }
             (Phase::Creating, Request::Create { .. }, Ok(Response::Created { path, .. })) => {
                 self.id = Some(path);
@@ -129,7 +129,7 @@ impl WriteLock {
                 out.push(Request::get_children(&self.dir, false));
             }
             (Phase::Listing, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
-                self.on_listed(children, out)
+                self.on_listed(&children, out)
             }
             (Phase::Checking(last), Request::Exists { .. }, Ok(Response::Exists(stat))) => {
                 self.phase = if stat.is_some() { Phase::Waiting(last.clone()) } else { Phase::Stalled };

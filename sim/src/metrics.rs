@@ -31,6 +31,11 @@ pub struct Metrics {
     pub out_of_order_pairs: u64,
     /// Pairs of first-round acquisitions.
     pub pairs: u64,
+    /// Replies a client refused as longer than its jute.maxbuffer (each dropped its connection).
+    pub refused_replies: u64,
+    /// The fewest children a refused listing held: the queue length at which listing the lock
+    /// stops working for the Java client.
+    pub shortest_refused_listing: Option<u64>,
 }
 
 /// The herd table's row for one run.

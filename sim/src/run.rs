@@ -390,6 +390,13 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.steps.push(step);
         self.metrics.steps += 1;
         self.metrics.notifications += self.world.routed().len() as u64;
+        if let Some(refused) = self.world.refused() {
+            self.metrics.refused_replies += 1;
+            if refused.children > 0 {
+                let shortest = &mut self.metrics.shortest_refused_listing;
+                *shortest = Some(shortest.map_or(refused.children as u64, |n| n.min(refused.children as u64)));
+            }
+        }
         for j in 0..self.world.routed().len() {
             let j = self.world.routed()[j];
             self.deliver_soon(j);

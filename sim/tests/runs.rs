@@ -120,3 +120,30 @@ fn links_can_have_their_own_latencies() {
     let one = vec![zklab_recipes::build("standard", "/lock").unwrap()];
     assert!(simulate(&bad, one).err().unwrap().0.contains("latency"));
 }
+
+/// jute.maxbuffer: the Java client refuses a reply longer than it and drops its connection.
+/// Once the lock's queue is long enough, every waiter's listing is refused, the waiter lists
+/// again after reconnecting, and is refused again: nobody ever acquires.
+#[test]
+fn a_queue_too_long_to_list_stops_the_standard_lock() {
+    let queue = |limit: Option<u32>| {
+        run("standard", 200, 1, |c| {
+            c.world.jute_maxbuffer = limit;
+            // Clients arrive one every 0.25 ms, faster than the lock is handed on: the queue grows.
+            c.start_spread_us = 50_000;
+            c.heal_bound_us = Some(2_000_000);
+        })
+    };
+    let fits = queue(None);
+    assert_eq!(fits.outcome, Outcome::Passed, "the default limit is far above 200 names");
+    assert_eq!(fits.metrics.refused_replies, 0);
+    // A name is about 24 bytes on the wire (`c17-s19-lock-0000000017` and its length): a 3,000-byte
+    // limit lets a listing hold about 120.
+    let stuck = queue(Some(3_000));
+    let Outcome::Violated(violation) = &stuck.outcome else { panic!("{:?}", stuck.metrics) };
+    assert_eq!(violation.property, Property::EventualAcquire);
+    assert!(stuck.metrics.refused_replies > 200, "every waiter is refused, again and again: {:?}", stuck.metrics);
+    let shortest = stuck.metrics.shortest_refused_listing.expect("the refused replies are listings");
+    assert!((100..=140).contains(&shortest), "the queue length at which listing fails: {shortest}");
+    assert!(stuck.metrics.acquisitions < shortest, "only clients that listed a shorter queue ever acquired");
+}

@@ -466,7 +466,7 @@ impl Live {
                         let (children, stat) = client.get_children(&path).await?;
                         (children, stat, None)
                     };
-                    children_fields(children, result);
+                    children_fields(&children, result);
                     if wants_stat {
                         result.insert("stat".into(), self.stat(&stat));
                     }

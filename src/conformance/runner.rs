@@ -259,7 +259,7 @@ impl Runner {
                 result.insert("stat".into(), self.stat(&stat));
             }
             Response::Children { children, stat } => {
-                children_fields(children, result);
+                children_fields(&children, result);
                 if wants_stat {
                     result.insert("stat".into(), self.stat(&stat));
                 }

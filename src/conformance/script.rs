@@ -154,8 +154,8 @@ pub(super) fn stat_value(
 }
 
 /// `children` (sorted), `raw` (the server's order) and whether that order was already sorted.
-pub(super) fn children_fields(children: Vec<String>, result: &mut Map<String, Value>) {
-    let mut sorted = children.clone();
+pub(super) fn children_fields(children: &[String], result: &mut Map<String, Value>) {
+    let mut sorted = children.to_vec();
     sorted.sort();
     result.insert("raw_sorted".into(), json!(sorted == children));
     result.insert("raw".into(), json!(children));

@@ -130,6 +130,13 @@ pub struct WorldConfig {
     /// How many times each client acquires and releases; `UNBOUNDED_ROUNDS` (255): forever.
     pub rounds: u8,
     pub faults: FaultBudget,
+    /// The Java client's `jute.maxbuffer`: a reply frame longer than this fails its connection
+    /// (see `ClientBehaviour::max_reply_bytes`). Unset: no limit. The simulator sets the
+    /// client's own default (`JAVA_MAX_PACKET_BYTES`), which its herds of thousands reach; the
+    /// checker's worlds of a few clients never come near it, and a limit makes names' lengths
+    /// matter, which renaming (symmetry) and renumbering change: with one set, neither applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jute_maxbuffer: Option<u32>,
     /// Whether the checker may keep states with their sequence numbers and zxids renumbered
     /// (see `crate::renumber`): on, except to compare against the full graph. It takes effect
     /// only where it is sound (see `World::renumbered`).
@@ -155,6 +162,7 @@ impl Default for WorldConfig {
             session_timeout_ms: 4000,
             rounds: 1,
             faults: FaultBudget::none(),
+            jute_maxbuffer: None,
             renumber: true,
         }
     }

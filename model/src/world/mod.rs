@@ -52,6 +52,18 @@ pub struct World<R> {
     /// The clients the last step queued a watch notification for (the simulator schedules
     /// their deliveries). Not part of the state.
     routed: Vec<ClientId>,
+    /// The reply the last step's client refused for its length, if any (the simulator counts
+    /// them). Not part of the state.
+    refused: Option<RefusedReply>,
+}
+
+/// A reply longer than the client's `jute.maxbuffer`: the client dropped its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefusedReply {
+    pub client: ClientId,
+    pub frame_bytes: usize,
+    /// How many names it listed (0 for a reply that is not a listing).
+    pub children: usize,
 }
 
 // The config is shared and never changes within a run, so it is not part of the state.
@@ -116,7 +128,9 @@ impl<R: Recipe> World<R> {
             })
             .collect();
         let first_session = clients.first().map_or(SessionId(0), |c| c.session);
-        let interchangeable = World::interchangeable(&clients, &config.lock_path, first_session);
+        // Renaming changes names' lengths (c9 and c10), which a reply-length limit can tell apart.
+        let interchangeable =
+            config.jute_maxbuffer.is_none() && World::interchangeable(&clients, &config.lock_path, first_session);
         let by_session = World::index_sessions(&clients);
         World {
             config: Arc::new(config),
@@ -130,6 +144,7 @@ impl<R: Recipe> World<R> {
             interchangeable,
             by_session,
             routed: Vec::new(),
+            refused: None,
         }
     }
 
@@ -140,6 +155,11 @@ impl<R: Recipe> World<R> {
     /// The clients the last step queued a watch notification for.
     pub fn routed(&self) -> &[ClientId] {
         &self.routed
+    }
+
+    /// The reply the last step's client refused as longer than its `jute.maxbuffer`.
+    pub fn refused(&self) -> Option<RefusedReply> {
+        self.refused
     }
 
     pub fn config(&self) -> &WorldConfig {
@@ -238,6 +258,7 @@ impl<R: Recipe> World<R> {
         }
         if !matches!(step, Step::Lossy(..)) {
             self.routed.clear();
+            self.refused = None;
         }
         let i = usize::from(step.client());
         match step {
@@ -469,6 +490,20 @@ impl<R: Recipe> World<R> {
                 self.drop_link(i, Link::Down, Some(request));
                 return;
             }
+            if let Some(refused) = self.too_long(i, &outcome.result) {
+                // Not a fault: the Java client refuses the frame and drops its connection, as
+                // after a lost reply, every time the reply is this long.
+                let limit = self.config.jute_maxbuffer.unwrap_or_default();
+                note(log, || {
+                    Note::Client(format!(
+                        "!! the reply is {} bytes, over jute.maxbuffer ({limit}): the client drops the connection",
+                        refused.frame_bytes
+                    ))
+                });
+                self.refused = Some(refused);
+                self.drop_link(i, Link::Down, Some(request));
+                return;
+            }
             let c = &mut self.clients[i];
             c.watches.on_reply(&request, &outcome.result);
             c.inbound.push_back(Input::Reply { request, result: outcome.result });
@@ -476,6 +511,18 @@ impl<R: Recipe> World<R> {
                 self.route(late, log);
             }
         }
+    }
+
+    /// The reply, if client `i`'s library refuses it as longer than its `jute.maxbuffer`.
+    fn too_long(&self, i: usize, result: &crate::ZkResult) -> Option<RefusedReply> {
+        let limit = self.config.client_behaviour.max_reply_bytes(self.config.jute_maxbuffer)?;
+        let response = result.as_ref().ok()?;
+        let frame_bytes = response.frame_bytes();
+        let children = match response {
+            Response::Children { children, .. } => children.len(),
+            _ => 0,
+        };
+        (frame_bytes > limit).then_some(RefusedReply { client: i as ClientId, frame_bytes, children })
     }
 
     /// Queues watch notifications on the connected clients they are for.
@@ -652,7 +699,7 @@ pub fn describe_result(result: &crate::ZkResult) -> String {
             None => "data".to_string(),
         },
         Ok(Response::Children { children, .. }) => {
-            let mut sorted = children.clone();
+            let mut sorted = children.to_vec();
             sorted.sort();
             format!("[{}]", sorted.join(", "))
         }

@@ -10,6 +10,9 @@
 //!   are left alone;
 //! - the lock's parent is never reaped: a new incarnation's counter starts again at 0, below the
 //!   names that clients still hold;
+//! - no `jute.maxbuffer` is set: under a limit, whether a reply is refused depends on the
+//!   lengths of the names and data it carries, which renumbering changes (a token of 12 becomes
+//!   3);
 //! - getChildren replies come sorted or reversed, whose order renumbering keeps among names that
 //!   share a prefix (a scrambled order hashes the digits);
 //! - in the state itself, the lock's counter and the server's zxid are the largest numbers of
@@ -120,6 +123,7 @@ impl<R: Recipe> World<R> {
         let name = first.recipe.name();
         config.renumber
             && config.first_sequence == 0
+            && config.jute_maxbuffer.is_none()
             && config.faults.get(FaultKind::ReapParent) == 0
             && !matches!(self.server.config().children_order, ChildrenOrder::Scrambled(_))
             && self.clients.iter().all(|c| c.recipe.name() == name)

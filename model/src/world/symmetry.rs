@@ -81,6 +81,7 @@ impl<R: Recipe> World<R> {
             server: self.server.renamed(&renamer),
             by_session: World::index_sessions(&clients),
             routed: Vec::new(),
+            refused: None,
             clients,
             faults_used: self.faults_used,
             resource: self.resource.clone(),
