@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Unique states, states per second and peak memory of the standard lock for N=2..5, with and
+# Unique states, states per second, peak memory and bytes per stored state (peak memory over
+# unique states) of the standard lock for N=2..5, with and
 # without faults, from zklab's own JSON report. Each run is bounded so the table always ends:
 # a bounded run says so; `sym` rows count symmetry classes (--symmetry).
 # Usage: scripts/bench.sh [max-states] [timeout-seconds]
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 max_states=${1:-20000000}
 timeout=${2:-300}
 cargo build --release --quiet
-printf '%-2s %-4s %-42s %12s %12s %9s %12s %10s %s\n' N mode faults unique total ms states/s peak-MiB bounded
+printf '%-2s %-4s %-42s %12s %12s %9s %12s %10s %11s %s\n' N mode faults unique total ms states/s peak-MiB bytes/state bounded
 for faults in none loss-before-apply,loss-after-apply,expire; do
   for n in 2 3 4 5; do
     for mode in full sym; do
@@ -24,7 +25,8 @@ if not text.strip():
 r = json.loads(text)
 rate = r["total_states"] * 1000 / max(r["elapsed_ms"], 1)
 peak = (r.get("peak_rss_kib") or 0) / 1024
-print(f'{n:<2} {mode:<4} {faults:<42} {r["unique_states"]:>12} {r["total_states"]:>12} {r["elapsed_ms"]:>9} {rate:>12.0f} {peak:>10.0f} {r["bounded"]}')
+per_state = r.get("bytes_per_state") or 0
+print(f'{n:<2} {mode:<4} {faults:<42} {r["unique_states"]:>12} {r["total_states"]:>12} {r["elapsed_ms"]:>9} {rate:>12.0f} {peak:>10.0f} {per_state:>11} {r["bounded"]}')
 PY
     done
   done

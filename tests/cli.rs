@@ -491,6 +491,9 @@ fn check_standard_proves_every_property_as_json() {
     assert!(unique > 0, "{report}");
     assert!(total >= unique, "{report}");
     assert!(report["elapsed_ms"].is_u64(), "{report}");
+    // Peak memory over stored states: a tiny world stores few states, so each costs much.
+    let peak_kib = report["peak_rss_kib"].as_u64().expect("peak memory on Linux");
+    assert_eq!(report["bytes_per_state"].as_u64(), Some(peak_kib * 1024 / unique), "{report}");
 
     let properties = report["properties"].as_array().expect("properties");
     for p in properties {

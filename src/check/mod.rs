@@ -145,6 +145,11 @@ pub struct Report {
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
+    /// Peak resident memory over the states stored (`unique_states`): what a stored state
+    /// costs, start-up and search structures included (the figure Spin's and TLC's reports
+    /// compare with).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_per_state: Option<u64>,
     pub properties: Vec<PropertyReport>,
     /// stateright's second opinion (`--cross-check`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -511,6 +516,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             steps: cx.steps.clone(),
         }
     };
+    let peak_rss_kib = peak_rss_kib();
     Report {
         recipe: scenario.recipe_label(),
         clients: scenario.recipes.len(),
@@ -535,7 +541,10 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         fingerprint_collision_probability: outcome.collision_probability,
         symmetry_refused: outcome.symmetry_refused.clone(),
         renumbering_refused: outcome.renumbering_refused.clone(),
-        peak_rss_kib: peak_rss_kib(),
+        peak_rss_kib,
+        bytes_per_state: peak_rss_kib
+            .filter(|_| outcome.unique_states > 0)
+            .map(|kib| kib * 1024 / outcome.unique_states as u64),
         properties: outcome
             .verdicts
             .iter()
