@@ -30,6 +30,8 @@ import java.util.concurrent.*;
 import org.apache.zookeeper.*;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ZKConfig;
 import org.apache.zookeeper.data.Stat;
 
 public class RecordJava {
@@ -330,13 +332,19 @@ public class RecordJava {
 
         ZooKeeper connect(String address, int timeoutMs, Watcher watcher, long id, byte[] password)
                 throws IOException, ScriptError {
+            return connect(address, timeoutMs, watcher, id, password, new ZKClientConfig());
+        }
+
+        /** `config` is for a new session's client (taking a session over uses the defaults). */
+        ZooKeeper connect(String address, int timeoutMs, Watcher watcher, long id, byte[] password, ZKClientConfig config)
+                throws IOException, ScriptError {
             CountDownLatch up = new CountDownLatch(1);
             Watcher counting = event -> {
                 if (event.getState() == KeeperState.SyncConnected) up.countDown();
                 if (watcher != null) watcher.process(event);
             };
             ZooKeeper zk = password == null
-                    ? new ZooKeeper(address, timeoutMs, counting)
+                    ? new ZooKeeper(address, timeoutMs, counting, config)
                     : new ZooKeeper(address, timeoutMs, counting, id, password);
             try {
                 if (!up.await(PATIENCE_MS, TimeUnit.MILLISECONDS)) throw new ScriptError("cannot connect to " + address);
@@ -399,9 +407,12 @@ public class RecordJava {
         void open(JsonNode op, Map<String, Object> result) throws IOException, ScriptError {
             String name = op.get("s").asText();
             Session session = new Session(name, new Proxy(server));
+            // `jute_maxbuffer`: the client's own limit on a reply's length (ZKClientConfig).
+            ZKClientConfig config = new ZKClientConfig();
+            if (op.has("jute_maxbuffer")) config.setProperty(ZKConfig.JUTE_MAXBUFFER, op.get("jute_maxbuffer").asText());
             session.zk = connect(session.proxy.address() + ROOT, op.path("timeout_ms").asInt(4000), event -> {
                 if (event.getType() == EventType.None) session.state(event.getState());
-            }, 0, null);
+            }, 0, null, config);
             session.id = session.zk.getSessionId();
             session.password = session.zk.getSessionPasswd();
             sessions.put(name, session);
@@ -581,8 +592,12 @@ public class RecordJava {
                     }
                     case "set_data" -> result.put("stat", stat(zk.setData(path, data, version)));
                     case "get_children" -> {
+                        // Without `stat` the plain getChildren (names only, as recipes call it);
+                        // with it getChildren2, whose reply carries the parent's Stat too.
                         Stat stat = new Stat();
-                        List<String> raw = watch != null ? zk.getChildren(path, watch, stat) : zk.getChildren(path, false, stat);
+                        List<String> raw = wantsStat
+                                ? (watch != null ? zk.getChildren(path, watch, stat) : zk.getChildren(path, false, stat))
+                                : (watch != null ? zk.getChildren(path, watch) : zk.getChildren(path, false));
                         List<String> sorted = new ArrayList<>(raw);
                         Collections.sort(sorted);
                         result.put("raw", raw);

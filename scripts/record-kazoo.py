@@ -282,6 +282,7 @@ class Recorder:
         return result
 
     def open(self, op, result):
+        # `jute_maxbuffer` is the Java client's setting: kazoo reads replies of any length.
         name = op["s"]
         proxy = Proxy(self.server)
         retry = KazooRetry(max_tries=-1, delay=0.05, backoff=1.5, max_delay=0.3, max_jitter=0)

@@ -953,6 +953,8 @@ fn malformed_op_scripts_exit_2_naming_the_op() {
         (r#"{"s":"A","op":"exists","path":"/x","watchh":true}"#, &["op 1", "watchh", "watch"]),
         (r#"{"op":"sleep","ms":-5}"#, &["op 1", "ms"]),
         (r#"{"s":"A","op":"create","path":"/x","data":42}"#, &["op 1", "data", "42"]),
+        (r#"{"s":"B","op":"open","jute_maxbuffer":0}"#, &["op 1", "jute_maxbuffer"]),
+        (r#"{"s":"B","op":"open","jute_maxbuffer":"1M"}"#, &["op 1", "jute_maxbuffer"]),
         ("7", &["op 1", "object"]),
     ];
     let big = format!(r#"{{"s":"A","op":"set_data","path":"/","data":"{}"}}"#, "x".repeat(8 << 20));

@@ -18,8 +18,8 @@ use super::fourlw;
 use super::proxy::Proxy;
 use super::sandbox::{self, ROOT};
 use super::script::{
-    bad, children_fields, fail, number, refused_while_disconnected, request, result_head, sleep_ms, stat_value,
-    state_event, text, via_index, Handle,
+    bad, children_fields, fail, jute_maxbuffer, number, refused, refused_while_disconnected, request, result_head,
+    sleep_ms, stat_value, state_event, text, via_index, Handle,
 };
 use super::ScriptError;
 use serde_json::{json, Map, Value};
@@ -29,7 +29,7 @@ use std::net::ToSocketAddrs;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use zklab_model::{ClientBehaviour, CreateMode, Request};
+use zklab_model::{ClientBehaviour, CreateMode, Request, Response, Stat, ZkError};
 use zookeeper_client as zk;
 
 /// How long a close or an expiry may take to be seen before the runner gives up.
@@ -42,6 +42,9 @@ struct Session {
     handle: Handle,
     timeout: Duration,
     proxy: Proxy,
+    /// The longest reply the library it plays accepts (`jute_maxbuffer`, the Java client's):
+    /// the Rust client has no such limit, so the runner refuses longer replies itself.
+    max_reply: Option<usize>,
 }
 
 /// A watch one op armed, waiting for its notification.
@@ -234,6 +237,7 @@ impl Live {
     async fn open(&mut self, i: usize, op: &Value, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
         let name = text(i, op, "s")?.to_string();
         let asked = Duration::from_millis(number(i, op, "timeout_ms", 4000)?.max(1) as u64);
+        let max_reply = self.client.max_reply_bytes(jute_maxbuffer(i, op)?);
         let proxy = Proxy::start(&self.server).await.map_err(|e| bad(i, format!("starting a proxy: {e}")))?;
         let client = connect(proxy.address(), ROOT, asked, None)
             .await
@@ -242,7 +246,8 @@ impl Live {
         let timeout = client.session_timeout();
         result.insert("negotiated_timeout_ms".into(), json!(timeout.as_millis() as u64));
         self.names.insert(id, name.clone());
-        self.sessions.insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout, proxy });
+        self.sessions
+            .insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout, proxy, max_reply });
         Ok(())
     }
 
@@ -288,7 +293,7 @@ impl Live {
                 let Some(request) = request(i, kind, op)? else {
                     return Err(bad(i, format!("unknown op `{kind}`")));
                 };
-                self.apply(i, kind, &name, request, op, result).await;
+                self.apply(i, kind, &name, request, op, result).await?;
             }
         }
         Ok(())
@@ -415,9 +420,12 @@ impl Live {
         request: Request,
         op: &Value,
         result: &mut Map<String, Value>,
-    ) {
+    ) -> Result<(), ScriptError> {
         let client = self.sessions[name].client.clone().expect("a session that is not closed has a client");
         let wants_stat = op["stat"].as_bool().unwrap_or(false);
+        let head = result.clone();
+        // What the reply was, as the model has it, for its length on the wire.
+        let mut reply = None;
         let outcome: Result<Option<zk::OneshotWatcher>, zk::Error> = async {
             match request {
                 Request::Create { path, data, mode } => {
@@ -449,6 +457,8 @@ impl Live {
                         let (data, stat) = client.get_data(&path).await?;
                         (data, stat, None)
                     };
+                    let text = String::from_utf8_lossy(&data).to_string();
+                    reply = Some(Response::Data { data: text, stat: Stat::default() });
                     result.insert("data".into(), json!(String::from_utf8_lossy(&data)));
                     result.insert("stat".into(), self.stat(&stat));
                     Ok(watcher)
@@ -470,11 +480,20 @@ impl Live {
                     if wants_stat {
                         result.insert("stat".into(), self.stat(&stat));
                     }
+                    reply = Some(Response::Children { children: children.into(), stat: Stat::default() });
                     Ok(watcher)
                 }
             }
         }
         .await;
+        if outcome.is_ok() && reply.is_some_and(|r| refused(self.sessions[name].max_reply, &r)) {
+            // The library refuses the reply for its length (the watch it set goes with the
+            // watcher dropped here), its connection drops and it reconnects at once.
+            *result = head;
+            fail(result, &ZkError::ConnectionLoss.to_string());
+            self.disconnect(i, name).await?;
+            return self.reconnect(i, name).await;
+        }
         match outcome {
             Err(e) => fail(result, &error_name(&e)),
             Ok(Some(watcher)) => self.armed.push(Armed {
@@ -484,6 +503,7 @@ impl Live {
             }),
             Ok(None) => {}
         }
+        Ok(())
     }
 
     /// Moves the notifications that have arrived into the sessions' inboxes, one event per

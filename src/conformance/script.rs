@@ -3,7 +3,7 @@
 
 use super::ScriptError;
 use serde_json::{json, Map, Value};
-use zklab_model::{path, CreateMode, Request};
+use zklab_model::{path, CreateMode, Request, Response};
 
 pub(super) fn bad(i: usize, what: impl std::fmt::Display) -> ScriptError {
     ScriptError(format!("op {i}: {what}"))
@@ -31,7 +31,7 @@ pub(super) fn number(i: usize, op: &Value, field: &str, default: i64) -> Result<
 /// The fields op `kind` may carry besides `op`, or `None` for an op this format does not know.
 fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
-        "open" => &["s", "timeout_ms"],
+        "open" => &["s", "timeout_ms", "jute_maxbuffer"],
         "sleep" => &["ms"],
         "server_watches" | "server_ephemerals" => &[],
         "close" | "expire" | "events" | "state" | "disconnect" | "reconnect" => &["s"],
@@ -160,6 +160,22 @@ pub(super) fn children_fields(children: &[String], result: &mut Map<String, Valu
     result.insert("raw_sorted".into(), json!(sorted == children));
     result.insert("raw".into(), json!(children));
     result.insert("children".into(), json!(sorted));
+}
+
+/// The `jute_maxbuffer` an `open` op gives its session's client: a positive int.
+pub(super) fn jute_maxbuffer(i: usize, op: &Value) -> Result<Option<u32>, ScriptError> {
+    match op.get("jute_maxbuffer") {
+        None => Ok(None),
+        Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| (1..=i32::MAX as u32).contains(n)) {
+            Some(n) => Ok(Some(n)),
+            None => Err(bad(i, format!("jute_maxbuffer must be between 1 and {} bytes, got {v}", i32::MAX))),
+        },
+    }
+}
+
+/// `response` with its frame refused by a client whose longest accepted reply is `limit`.
+pub(super) fn refused(limit: Option<usize>, response: &Response) -> bool {
+    limit.is_some_and(|limit| response.frame_bytes() > limit)
 }
 
 /// What a session's client handle is, as a script's `state` op names it.
