@@ -31,11 +31,12 @@ pub struct SimulateArgs {
     /// A JSON fault schedule: {"faults": [{"at_ms": 120, "fault": "expire", "client": 0}]}.
     #[arg(long)]
     pub schedule: Option<PathBuf>,
-    /// How long faults strike, in virtual milliseconds; the run heals afterwards.
+    /// How long faults strike, in virtual milliseconds (a scheduled fault must fall within
+    /// it); the run heals afterwards.
     #[arg(long, default_value_t = 2000)]
     pub chaos_ms: u64,
-    /// After the chaos phase every waiter must acquire within this many virtual ms (default:
-    /// ten session timeouts plus every hold one after the other).
+    /// After the chaos phase (and the last client's start) every waiter must acquire within
+    /// this many virtual ms (default: ten session timeouts plus every hold one after the other).
     #[arg(long)]
     pub heal_ms: Option<u64>,
     /// How long a holder keeps the lock, in virtual ms.

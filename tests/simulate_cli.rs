@@ -97,6 +97,12 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["--recipe", "standard", "--jute-maxbuffer", "0"], "--jute-maxbuffer"),
         (vec!["--recipe", "standard", "--jute-maxbuffer", "-5"], "-5"),
         (vec!["--recipe", "standard", "--client", "kazoo", "--jute-maxbuffer", "9"], "kazoo"),
+        // Durations near the clock's end would overflow it (a false violation, or a pass).
+        (vec!["--recipe", "standard", "--hold-ms", "18446744073709551"], "--hold-ms"),
+        (vec!["--recipe", "standard", "--chaos-ms", "18446744073709551"], "--chaos-ms"),
+        (vec!["--recipe", "standard", "--heal-ms", "86400001"], "--heal-ms"),
+        (vec!["--recipe", "standard", "--start-spread-ms", "90000000"], "--start-spread-ms"),
+        (vec!["--recipe", "standard", "--latency-us", "1..18446744073709551615"], "--latency-us"),
     ] {
         let mut full = vec!["simulate"];
         full.extend(&args);
@@ -106,6 +112,35 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_scheduled_fault_after_the_chaos_phase_is_refused() {
+    let dir = temp_dir("late-fault");
+    std::fs::create_dir_all(&dir).unwrap();
+    let schedule = dir.join("late.json");
+    std::fs::write(&schedule, r#"{"faults": [{"at_ms": 5000, "fault": "expire", "client": 0}]}"#).unwrap();
+    let run = |chaos: &str| {
+        zklab(&["simulate", "--recipe", "standard", "--schedule", schedule.to_str().unwrap(), "--chaos-ms", chaos])
+    };
+    let late = run("2000");
+    let err = String::from_utf8_lossy(&late.stderr);
+    assert_eq!(late.status.code(), Some(2), "{err}");
+    assert!(err.contains("5000 ms") && err.contains("--chaos-ms"), "{err}");
+    // Within a longer chaos phase the same schedule runs, and the standard lock survives it.
+    let within = run("6000");
+    assert_eq!(within.status.code(), Some(0), "{}", String::from_utf8_lossy(&within.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn clients_that_start_late_are_still_judged() {
+    // Clients start over 100 virtual seconds, long after the chaos phase: each must still get
+    // its acquisition before the run ends.
+    let out = zklab(&["simulate", "--recipe", "standard", "--clients", "3", "--start-spread-ms", "100000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(": 3 acquisitions"), "every client acquired: {text}");
 }
 
 #[test]

@@ -9,6 +9,14 @@ use zklab_model::{FaultKind, WorldConfig};
 /// mistyped count is refused rather than eating the machine.
 pub const MAX_CLIENTS: usize = 100_000;
 
+/// The longest any one duration of a run may be (a hold, the chaos phase, the healed phase, the
+/// start spread, a scheduled fault's moment): a day of virtual time. A longer one is a typo, and
+/// sums of them must never overflow the clock.
+pub const MAX_DURATION_US: Micros = 86_400_000_000;
+
+/// The slowest link a run may have: a minute one way.
+pub const MAX_LATENCY_US: Micros = 60_000_000;
+
 /// A uniform one-way latency, server to client, in microseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Latency {
@@ -100,8 +108,8 @@ pub struct SimConfig {
     pub schedule: Vec<TimedFault>,
     /// Faults strike only before this moment; after it the run heals.
     pub chaos_us: Micros,
-    /// After the chaos phase every live waiter must acquire within this long, or the run is a
-    /// liveness violation. `None`: ten session timeouts plus every round's hold, one after the
+    /// After the chaos phase, and once every client has started, every live waiter must
+    /// acquire within this long, or the run is a liveness violation. `None`: ten session timeouts plus every round's hold, one after the
     /// other.
     pub heal_bound_us: Option<Micros>,
 }
@@ -165,6 +173,34 @@ impl SimConfig {
             return Err(BadConfig(format!(
                 "the schedule names client {} but the run has {clients} clients",
                 fault.client
+            )));
+        }
+        let day = MAX_DURATION_US / 1000;
+        for (name, us) in [
+            ("--hold-ms", self.hold_us),
+            ("the think time", self.think_us),
+            ("--chaos-ms", self.chaos_us),
+            ("--heal-ms", self.heal_bound_us.unwrap_or(0)),
+            ("--start-spread-ms", self.start_spread_us),
+        ] {
+            if us > MAX_DURATION_US {
+                return Err(BadConfig(format!("{name} must be at most {day} ms (a day), got {} ms", us / 1000)));
+            }
+        }
+        if let Some(slow) = std::iter::once(&self.latency).chain(&self.links).find(|l| l.max_us > MAX_LATENCY_US) {
+            return Err(BadConfig(format!(
+                "--latency-us must be at most {MAX_LATENCY_US} us (a minute), got {}",
+                slow.max_us
+            )));
+        }
+        // A fault after the chaos phase would strike the healed run, whose waiters are judged
+        // as if nothing could go wrong any more.
+        if let Some(late) = self.schedule.iter().find(|f| f.at_ms.saturating_mul(1000) >= self.chaos_us) {
+            return Err(BadConfig(format!(
+                "the schedule's {} at {} ms is not within the chaos phase (the first {} ms): raise --chaos-ms",
+                late.fault,
+                late.at_ms,
+                self.chaos_us / 1000
             )));
         }
         Ok(())

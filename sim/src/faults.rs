@@ -18,7 +18,7 @@ pub struct TimedFault {
 
 impl TimedFault {
     pub fn at(&self) -> Micros {
-        self.at_ms * 1000
+        self.at_ms.saturating_mul(1000)
     }
 }
 
