@@ -52,7 +52,13 @@ fn the_cross_check_runs_within_the_budget_and_says_when_it_did_not_finish() {
     let properties = zklab_model::Property::applicable(&world);
     let reduction = check::bfs::Reduction { symmetry: false, partial_order: false, settle: true };
     let cross_check = |max_states: usize| {
-        let budget = check::bfs::Budget { max_states, deadline: None, max_memory_mib: None, stop_at_violation: false };
+        let budget = check::bfs::Budget {
+            max_states,
+            deadline: None,
+            max_memory_mib: None,
+            stop_at_violation: false,
+            interrupt: None,
+        };
         let (unique, verdicts) = (outcome.unique_states, &outcome.verdicts);
         check::cross_check::run(&world, &properties, reduction, &options, budget, unique, verdicts)
     };

@@ -9,7 +9,7 @@ use super::properties::Kind;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hash;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
@@ -28,11 +28,14 @@ pub struct Budget {
     /// Stop once the breadth-first level in which a safety or transition property is first
     /// violated, or a waiting client first deadlocks, is finished (see `Graph::stopped`).
     pub stop_at_violation: bool,
+    /// Set by someone else (the CLI's Ctrl-C handler) to stop as a spent budget stops.
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 impl Budget {
     pub(super) fn exhausted(&self, states: usize) -> bool {
         states >= self.max_states
+            || self.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed))
             || self.deadline.is_some_and(|d| Instant::now() >= d)
             || self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max))
     }

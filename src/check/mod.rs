@@ -21,6 +21,7 @@ use cross_check::CrossCheck;
 use liveness::Liveness;
 use properties::{Kind, Property};
 use serde::Serialize;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use zklab_model::{Recipe, World};
 
@@ -54,6 +55,9 @@ pub struct Options {
     /// Instead of the exhaustive search, a swarm of seeded random walks (see `swarm`): always
     /// bounded, never "holds".
     pub swarm: Option<Walks>,
+    /// A flag another thread may raise (the CLI's Ctrl-C handler) to stop the run as a spent
+    /// budget stops it: bounded, with what it found so far.
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 /// A swarm's walks: how many, how long at most, and the seed of their streams.
@@ -86,6 +90,7 @@ impl Default for Options {
             settle: true,
             stop_at_violation: true,
             swarm: None,
+            interrupt: None,
         }
     }
 }
@@ -125,6 +130,9 @@ pub struct Report {
     pub elapsed_ms: u128,
     /// A budget (states or time) ran out.
     pub bounded: bool,
+    /// The run was stopped by Ctrl-C (set by the CLI; the run is then bounded too).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The run stopped after the breadth-first level of its first violation (see
     /// `Options::stop_at_violation`): properties it had not decided are unknown.
     pub stopped_at_violation: bool,
@@ -297,6 +305,7 @@ fn walk<R: Recipe>(
             deadline,
             max_memory_mib: options.max_memory_mib,
             stop_at_violation: false,
+            interrupt: options.interrupt,
         },
     };
     let found = swarm::run(&init, &properties, &plan);
@@ -354,6 +363,7 @@ fn explore_within<R: Recipe>(
         deadline,
         max_memory_mib: options.max_memory_mib,
         stop_at_violation: options.stop_at_violation,
+        interrupt: options.interrupt,
     };
     let mut last = Instant::now();
     let reduction =
@@ -535,6 +545,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         max_depth: outcome.max_depth,
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
+        interrupted: false,
         stopped_at_violation: outcome.stopped,
         symmetry: outcome.symmetric,
         partial_order: outcome.partial_order,
