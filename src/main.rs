@@ -72,8 +72,8 @@ enum Command {
         clients: String,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Where the chart is written.
-        #[arg(long, default_value = "herd.svg")]
+        /// Where the chart is written (its directory is made if need be).
+        #[arg(long, short = 'o', default_value = "zklab-traces/herd.svg")]
         svg: PathBuf,
         /// Print the rows as JSON instead of a table.
         #[arg(long)]
@@ -441,7 +441,11 @@ fn herd_command(recipes: &str, clients: &str, seed: u64, svg: &Path, json: bool)
     if recipes.is_empty() || counts.is_empty() {
         return Err(BadInput("--recipes and --clients each need at least one entry".to_string()));
     }
+    // Found out before the measuring, not after.
+    let dir = svg.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    zklab::trace::check_writable(dir)?;
     let rows = zklab::herd::measure(&recipes, &counts, seed)?;
+    std::fs::create_dir_all(dir).map_err(|e| BadInput(format!("cannot make {}: {e}", dir.display())))?;
     zklab::herd::chart(&rows, svg).map_err(BadInput)?;
     if json {
         say!("{}", serde_json::to_string(&rows).expect("rows serialize"));
@@ -662,6 +666,11 @@ fn zk_script(path: &Path, expect: Option<&Path>, server: Option<&str>, client: z
     let differences = zklab::conformance::differences(&expected, &results);
     for d in &differences {
         eprintln!("differs: {d}");
+    }
+    // On stderr, like the differences: stdout stays the results, JSON for whoever reads it.
+    match differences.len() {
+        0 => eprintln!("matches {}", expect.display()),
+        n => eprintln!("{n} differences from {}", expect.display()),
     }
     i32::from(!differences.is_empty())
 }

@@ -88,6 +88,23 @@ impl Case {
     }
 }
 
+/// What the verdicts speak of, and where to look next.
+fn legend() {
+    say!("\nproperties:");
+    for p in [
+        Property::BeliefExclusion,
+        Property::FencedExclusion,
+        Property::ZkExclusion,
+        Property::NoOrphans,
+        Property::NoHerd,
+        Property::EventualAcquire,
+    ] {
+        say!("  {:<18} {}", p.name(), p.summary());
+    }
+    say!("  {:<18} {}", "reached:*", Property::Reached(zklab_model::Reach::Handoff).summary());
+    say!("a trace as a timeline: zklab replay --show TRACE; why each pitfall happens: docs/pitfalls.md");
+}
+
 /// Runs every case; returns 0 when each verdict is as expected, else 1.
 pub fn run(settings: &Settings) -> i32 {
     // Every case names every property it breaks, and all the others must hold: each is judged.
@@ -134,6 +151,7 @@ pub fn run(settings: &Settings) -> i32 {
             say!("{:<22}  {} trace: {}", "", p.name, p.trace_file.as_deref().unwrap_or_default());
         }
     }
+    legend();
     if failures == 0 {
         say!("\nall {} cases as expected", CASES.len());
         0

@@ -996,6 +996,9 @@ fn zk_script_client_picks_the_recording_it_matches() {
         let args = ["zk-script", case.to_str().unwrap(), "--client", client, "--expect", expected.to_str().unwrap()];
         let run = zklab(&tmp, &args);
         assert_eq!(run.code, Some(code), "--client {client} against the {recorded} recording: {}", run.describe());
+        // It says so either way, on stderr: stdout is the results.
+        let said = if code == 0 { "matches".to_string() } else { "differences from".to_string() };
+        assert!(run.stderr.contains(&said), "{}", run.describe());
     }
     // No --client: the library of the recordings, kazoo.
     let expected = root.join("expected/kazoo/46-outage-exists-created.json");

@@ -144,6 +144,25 @@ fn clients_that_start_late_are_still_judged() {
 }
 
 #[test]
+fn the_herd_chart_goes_under_the_trace_dir_unless_told_otherwise() {
+    let dir = temp_dir("herd-default");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_zklab"))
+        .current_dir(&dir)
+        .args(["herd", "--recipes", "standard", "--clients", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.join("zklab-traces/herd.svg").is_file(), "the chart is kept with the traces");
+    assert!(!dir.join("herd.svg").exists(), "nothing is left in the working directory");
+    let elsewhere = dir.join("charts/h.svg");
+    let out = zklab(&["herd", "--recipes", "standard", "--clients", "5", "-o", elsewhere.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(elsewhere.is_file(), "-o says where");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_herd_table_shows_one_wakeup_per_release_for_the_standard_lock_and_a_herd_for_the_others() {
     let dir = temp_dir("herd");
     std::fs::create_dir_all(&dir).unwrap();

@@ -93,6 +93,19 @@ impl Property {
     }
 
     /// The property called `name`, if there is one.
+    /// What the property says, in one line (docs/reference.md states it in full).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Property::BeliefExclusion => "the clients that believe they hold may hold together (a mutex: one at most)",
+            Property::FencedExclusion => "the resource never accepts an earlier holder's write after a later holder's",
+            Property::ZkExclusion => "the same, among holders ZooKeeper agrees with (live session, own lock node)",
+            Property::NoOrphans => "once only faults can happen, every lock node has a live owner that knows it",
+            Property::NoHerd => "no step wakes two or more waiters of an exclusive lock",
+            Property::EventualAcquire => "every waiting client holds eventually, once faults stop (weak fairness)",
+            Property::Reached(_) => "it happened somewhere; a proof in which it never does is vacuous",
+        }
+    }
+
     pub fn parse(name: &str) -> Option<Property> {
         Property::all().into_iter().find(|p| p.name() == name)
     }
