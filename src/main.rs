@@ -536,11 +536,14 @@ fn print_report(report: &Report) {
         report.total_states,
         report.max_depth,
         report.elapsed_ms,
-        match (report.swarm.is_some(), report.bounded, report.interrupted) {
-            (_, _, true) => " (BOUNDED: interrupted by Ctrl-C)",
-            (true, _, _) => " (BOUNDED: random walks prove nothing)",
-            (false, true, _) => " (BOUNDED: a budget ran out)",
-            (false, false, _) => "",
+        match (report.swarm.is_some(), report.bounded, report.interrupted, report.bounded_by) {
+            (_, _, true, _) => " (BOUNDED: interrupted by Ctrl-C)",
+            (true, _, _, _) => " (BOUNDED: random walks prove nothing)",
+            (false, true, _, Some("states")) => " (BOUNDED: --max-states ran out)",
+            (false, true, _, Some("time")) => " (BOUNDED: --timeout ran out)",
+            (false, true, _, Some("memory")) => " (BOUNDED: --max-memory ran out)",
+            (false, true, _, _) => " (BOUNDED: a budget ran out)",
+            (false, false, _, _) => "",
         }
     );
     if let Some(swarm) = &report.swarm {

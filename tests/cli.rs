@@ -734,6 +734,7 @@ fn exhausted_state_budget_exits_3_with_unknown_properties() {
     assert!(run.stderr.is_empty(), "{}", run.describe());
     let report = run.json();
     assert_eq!(report["bounded"], true, "{report}");
+    assert_eq!(report["bounded_by"], "states", "it says which budget: {report}");
     let statuses: Vec<&str> =
         report["properties"].as_array().unwrap().iter().map(|p| p["status"].as_str().unwrap()).collect();
     assert!(statuses.contains(&"unknown"), "{report}");
@@ -747,6 +748,9 @@ fn zero_timeout_exits_3() {
     let run = zklab(&tmp, &["check", "--recipe", "standard", "--clients", "3", "--timeout", "0", "-q", "--json"]);
     assert_eq!(run.code, Some(3), "{}", run.describe());
     assert_eq!(run.json()["bounded"], true, "{}", run.describe());
+    assert_eq!(run.json()["bounded_by"], "time", "{}", run.describe());
+    let text = zklab(&tmp, &["check", "--recipe", "standard", "--clients", "3", "--timeout", "0", "-q"]);
+    assert!(text.stdout.contains("BOUNDED: --timeout ran out"), "{}", text.describe());
 }
 
 // ---- progress -----------------------------------------------------------------------------------
@@ -1078,6 +1082,7 @@ fn ctrl_c_stops_a_check_and_prints_what_is_known_with_exit_3() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     let report: Value = serde_json::from_slice(&out.stdout).expect("the report so far, as JSON");
     assert_eq!((report["interrupted"].as_bool(), report["bounded"].as_bool()), (Some(true), Some(true)), "{report}");
+    assert_eq!(report["bounded_by"], "interrupted", "{report}");
     assert!(report["unique_states"].as_u64() > Some(0), "states so far: {report}");
     // Nothing is proven by a run cut short: the exclusion properties are unknown, not holding.
     let status = |name: &str| {

@@ -34,10 +34,23 @@ pub struct Budget {
 
 impl Budget {
     pub(super) fn exhausted(&self, states: usize) -> bool {
-        states >= self.max_states
-            || self.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed))
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max))
+        self.spent(states).is_some()
+    }
+
+    /// Which part of the budget is spent with `states` stored, if any: "states", "time",
+    /// "memory" or "interrupted".
+    pub fn spent(&self, states: usize) -> Option<&'static str> {
+        if states >= self.max_states {
+            Some("states")
+        } else if self.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            Some("interrupted")
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some("time")
+        } else if self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max)) {
+            Some("memory")
+        } else {
+            None
+        }
     }
 }
 

@@ -133,6 +133,9 @@ pub struct Report {
     /// The run was stopped by Ctrl-C (set by the CLI; the run is then bounded too).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Which budget ran out, for a bounded exhaustive run: states, time, memory or interrupted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounded_by: Option<&'static str>,
     /// The run stopped after the breadth-first level of its first violation (see
     /// `Options::stop_at_violation`): properties it had not decided are unknown.
     pub stopped_at_violation: bool,
@@ -245,6 +248,9 @@ pub struct Outcome {
     pub max_depth: usize,
     pub elapsed_ms: u128,
     pub bounded: bool,
+    /// Which budget ran out, for a bounded run: "states", "time", "memory" or "interrupted"
+    /// (see `Budget::spent`; `None` for a swarm, which is bounded by its walks).
+    pub spent: Option<&'static str>,
     /// Stopped after the level of the first violation (`Options::stop_at_violation`).
     pub stopped: bool,
     /// Explored with symmetry reduction.
@@ -327,6 +333,7 @@ fn walk<R: Recipe>(
         max_depth: found.longest,
         elapsed_ms: started.elapsed().as_millis(),
         bounded: true,
+        spent: None,
         stopped: false,
         symmetric: false,
         partial_order: false,
@@ -436,6 +443,7 @@ fn explore_within<R: Recipe>(
         max_depth: graph.depth,
         elapsed_ms: started.elapsed().as_millis(),
         bounded: !graph.complete && !graph.stopped,
+        spent: (!graph.complete && !graph.stopped).then(|| budget.spent(graph.unique())).flatten(),
         stopped: graph.stopped,
         symmetric,
         partial_order: options.partial_order,
@@ -546,6 +554,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
         interrupted: false,
+        bounded_by: outcome.spent,
         stopped_at_violation: outcome.stopped,
         symmetry: outcome.symmetric,
         partial_order: outcome.partial_order,
