@@ -36,7 +36,13 @@ use zklab_model::WorldConfig;
 #[command(
     name = "zklab",
     version,
-    about = "Proves or breaks ZooKeeper lock recipes. With no command, runs the built-in suite."
+    about = "Proves or breaks ZooKeeper lock recipes. With no command, runs the built-in suite.",
+    after_help = "Examples:
+  zklab check --recipe standard --clients 3 --faults loss-after-apply,expire   prove the standard lock
+  zklab check --recipe wait-on-null --clients 2          a broken recipe: its shortest counterexample
+  zklab replay --show zklab-traces/wait-on-null-n2-eventual_acquire.json   the trace as a timeline
+  zklab simulate --recipe standard --clients 1000 --faults loss-after-apply=0.01,expire=3
+  zklab recipes                                          every recipe, its flaw, the fault names"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -70,6 +76,7 @@ enum Command {
         /// Comma list of client counts.
         #[arg(long, default_value = "5,10,25,50,100")]
         clients: String,
+        /// The simulator's seed for every run of the table.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Where the chart is written (its directory is made if need be).
@@ -82,13 +89,16 @@ enum Command {
     /// How far simulation can be trusted: which fraction of the checker's states a number of
     /// simulated seeds reaches, for a world small enough to explore.
     Calibrate {
+        /// The recipe every client runs.
         #[arg(long, default_value = "standard")]
         recipe: String,
+        /// How many clients: few enough for the checker to explore every state.
         #[arg(long, default_value_t = 3)]
         clients: usize,
         /// The checker's faults (each once); the simulator runs them as rates.
         #[arg(long, default_value = "loss-after-apply")]
         faults: String,
+        /// Client library behaviour on reconnect.
         #[arg(long, value_enum, default_value = "java")]
         client: ClientChoice,
         /// Comma list of seed counts to report.
@@ -97,6 +107,7 @@ enum Command {
         /// Refuse worlds with more states than this.
         #[arg(long, default_value_t = 2_000_000)]
         max_states: usize,
+        /// Print the rows as JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -114,7 +125,8 @@ enum Command {
         #[arg(long, value_name = "HOST:PORT")]
         server: Option<String>,
         /// The client library whose behaviour over a cut connection (`disconnect`, `reconnect`)
-        /// the session handles have [default: kazoo, the library of the recordings].
+        /// and whose jute.maxbuffer the session handles have [default: java, as for check and
+        /// simulate; a single-library recording cannot tell the libraries apart].
         #[arg(long, value_enum)]
         client: Option<ClientChoice>,
     },
@@ -137,6 +149,11 @@ enum Command {
         /// At most this many shrinking steps (each runs the server once).
         #[arg(long, default_value_t = 200)]
         max_shrink: u32,
+    },
+    /// Print a shell completion script: `zklab completions bash > ~/.local/share/bash-completion/completions/zklab`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -226,8 +243,10 @@ struct CheckArgs {
 
 #[derive(clap::Args)]
 struct SuiteArgs {
+    /// Threads that expand states (the answers do not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Where the broken variants' counterexamples are written.
     #[arg(long, default_value = "zklab-traces")]
     trace_dir: PathBuf,
 }
@@ -285,6 +304,15 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "zklab",
+                &mut std::io::stdout(),
+            );
+            0
+        }
         Some(Command::ZkFuzz { server, scripts, seed, save_dir, max_shrink }) => {
             let options =
                 zklab::conformance::FuzzOptions { server, scripts, seed, max_shrink_iters: max_shrink, progress: true };

@@ -1004,8 +1004,8 @@ fn zk_script_client_picks_the_recording_it_matches() {
         let said = if code == 0 { "matches".to_string() } else { "differences from".to_string() };
         assert!(run.stderr.contains(&said), "{}", run.describe());
     }
-    // No --client: the library of the recordings, kazoo.
-    let expected = root.join("expected/kazoo/46-outage-exists-created.json");
+    // No --client: the Java client, as for check and simulate.
+    let expected = root.join("expected/java/46-outage-exists-created.json");
     let run = zklab(&tmp, &["zk-script", case.to_str().unwrap(), "--expect", expected.to_str().unwrap()]);
     assert_eq!(run.code, Some(0), "{}", run.describe());
 }
@@ -1091,4 +1091,34 @@ fn ctrl_c_stops_a_check_and_prints_what_is_known_with_exit_3() {
     for property in ["zk_exclusion", "belief_exclusion", "eventual_acquire"] {
         assert_eq!(status(property), Some(Value::from("unknown")), "{property}: {report}");
     }
+}
+
+#[test]
+fn every_flag_has_help_and_the_help_shows_examples() {
+    let tmp = TempDir::new("every_flag_has_help_and_the_help_shows_examples");
+    let top = zklab(&tmp, &["--help"]);
+    assert!(top.stdout.contains("Examples:\n  zklab check"), "{}", top.describe());
+    let commands =
+        ["check", "recipes", "replay", "simulate", "herd", "calibrate", "suite", "zk-script", "zk-fuzz", "completions"];
+    for command in commands {
+        let run = zklab(&tmp, &[command, "--help"]);
+        assert_eq!(run.code, Some(0), "{}", run.describe());
+        let lines: Vec<&str> = run.stdout.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !(line.starts_with("  -") || line.starts_with("      --")) {
+                continue;
+            }
+            // `  -x, --flag <V>  Help [default: ..]`, or the help on the lines below.
+            let said = line.trim().split("  ").skip(1).any(|part| {
+                let part = part.trim();
+                !part.is_empty() && !part.starts_with("[default")
+            });
+            let below = lines.get(i + 1).is_some_and(|next| next.starts_with("          ") && !next.trim().is_empty());
+            assert!(said || below, "zklab {command}: `{}` has no help text", line.trim());
+        }
+    }
+    let bash = zklab(&tmp, &["completions", "bash"]);
+    assert_eq!(bash.code, Some(0), "{}", bash.describe());
+    assert!(bash.stdout.contains("_zklab()") && bash.stdout.contains("zk-script"), "a bash completion script");
+    zklab(&tmp, &["completions", "tcsh"]).assert_bad_input();
 }
