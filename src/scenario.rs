@@ -145,8 +145,10 @@ impl Scenario {
 
 /// Parses a fault list: names separated by commas, each once or `name=N` times, `all`, or
 /// `none`.
-pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
-    let mut budget = FaultBudget::none();
+/// The entries of a `--faults` list, each naming a fault (with `=value` or not), `all` or
+/// `none`: refused when one is empty, one fault is named twice (`twice` says how to ask for
+/// more), or `all` or `none` stands beside another.
+pub fn fault_entries<'a>(list: &'a str, twice: &str) -> Result<Vec<&'a str>, BadInput> {
     let items: Vec<&str> = list.split(',').map(str::trim).collect();
     if items.iter().any(|i| i.is_empty()) {
         return Err(BadInput(format!("--faults `{list}` has an empty entry: name faults, `all` or `none`")));
@@ -155,14 +157,19 @@ pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
     for &item in &items {
         let name = item.split_once('=').map_or(item, |(name, _)| name.trim());
         if named.contains(&name) {
-            return Err(BadInput(format!("fault `{name}` is named twice (`{name}=2` allows it twice)")));
+            return Err(BadInput(format!("fault `{name}` is named twice ({})", twice.replace("kind", name))));
         }
         if items.len() > 1 && (name == "all" || name == "none") {
             return Err(BadInput(format!("`{name}` stands alone in --faults, got `{list}`")));
         }
         named.push(name);
     }
-    for item in items {
+    Ok(items)
+}
+
+pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
+    let mut budget = FaultBudget::none();
+    for item in fault_entries(list, "`kind=2` allows it twice")? {
         let (name, times) = match item.split_once('=') {
             Some((name, times)) => {
                 let times =

@@ -14,7 +14,7 @@ use zklab_sim::{FaultRates, Herd, Metrics, Outcome, SimConfig};
 /// probability per request; the other kinds are counts over the chaos phase.
 pub fn parse_rates(list: &str) -> Result<FaultRates, BadInput> {
     let mut rates = FaultRates::default();
-    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for item in crate::scenario::fault_entries(list, "give it a rate or a count: `kind=3`")? {
         let (name, value) = match item.split_once('=') {
             Some((name, value)) => (name.trim(), Some(value.trim())),
             None => (item, None),

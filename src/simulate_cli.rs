@@ -119,6 +119,12 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     }
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
     if let Some(cases) = args.search {
+        if !(1..=1_000_000).contains(&cases) {
+            return Err(BadInput(format!("--search must be between 1 and 1000000 schedules, got {cases}")));
+        }
+        if !(1..=100).contains(&args.max_faults) {
+            return Err(BadInput(format!("--max-faults must be between 1 and 100, got {}", args.max_faults)));
+        }
         return search(args, &scenario, &config, cases, first);
     }
     let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();

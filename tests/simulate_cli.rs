@@ -103,6 +103,12 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["--recipe", "standard", "--heal-ms", "86400001"], "--heal-ms"),
         (vec!["--recipe", "standard", "--start-spread-ms", "90000000"], "--start-spread-ms"),
         (vec!["--recipe", "standard", "--latency-us", "1..18446744073709551615"], "--latency-us"),
+        // A fault list that says nothing, or says one thing twice; a search of nothing.
+        (vec!["--recipe", "standard", "--faults", ""], "empty entry"),
+        (vec!["--recipe", "standard", "--faults", "expire,expire"], "named twice"),
+        (vec!["--recipe", "standard", "--faults", "none,expire"], "stands alone"),
+        (vec!["--recipe", "standard", "--faults", "expire", "--search", "0"], "--search"),
+        (vec!["--recipe", "standard", "--faults", "expire", "--search", "10", "--max-faults", "0"], "--max-faults"),
     ] {
         let mut full = vec!["simulate"];
         full.extend(&args);
