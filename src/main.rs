@@ -4,7 +4,6 @@
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, BadInput, ClientChoice, Scenario};
@@ -418,11 +417,11 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
         // stateright's second opinion is of a complete graph.
         stop_at_violation: !args.explore_everything && !args.cross_check,
         swarm: args.swarm.map(|walks| check::Walks { walks, depth: args.walk_depth, seed: args.seed }),
-        interrupt: Some(&INTERRUPTED),
+        interrupt: Some(&zklab::interrupt::INTERRUPTED),
     };
-    stop_on_ctrl_c();
+    zklab::interrupt::stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
-    report.interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    report.interrupted = zklab::interrupt::interrupted();
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
     if args.json {
         say!("{}", serde_json::to_string(&report).expect("reports serialize"));
@@ -482,22 +481,6 @@ fn herd_command(recipes: &str, clients: &str, seed: u64, svg: &Path, json: bool)
         say!("chart: {}", svg.display());
     }
     Ok(if rows.iter().all(|r| r.passed) { 0 } else { 1 })
-}
-
-/// Raised by the first Ctrl-C of a `check`: the search stops as a spent budget stops it.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// The first Ctrl-C stops the search and lets the report of what is known so far be printed
-/// (exit 3, as for a budget); a second one quits at once.
-fn stop_on_ctrl_c() {
-    let installed = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("interrupted: stopping the search; the report so far follows (Ctrl-C again quits at once)");
-    });
-    // Without a handler (another one is installed) Ctrl-C keeps its default: the run just ends.
-    drop(installed);
 }
 
 /// Runs a manifest: one table row per entry, exit 1 on any deviation.

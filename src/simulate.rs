@@ -75,6 +75,10 @@ pub fn run_seeds(scenario: &Scenario, base: &SimConfig, seeds: &[u64], threads: 
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, seeds.len().max(1)) {
             scope.spawn(|| loop {
+                // After Ctrl-C no new seed starts; the ones running stop and report so.
+                if crate::interrupt::interrupted() {
+                    break;
+                }
                 let k = next.fetch_add(1, Ordering::Relaxed) as usize;
                 let Some(&seed) = seeds.get(k) else { break };
                 let report = run_one(scenario, &SimConfig { seed, ..base.clone() });
@@ -109,11 +113,13 @@ pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> R
             );
         }
     };
-    let run = zklab_sim::simulate_observed(config, recipes, &mut watch).expect("validated before the sweep");
+    let stop = Some(&crate::interrupt::INTERRUPTED);
+    let run = zklab_sim::simulate_stoppable(config, recipes, &mut watch, stop).expect("validated before the sweep");
     let steps_json = serde_json::to_string(&run.steps).expect("steps serialize");
     let steps_hash = format!("{:016x}", fnv1a(steps_json.as_bytes()));
     let herd = run.metrics.herd();
     let (verdict, violated, detail, trace) = match &run.outcome {
+        Outcome::Passed if run.interrupted => ("interrupted", None, None, None),
         Outcome::Passed => ("passed", None, None, None),
         Outcome::Violated(v) => {
             // The trace's world allows exactly the faults the run used, so it replays as is.

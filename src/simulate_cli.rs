@@ -77,7 +77,8 @@ pub struct SimulateArgs {
     pub trace_dir: PathBuf,
 }
 
-/// Runs the command; returns the exit code (0 every run passed, 1 a violation).
+/// Runs the command; returns the exit code (0 every run passed, 1 a violation, 3 stopped by
+/// Ctrl-C before every run had passed).
 pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     let world = WorldConfig {
         rounds: args.rounds,
@@ -128,6 +129,7 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
         return search(args, &scenario, &config, cases, first);
     }
     let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
+    crate::interrupt::stop_on_ctrl_c();
     let started = Instant::now();
     let reports = match seeds.as_slice() {
         [seed] => {
@@ -152,7 +154,16 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
                 say!("  reproduce: {}", reproduce(args, report.seed));
             }
         } else if !args.json {
-            say!("seed {}: passed", report.seed);
+            let m = &report.metrics;
+            match report.verdict {
+                "interrupted" => say!(
+                    "seed {}: interrupted after {} steps, {:.1} s of virtual time: no verdict",
+                    report.seed,
+                    m.steps,
+                    m.virtual_us as f64 / 1e6
+                ),
+                _ => say!("seed {}: passed", report.seed),
+            }
         }
     }
     if args.json {
@@ -160,7 +171,20 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     } else {
         print_summary(&reports, wall);
     }
-    Ok(if failed { 1 } else { 0 })
+    let interrupted = crate::interrupt::interrupted();
+    if interrupted && !args.json {
+        say!(
+            "interrupted: {} of {} seeds ran to the end",
+            reports.iter().filter(|r| r.verdict != "interrupted").count(),
+            seeds.len()
+        );
+    }
+    // A violation found is a verdict; otherwise an interrupted sweep is unfinished work.
+    Ok(match (failed, interrupted) {
+        (true, _) => 1,
+        (false, true) => 3,
+        (false, false) => 0,
+    })
 }
 
 fn parse_latency(text: &str) -> Result<Latency, BadInput> {
@@ -286,7 +310,7 @@ fn search(
 
 fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
     let steps: u64 = reports.iter().map(|r| r.metrics.steps).sum();
-    let passed = reports.iter().filter(|r| r.trace.is_none()).count();
+    let passed = reports.iter().filter(|r| r.verdict == "passed").count();
     if let [one] = reports {
         let (m, h) = (&one.metrics, &one.herd);
         say!(

@@ -235,3 +235,23 @@ fn a_queue_longer_than_jute_maxbuffer_allows_is_reported_and_its_trace_replays()
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ctrl_c_stops_a_simulation_and_prints_what_is_known_with_exit_3() {
+    let dir = temp_dir("ctrl-c");
+    // Tens of seconds of work: the interruption, not the end, stops it.
+    let child = Command::new(env!("CARGO_BIN_EXE_zklab"))
+        .args(["simulate", "--recipe", "standard", "--clients", "20000", "--trace-dir", dir.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("seed 1: interrupted after"), "what it knows: {text}");
+    assert!(text.contains("0 of 1 runs passed"), "an interrupted run is not a pass: {text}");
+    assert!(!dir.exists(), "no verdict, no trace");
+}

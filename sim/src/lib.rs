@@ -16,5 +16,5 @@ mod timing;
 pub use config::{BadConfig, FaultRates, Latency, SimConfig, MAX_CLIENTS};
 pub use faults::{Breaks, Schedule, ScheduleError, TimedFault};
 pub use metrics::{Herd, Metrics};
-pub use run::{simulate, simulate_observed, Outcome, SimRun, Violation};
+pub use run::{simulate, simulate_observed, simulate_stoppable, Outcome, SimRun, Violation};
 pub use timing::SessionTiming;

@@ -10,6 +10,7 @@ use crate::timing::SessionTiming;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{Belief, ClientId, FaultBudget, FaultKind, Input, Property, Recipe, Request, Step, World};
 
@@ -38,7 +39,10 @@ pub struct SimRun<R> {
     pub world: World<R>,
     pub steps: Vec<Step>,
     pub metrics: Metrics,
+    /// `Passed` for a run stopped early (`interrupted`): nothing was judged at its end.
     pub outcome: Outcome,
+    /// Stopped by its `stop` flag before the end (see `simulate_stoppable`).
+    pub interrupted: bool,
 }
 
 /// Runs `config` with one recipe per client to the end of its healed phase.
@@ -53,11 +57,23 @@ pub fn simulate_observed<R: Recipe>(
     recipes: Vec<R>,
     observe: &mut dyn FnMut(&World<R>),
 ) -> Result<SimRun<R>, BadConfig> {
+    simulate_stoppable(config, recipes, observe, None)
+}
+
+/// As `simulate_observed`, stopping before the next event once `stop` is raised (Ctrl-C): the
+/// run so far comes back `interrupted`, with no verdict on its end.
+pub fn simulate_stoppable<R: Recipe>(
+    config: &SimConfig,
+    recipes: Vec<R>,
+    observe: &mut dyn FnMut(&World<R>),
+    stop: Option<&AtomicBool>,
+) -> Result<SimRun<R>, BadConfig> {
     config.validate(recipes.len())?;
     let mut sim = Sim::new(config, recipes, observe);
     (sim.observe)(&sim.world);
-    sim.run();
-    Ok(SimRun { world: sim.world, steps: sim.steps, metrics: sim.metrics, outcome: sim.outcome })
+    let interrupted = sim.run(stop);
+    let (world, steps, metrics, outcome) = (sim.world, sim.steps, sim.metrics, sim.outcome);
+    Ok(SimRun { world, steps, metrics, outcome, interrupted })
 }
 
 struct Sim<'a, R> {
@@ -165,7 +181,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.config.chaos_us.max(self.config.start_spread_us) + bound
     }
 
-    fn run(&mut self) {
+    /// Runs to the end, or until `stop` is raised; whether it was.
+    fn run(&mut self, stop: Option<&AtomicBool>) -> bool {
         // Faults first: one planned for the very start strikes the clients' first requests.
         self.plan_faults();
         for i in 0..self.clients() {
@@ -173,8 +190,13 @@ impl<'a, R: Recipe> Sim<'a, R> {
             self.queue.push(at, Event::Acquire(i as ClientId));
         }
         let deadline = self.heal_deadline();
+        let mut stopped = false;
         while let Some((at, event)) = self.queue.pop() {
             if at > deadline {
+                break;
+            }
+            if stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                stopped = true;
                 break;
             }
             self.now = at;
@@ -193,9 +215,10 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.metrics.out_of_order_pairs = inversions(&mut ranks);
         let n = self.granted_ranks.len() as u64;
         self.metrics.pairs = n * n.saturating_sub(1) / 2;
-        if self.outcome == Outcome::Passed {
+        if self.outcome == Outcome::Passed && !stopped {
             self.judge_the_end();
         }
+        stopped
     }
 
     /// The timed faults of the rates, spread over the chaos phase, and the schedule's.
