@@ -98,7 +98,9 @@ impl Property {
         match self {
             Property::BeliefExclusion => "the clients that believe they hold may hold together (a mutex: one at most)",
             Property::FencedExclusion => "the resource never accepts an earlier holder's write after a later holder's",
-            Property::ZkExclusion => "the same, among holders ZooKeeper agrees with (live session, own lock node)",
+            Property::ZkExclusion => {
+                "the holders ZooKeeper agrees with (live session, own lock node) may hold together"
+            }
             Property::NoOrphans => "once only faults can happen, every lock node has a live owner that knows it",
             Property::NoHerd => "no step wakes two or more waiters of an exclusive lock",
             Property::EventualAcquire => "every waiting client holds eventually, once faults stop (weak fairness)",
