@@ -4,7 +4,7 @@
 //! Recipes that are right under one behaviour can be wrong under the other.
 
 use crate::rewrite::Rewrite;
-use crate::{Request, Server, SessionId, WatchKind, WatchedEvent, ZkResult};
+use crate::{Request, Response, Server, SessionId, WatchKind, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -32,6 +32,12 @@ impl ClientBehaviour {
             ClientBehaviour::Java => configured.map(|bytes| bytes as usize),
             ClientBehaviour::Kazoo => None,
         }
+    }
+
+    /// Whether the library refuses `response` as longer than it accepts (see
+    /// `max_reply_bytes`), given the `jute.maxbuffer` a world or a script sets.
+    pub fn refuses(self, configured: Option<u32>, response: &Response) -> bool {
+        self.max_reply_bytes(configured).is_some_and(|limit| response.frame_bytes() > limit)
     }
 
     /// The connection dropped while the session lives on: the server forgets the connection's

@@ -18,8 +18,8 @@ use super::fourlw;
 use super::proxy::Proxy;
 use super::sandbox::{self, ROOT};
 use super::script::{
-    bad, children_fields, fail, jute_maxbuffer, number, refused, refused_while_disconnected, request, result_head,
-    sleep_ms, stat_value, state_event, text, via_index, Handle,
+    bad, children_fields, fail, jute_maxbuffer, number, refused_while_disconnected, request, result_head, sleep_ms,
+    stat_value, state_event, text, via_index, Handle,
 };
 use super::ScriptError;
 use serde_json::{json, Map, Value};
@@ -42,9 +42,9 @@ struct Session {
     handle: Handle,
     timeout: Duration,
     proxy: Proxy,
-    /// The longest reply the library it plays accepts (`jute_maxbuffer`, the Java client's):
-    /// the Rust client has no such limit, so the runner refuses longer replies itself.
-    max_reply: Option<usize>,
+    /// The `jute_maxbuffer` of the library it plays (the Java client's): the Rust client has no
+    /// such limit, so the runner refuses longer replies itself.
+    jute_maxbuffer: Option<u32>,
 }
 
 /// A watch one op armed, waiting for its notification.
@@ -237,7 +237,7 @@ impl Live {
     async fn open(&mut self, i: usize, op: &Value, result: &mut Map<String, Value>) -> Result<(), ScriptError> {
         let name = text(i, op, "s")?.to_string();
         let asked = Duration::from_millis(number(i, op, "timeout_ms", 4000)?.max(1) as u64);
-        let max_reply = self.client.max_reply_bytes(jute_maxbuffer(i, op)?);
+        let jute_maxbuffer = jute_maxbuffer(i, op)?;
         let proxy = Proxy::start(&self.server).await.map_err(|e| bad(i, format!("starting a proxy: {e}")))?;
         let client = connect(proxy.address(), ROOT, asked, None)
             .await
@@ -247,7 +247,7 @@ impl Live {
         result.insert("negotiated_timeout_ms".into(), json!(timeout.as_millis() as u64));
         self.names.insert(id, name.clone());
         self.sessions
-            .insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout, proxy, max_reply });
+            .insert(name, Session { client: Some(client), id, handle: Handle::Open, timeout, proxy, jute_maxbuffer });
         Ok(())
     }
 
@@ -486,7 +486,7 @@ impl Live {
             }
         }
         .await;
-        if outcome.is_ok() && reply.is_some_and(|r| refused(self.sessions[name].max_reply, &r)) {
+        if outcome.is_ok() && reply.is_some_and(|r| self.client.refuses(self.sessions[name].jute_maxbuffer, &r)) {
             // The library refuses the reply for its length (the watch it set goes with the
             // watcher dropped here), its connection drops and it reconnects at once.
             *result = head;

@@ -4,8 +4,8 @@
 //! which ops' watches they fired), and what a closed or expired handle answers.
 
 use super::script::{
-    bad, checked_kind, children_fields, fail, jute_maxbuffer, number, refused, refused_while_disconnected, request,
-    result_head, sleep_ms, stat_value, state_event, text, via_index, Handle,
+    bad, checked_kind, children_fields, fail, jute_maxbuffer, number, refused_while_disconnected, request, result_head,
+    sleep_ms, stat_value, state_event, text, via_index, Handle,
 };
 use super::ScriptError;
 use serde_json::{json, Map, Value};
@@ -33,8 +33,8 @@ struct Session {
     /// The server's zxid when the connection was cut, which a Java reconnect's SetWatches
     /// compares against.
     since: i64,
-    /// The longest reply its client accepts (`jute_maxbuffer`, the Java client's).
-    max_reply: Option<usize>,
+    /// Its client's `jute_maxbuffer` (the Java client refuses longer replies).
+    jute_maxbuffer: Option<u32>,
 }
 
 struct Runner {
@@ -96,9 +96,9 @@ impl Runner {
         }
         let timeout = number(i, op, "timeout_ms", 4000)?;
         let timeout = u32::try_from(timeout).map_err(|_| bad(i, format!("bad timeout_ms {timeout}")))?;
-        let max_reply = self.client.max_reply_bytes(jute_maxbuffer(i, op)?);
+        let jute_maxbuffer = jute_maxbuffer(i, op)?;
         let (id, negotiated) = self.server.open_session(timeout);
-        let session = Session { id, handle: Handle::Open, watches: ClientWatches::default(), since: 0, max_reply };
+        let session = Session { id, handle: Handle::Open, watches: ClientWatches::default(), since: 0, jute_maxbuffer };
         self.sessions.insert(name.clone(), session);
         self.names.insert(id, name);
         result.insert("negotiated_timeout_ms".into(), json!(negotiated));
@@ -153,7 +153,7 @@ impl Runner {
                 let request = request.expect("every other op is a request");
                 let outcome = self.server.apply(id, &request);
                 self.deliver(outcome.notifications);
-                if outcome.result.as_ref().is_ok_and(|r| refused(self.sessions[&name].max_reply, r)) {
+                if outcome.result.as_ref().is_ok_and(|r| self.client.refuses(self.sessions[&name].jute_maxbuffer, r)) {
                     // The client refuses the reply for its length: the request failed as far as
                     // it knows, its connection drops, and it reconnects at once.
                     fail(result, &ZkError::ConnectionLoss.to_string());

@@ -3,7 +3,7 @@
 
 use super::ScriptError;
 use serde_json::{json, Map, Value};
-use zklab_model::{path, CreateMode, Request, Response};
+use zklab_model::{path, CreateMode, Request};
 
 pub(super) fn bad(i: usize, what: impl std::fmt::Display) -> ScriptError {
     ScriptError(format!("op {i}: {what}"))
@@ -171,11 +171,6 @@ pub(super) fn jute_maxbuffer(i: usize, op: &Value) -> Result<Option<u32>, Script
             None => Err(bad(i, format!("jute_maxbuffer must be between 1 and {} bytes, got {v}", i32::MAX))),
         },
     }
-}
-
-/// `response` with its frame refused by a client whose longest accepted reply is `limit`.
-pub(super) fn refused(limit: Option<usize>, response: &Response) -> bool {
-    limit.is_some_and(|limit| response.frame_bytes() > limit)
 }
 
 /// What a session's client handle is, as a script's `state` op names it.

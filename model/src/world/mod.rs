@@ -515,14 +515,15 @@ impl<R: Recipe> World<R> {
 
     /// The reply, if client `i`'s library refuses it as longer than its `jute.maxbuffer`.
     fn too_long(&self, i: usize, result: &crate::ZkResult) -> Option<RefusedReply> {
-        let limit = self.config.client_behaviour.max_reply_bytes(self.config.jute_maxbuffer)?;
         let response = result.as_ref().ok()?;
-        let frame_bytes = response.frame_bytes();
+        if !self.config.client_behaviour.refuses(self.config.jute_maxbuffer, response) {
+            return None;
+        }
         let children = match response {
             Response::Children { children, .. } => children.len(),
             _ => 0,
         };
-        (frame_bytes > limit).then_some(RefusedReply { client: i as ClientId, frame_bytes, children })
+        Some(RefusedReply { client: i as ClientId, frame_bytes: response.frame_bytes(), children })
     }
 
     /// Queues watch notifications on the connected clients they are for.
