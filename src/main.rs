@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
+use zklab::check::bfs::Spent;
 use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, BadInput, ClientChoice, Scenario};
 use zklab::simulate_cli::{self, SimulateArgs};
@@ -421,7 +422,6 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     };
     zklab::interrupt::stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
-    report.interrupted = zklab::interrupt::interrupted();
     report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
     if args.json {
         say!("{}", serde_json::to_string(&report).expect("reports serialize"));
@@ -547,14 +547,14 @@ fn print_report(report: &Report) {
         report.total_states,
         report.max_depth,
         report.elapsed_ms,
-        match (report.swarm.is_some(), report.bounded, report.interrupted, report.bounded_by) {
-            (_, _, true, _) => " (BOUNDED: interrupted by Ctrl-C)",
-            (true, _, _, _) => " (BOUNDED: random walks prove nothing)",
-            (false, true, _, Some("states")) => " (BOUNDED: --max-states ran out)",
-            (false, true, _, Some("time")) => " (BOUNDED: --timeout ran out)",
-            (false, true, _, Some("memory")) => " (BOUNDED: --max-memory ran out)",
-            (false, true, _, _) => " (BOUNDED: a budget ran out)",
-            (false, false, _, _) => "",
+        match (report.swarm.is_some(), report.bounded, report.bounded_by) {
+            (_, _, Some(Spent::Interrupted)) => " (BOUNDED: interrupted by Ctrl-C)",
+            (true, _, _) => " (BOUNDED: random walks prove nothing)",
+            (false, true, Some(Spent::States)) => " (BOUNDED: --max-states ran out)",
+            (false, true, Some(Spent::Time)) => " (BOUNDED: --timeout ran out)",
+            (false, true, Some(Spent::Memory)) => " (BOUNDED: --max-memory ran out)",
+            (false, true, None) => " (BOUNDED: a budget ran out)",
+            (false, false, _) => "",
         }
     );
     if let Some(swarm) = &report.swarm {

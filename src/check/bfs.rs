@@ -32,22 +32,32 @@ pub struct Budget {
     pub interrupt: Option<&'static AtomicBool>,
 }
 
+/// The part of a budget that ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spent {
+    States,
+    Time,
+    Memory,
+    /// Someone raised `Budget::interrupt` (Ctrl-C).
+    Interrupted,
+}
+
 impl Budget {
     pub(super) fn exhausted(&self, states: usize) -> bool {
         self.spent(states).is_some()
     }
 
-    /// Which part of the budget is spent with `states` stored, if any: "states", "time",
-    /// "memory" or "interrupted".
-    pub fn spent(&self, states: usize) -> Option<&'static str> {
+    /// Which part of the budget is spent with `states` stored, if any.
+    pub fn spent(&self, states: usize) -> Option<Spent> {
         if states >= self.max_states {
-            Some("states")
+            Some(Spent::States)
         } else if self.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
-            Some("interrupted")
+            Some(Spent::Interrupted)
         } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            Some("time")
+            Some(Spent::Time)
         } else if self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max)) {
-            Some("memory")
+            Some(Spent::Memory)
         } else {
             None
         }

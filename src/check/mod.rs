@@ -130,12 +130,12 @@ pub struct Report {
     pub elapsed_ms: u128,
     /// A budget (states or time) ran out.
     pub bounded: bool,
-    /// The run was stopped by Ctrl-C (set by the CLI; the run is then bounded too).
+    /// The run was stopped by Ctrl-C (`bounded_by` says so too).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     /// Which budget ran out, for a bounded exhaustive run: states, time, memory or interrupted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bounded_by: Option<&'static str>,
+    pub bounded_by: Option<bfs::Spent>,
     /// The run stopped after the breadth-first level of its first violation (see
     /// `Options::stop_at_violation`): properties it had not decided are unknown.
     pub stopped_at_violation: bool,
@@ -248,9 +248,9 @@ pub struct Outcome {
     pub max_depth: usize,
     pub elapsed_ms: u128,
     pub bounded: bool,
-    /// Which budget ran out, for a bounded run: "states", "time", "memory" or "interrupted"
-    /// (see `Budget::spent`; `None` for a swarm, which is bounded by its walks).
-    pub spent: Option<&'static str>,
+    /// Which budget ran out, if one did (see `Budget::spent`; a swarm is bounded by its walks
+    /// whether or not one did).
+    pub spent: Option<bfs::Spent>,
     /// Stopped after the level of the first violation (`Options::stop_at_violation`).
     pub stopped: bool,
     /// Explored with symmetry reduction.
@@ -333,7 +333,7 @@ fn walk<R: Recipe>(
         max_depth: found.longest,
         elapsed_ms: started.elapsed().as_millis(),
         bounded: true,
-        spent: None,
+        spent: plan.budget.spent(found.coverage.visits as usize),
         stopped: false,
         symmetric: false,
         partial_order: false,
@@ -553,7 +553,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         max_depth: outcome.max_depth,
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
-        interrupted: false,
+        interrupted: outcome.spent == Some(bfs::Spent::Interrupted),
         bounded_by: outcome.spent,
         stopped_at_violation: outcome.stopped,
         symmetry: outcome.symmetric,
