@@ -15,9 +15,10 @@
 //
 // What is recorded: every watcher's process() call, grouped into one event per WatchedEvent the
 // client hands out, with `via` naming the ops whose watchers got it. A close or an expiry is
-// written once per session as {"state": "Closed"|"Expired"}; the state events the client hands
-// every watcher on the way (the Disconnected of the connection an expiry cuts, Expired, Closed)
-// are not listed, as in every recording. A closed handle's requests are answered
+// written once per session as {"state": "Closed"|"Expired"}; the Disconnected the client hands
+// every watcher when the connection an expiry cuts goes is listed (the connection always goes
+// first), the state events of the end itself (Expired, Closed) are not, as in every recording.
+// A closed handle's requests are answered
 // ConnectionClosed by the recorder (as kazoo's closed handle answers), without asking the client.
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -434,7 +435,7 @@ public class RecordJava {
                 disconnect(session);
                 session.handle = "disconnected";
             } else if (kind.equals("reconnect")) {
-                reconnect(session, -1);
+                reconnect(session);
             } else if (kind.equals("expire") && handle.equals("disconnected")) {
                 takeOverAndClose(session);
             } else if (handle.equals("disconnected")) {
@@ -452,13 +453,11 @@ public class RecordJava {
                 session.settle();
                 ended(session, "Closed", mark);
             } else if (kind.equals("expire")) {
-                int mark;
-                synchronized (session) {
-                    mark = session.received.size();
-                }
+                // The connection goes first (its watchers hear Disconnected), then the session
+                // is expired, and the client learns it on reconnecting.
                 disconnect(session);
                 takeOverAndClose(session);
-                reconnect(session, mark);
+                reconnect(session);
             } else {
                 request(i, kind, op, session, result);
             }
@@ -483,11 +482,11 @@ public class RecordJava {
             thief.close();
         }
 
-        void reconnect(Session session, int expiryMark) throws ScriptError {
+        void reconnect(Session session) throws ScriptError {
             int mark = session.stateCount();
             int eventsMark;
             synchronized (session) {
-                eventsMark = expiryMark >= 0 ? expiryMark : session.received.size();
+                eventsMark = session.received.size();
             }
             session.proxy.restore();
             waitFor("session " + session.name + " to reconnect",
@@ -512,10 +511,21 @@ public class RecordJava {
                 session.received.addAll(kept);
             }
             session.handle = state.toLowerCase();
-            inbox.computeIfAbsent(session.name, k -> new ArrayList<>()).add(Map.of("state", state));
+            // In arrival order: what the watchers heard before the end, then the end.
+            List<Object> inbox = this.inbox.computeIfAbsent(session.name, k -> new ArrayList<>());
+            inbox.addAll(drain(session));
+            inbox.add(Map.of("state", state));
         }
 
         List<Object> takeEvents(Session session) {
+            List<Object> out = new ArrayList<>(inbox.getOrDefault(session.name, List.of()));
+            inbox.remove(session.name);
+            out.addAll(drain(session));
+            return out;
+        }
+
+        /** The watcher calls received since the last drain, one entry per WatchedEvent. */
+        List<Object> drain(Session session) {
             List<Received> received;
             synchronized (session) {
                 received = new ArrayList<>(session.received);
@@ -527,8 +537,7 @@ public class RecordJava {
                 if (!via.containsKey(r.event())) events.add(r.event());
                 via.computeIfAbsent(r.event(), k -> new ArrayList<>()).add(r.via());
             }
-            List<Object> out = new ArrayList<>(inbox.getOrDefault(session.name, List.of()));
-            inbox.remove(session.name);
+            List<Object> out = new ArrayList<>();
             for (WatchedEvent event : events) {
                 List<String> ops = via.get(event);
                 ops.sort(Comparator.comparingInt(v -> Integer.parseInt(v.split(":")[0])));

@@ -17,9 +17,10 @@ What is recorded, and why it is not everything kazoo does:
 - Every watcher callback, grouped into one event per WatchedEvent kazoo hands out, with `via`
   naming the ops whose watchers got it. kazoo's CONNECTING is written "Disconnected" and
   CONNECTED "SyncConnected" (ZooKeeper's names for them).
-- A close or an expiry is written once per session as {"state": "Closed"|"Expired"}; the state
-  events kazoo hands watchers on the way (the Disconnected of the connection an expiry cuts,
-  the expiry or close itself) are not listed (every recording does the same).
+- A close or an expiry is written once per session as {"state": "Closed"|"Expired"}. The
+  Disconnected kazoo hands every watcher when the connection an expiry cuts goes is listed (the
+  connection always goes first); the state events of the end itself are not (every recording
+  does the same).
 - After an expiry kazoo opens a new session by itself; the recorder stops the client instead,
   and answers a later request of the expired handle SessionExpired itself, as a closed handle
   answers ConnectionClosed.
@@ -324,10 +325,11 @@ class Recorder:
             self.wait_unconnected(session)
             self.ended(session, "Closed", len(session.received))
         elif kind == "expire":
-            mark = len(session.received)
+            # The connection goes first (its watchers hear Disconnected), then the session is
+            # expired, and the client learns it on reconnecting.
             self.disconnect(session)
             self.take_over_and_close(session)
-            self.reconnect(session, mark)
+            self.reconnect(session)
         else:
             self.request(i, kind, op, session, result)
 
@@ -349,10 +351,10 @@ class Recorder:
         thief.stop()
         thief.close()
 
-    def reconnect(self, session, expiry_mark=None):
+    def reconnect(self, session):
         mark = session.state_count()
         with session.lock:
-            events_mark = len(session.received) if expiry_mark is None else expiry_mark
+            events_mark = len(session.received)
         session.proxy.restore()
         wait_for("session %s to reconnect" % session.name,
                  lambda: any(s in (KazooState.CONNECTED, KazooState.LOST) for s in session.states_since(mark)))
@@ -374,9 +376,15 @@ class Recorder:
         with session.lock:
             session.received = session.received[:mark] + [
                 (e, v) for e, v in session.received[mark:] if e.type != EventType.NONE]
-        self.inbox.setdefault(session.name, []).append({"state": state})
+        # In arrival order: what the watchers heard before the end, then the end.
+        self.inbox.setdefault(session.name, []).extend(self.drain(session))
+        self.inbox[session.name].append({"state": state})
 
     def take_events(self, session):
+        return self.inbox.pop(session.name, []) + self.drain(session)
+
+    def drain(self, session):
+        """The watcher callbacks received since the last drain, one entry per WatchedEvent."""
         with session.lock:
             received, session.received = session.received, []
         grouped = []
@@ -387,7 +395,7 @@ class Recorder:
                     break
             else:
                 grouped.append((event, [via]))
-        out = self.inbox.pop(session.name, [])
+        out = []
         for event, via in grouped:
             via.sort(key=lambda v: int(v.split(":")[0]))
             if event.type == EventType.NONE:

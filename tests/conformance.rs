@@ -89,3 +89,25 @@ fn every_case_is_listed_in_the_conformance_page() {
         assert!(page.contains(&format!("| {name} |")), "docs/conformance.md has no line for case {name}");
     }
 }
+
+/// The state changes a session hears, in order, from every `events` result of `results`.
+fn states_heard(results: &Value, session: &str) -> Vec<String> {
+    let results = results["results"].as_array().expect("a results array");
+    let heard = results.iter().filter(|r| r["op"] == "events" && r["s"] == session);
+    let events = heard.flat_map(|r| r["events"].as_array().cloned().unwrap_or_default());
+    events.filter_map(|e| e["state"].as_str().map(str::to_string)).collect()
+}
+
+/// A server expires only a session it no longer hears from: both real libraries hand their
+/// watchers Disconnected when the connection goes, and learn Expired only after it. The model
+/// answers so for each library.
+#[test]
+fn an_expiry_is_heard_as_disconnected_then_expired_by_both_libraries() {
+    let case = load(&root().join("cases/32-expire-drops-watches.json"));
+    for (dir, client) in [("java", ClientBehaviour::Java), ("kazoo", ClientBehaviour::Kazoo)] {
+        let recorded = load(&root().join(format!("expected/{dir}/32-expire-drops-watches.json")));
+        assert_eq!(states_heard(&recorded, "A"), ["Disconnected", "Expired"], "{dir} recorded");
+        let modelled = zklab::conformance::run_script_as(&case, client).unwrap();
+        assert_eq!(states_heard(&modelled, "A"), ["Disconnected", "Expired"], "the model as {dir}");
+    }
+}

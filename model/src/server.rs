@@ -259,12 +259,13 @@ impl Server {
     fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {
         let sequential = matches!(request, Request::Create { mode, .. } if mode.is_sequential());
         path::validate(request.path(), sequential).map_err(|_| ZkError::BadArguments)?;
-        // The client refuses to delete the root before it looks at its session.
-        if matches!(request, Request::Delete { path, .. } if path == "/") {
-            return Err(ZkError::BadArguments);
-        }
+        // An expired handle fails every request it sends (the Java client sends even
+        // `delete /` to the server, so that too fails SessionExpired: case 43).
         if !self.is_alive(session) {
             return Err(ZkError::SessionExpired);
+        }
+        if matches!(request, Request::Delete { path, .. } if path == "/") {
+            return Err(ZkError::BadArguments);
         }
         match request {
             Request::Create { path, data, mode } => {

@@ -1573,10 +1573,18 @@ fn world_kazoo_client_drops_watches_and_only_gets_sync_connected() {
 }
 
 #[test]
+/// Both libraries: the connection goes first (Disconnected), the server expires the session
+/// later, and the client hears Expired only on reconnecting.
 fn world_session_expiry_is_learned_only_on_reconnect() {
+    for behaviour in [ClientBehaviour::Java, ClientBehaviour::Kazoo] {
+        expiry_is_learned_only_on_reconnect(behaviour);
+    }
+}
+
+fn expiry_is_learned_only_on_reconnect(behaviour: ClientBehaviour) {
     let create = Request::create("/lock/x-", EphemeralSequential);
     let watch = Request::exists("/lock/x-0000000000", true);
-    let mut w = world(ClientBehaviour::Java, &[FaultKind::Expire], vec![vec![create], vec![watch]]);
+    let mut w = world(behaviour, &[FaultKind::Expire], vec![vec![create], vec![watch]]);
     step(&mut w, Step::Acquire(0));
     settle(&mut w, 0);
     step(&mut w, Step::Acquire(1));

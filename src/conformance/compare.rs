@@ -1,6 +1,8 @@
 //! Comparing a result with a recorded one, as conformance/FORMAT.md says: the server's raw
 //! children order is unspecified (only the sorted `children` count), and the events of one
-//! atomic server step come in no defined order (event lists are compared as multisets).
+//! atomic server step come in no defined order (event lists are compared as multisets), but a
+//! session's state changes do (Disconnected comes before the Expired an expiry ends with), so
+//! their order is compared too.
 
 use serde_json::Value;
 
@@ -28,8 +30,35 @@ fn normalize(result: &Value) -> Value {
         fields.remove("raw");
         fields.remove("raw_sorted");
         if let Some(Value::Array(events)) = fields.get_mut("events") {
+            let states: Vec<Value> = events.iter().filter_map(|e| e.get("state").cloned()).collect();
             events.sort_by_key(|e| e.to_string());
+            if !states.is_empty() {
+                fields.insert("states in order".into(), Value::Array(states));
+            }
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differences;
+    use serde_json::json;
+
+    fn events(list: serde_json::Value) -> serde_json::Value {
+        json!({ "results": [{ "i": 0, "op": "events", "ok": true, "events": list }] })
+    }
+
+    #[test]
+    fn notifications_compare_as_a_set_and_state_changes_in_order() {
+        let deleted = |path: &str| json!({ "type": "NodeDeleted", "path": path, "via": [] });
+        let a = events(json!([deleted("/a"), deleted("/b")]));
+        let b = events(json!([deleted("/b"), deleted("/a")]));
+        assert!(differences(&a, &b).is_empty(), "one step's notifications in either order");
+        let disconnected = json!({ "type": "None", "state": "Disconnected", "via": [] });
+        let expired = json!({ "state": "Expired" });
+        let first = events(json!([disconnected.clone(), expired.clone()]));
+        let last = events(json!([expired, disconnected]));
+        assert_eq!(differences(&first, &last).len(), 1, "Expired before Disconnected is a difference");
+    }
 }

@@ -138,14 +138,21 @@ impl Runner {
             (_, Handle::Disconnected) => return Err(refused_while_disconnected(i, &name, kind)),
             (_, Handle::Closed) => fail(result, "ConnectionClosed"),
             ("close" | "expire", Handle::Expired) => fail(result, &ZkError::SessionExpired.to_string()),
-            ("close", Handle::Open) | ("expire", Handle::Open) => {
-                let notifications =
-                    if kind == "close" { self.server.close_session(id) } else { self.server.expire_session(id) };
-                let handle = if kind == "close" { Handle::Closed } else { Handle::Expired };
-                // A close fires the session's own watches on what it deletes (an expiry has
-                // dropped them already); whatever is left is gone with the session.
+            // A server expires only a session it no longer hears from: the connection goes
+            // first (every watcher the library holds hears Disconnected), the expiry drops the
+            // session's watches and its ephemerals, and the client learns it on reconnecting.
+            ("expire", Handle::Open) => {
+                self.disconnect(&name);
+                let notifications = self.server.expire_session(id);
                 self.deliver(notifications);
-                self.ended(&name, handle);
+                self.reconnect(&name);
+            }
+            ("close", Handle::Open) => {
+                // A close fires the session's own watches on what it deletes; whatever is left
+                // is gone with the session.
+                let notifications = self.server.close_session(id);
+                self.deliver(notifications);
+                self.ended(&name, Handle::Closed);
             }
             // An expired handle still makes its requests: the server (the model's client-side
             // checks included) refuses them.
