@@ -20,6 +20,7 @@
 //! that rule's worth, since a session's nodes are gone before its client learns of the expiry
 //! and reads never lag.
 
+use crate::queue::{Names, Order, Place, Queue};
 use zklab_model::path;
 use zklab_model::Rewrite;
 use zklab_model::{
@@ -29,6 +30,9 @@ use zklab_model::{
 
 /// The name prefix of every contender's node.
 const PREFIX: &str = "lock-";
+
+/// The line: `lock-<counter>` and nothing else, by sequence number.
+const QUEUE: Queue = Queue { marker: PREFIX, names: Names::Exactly, order: Order::Signed };
 
 /// What the recovery does when a child vanished between the listing and its getData.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -95,32 +99,25 @@ impl ClientIdLock {
         self.phase = Phase::Reading(rest);
     }
 
-    /// The contenders among `children`, by sequence number.
-    fn queue(children: &[String]) -> Vec<String> {
-        let mut queue: Vec<(i32, String)> =
-            children.iter().filter_map(|c| Some((sequence_of(c)?, c.clone()))).collect();
-        queue.sort();
-        queue.into_iter().map(|(_, c)| c).collect()
-    }
-
     fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
-        let queue = Self::queue(children);
         if self.phase == Phase::Searching {
-            return self.read_next(ctx, queue, out);
+            let line = QUEUE.line(children).into_iter().cloned().collect();
+            return self.read_next(ctx, line, out);
         }
         let Some(node) = self.node.clone() else { return self.create(ctx, out) };
-        let Some(position) = queue.iter().position(|c| c == path::name(&node)) else {
-            // Our node is gone (our session ended under us): start over.
-            self.node = None;
-            return self.create(ctx, out);
-        };
-        if position == 0 {
-            self.phase = Phase::Holding;
-            return;
+        match QUEUE.place(children, path::name(&node)) {
+            Place::Gone => {
+                // Our node is gone (our session ended under us): start over.
+                self.node = None;
+                self.create(ctx, out)
+            }
+            Place::First => self.phase = Phase::Holding,
+            Place::Behind(predecessor) => {
+                let predecessor = path::join(&self.lock_path, predecessor);
+                out.push(Request::exists(&predecessor, true));
+                self.phase = Phase::Checking(predecessor);
+            }
         }
-        let predecessor = path::join(&self.lock_path, &queue[position - 1]);
-        out.push(Request::exists(&predecessor, true));
-        self.phase = Phase::Checking(predecessor);
     }
 
     fn on_reply(&mut self, ctx: &Ctx, request: Request, result: ZkResult, out: &mut Vec<Request>) {
@@ -173,11 +170,6 @@ impl ClientIdLock {
     }
 }
 
-/// The sequence number of a contender's name, or `None` for names that are not contenders.
-fn sequence_of(name: &str) -> Option<i32> {
-    path::sequence_of(name, PREFIX)
-}
-
 impl zklab_model::Recipe for ClientIdLock {
     fn name(&self) -> String {
         self.name.to_string()
@@ -210,7 +202,7 @@ impl zklab_model::Recipe for ClientIdLock {
     }
 
     fn belief(&self) -> Belief {
-        let token = || self.node.as_deref().and_then(|n| sequence_of(path::name(n))).map_or(0, i64::from);
+        let token = || self.node.as_deref().and_then(|n| QUEUE.sequence(path::name(n))).map_or(0, i64::from);
         match self.phase {
             Phase::Idle => Belief::Idle,
             Phase::Holding => Belief::Holding { token: token() },

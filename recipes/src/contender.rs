@@ -29,6 +29,7 @@
 //!   Since CURATOR-696 a latch that finds itself first reads its own node and leads only if the
 //!   node's ephemeral owner is its current session; otherwise it resets.
 
+use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
 use zklab_model::Rewrite;
 use zklab_model::{
@@ -54,15 +55,6 @@ pub enum Watch {
     GetDataAnyEvent,
     /// getData(), and only a NodeDeleted wakes the waiter (LeaderLatch's watcher).
     GetDataDeleted,
-}
-
-/// The order of contenders (see `sequential::Order`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// By sequence number, wrap-aware (serial-number arithmetic).
-    Serial,
-    /// By the suffix after the marker, compared as text (Curator).
-    Text,
 }
 
 /// What to do when the predecessor is gone at the watch, or the connection comes back.
@@ -253,32 +245,14 @@ impl Contender {
         }
     }
 
-    fn sequence(&self, name: &str) -> Option<i32> {
-        let at = name.rfind(self.style.marker)?;
-        path::sequence_of(&name[at..], self.style.marker)
-    }
-
-    /// The text Curator sorts by: what follows the last marker.
-    fn suffix<'a>(&self, name: &'a str) -> &'a str {
-        name.rfind(self.style.marker).map_or(name, |at| &name[at + self.style.marker.len()..])
-    }
-
-    /// Whether `a` comes before `b` in line.
-    fn before(&self, a: &str, b: &str) -> bool {
-        match self.style.order {
-            Order::Serial => match (self.sequence(a), self.sequence(b)) {
-                (Some(a), Some(b)) => b.wrapping_sub(a) > 0,
-                _ => false,
-            },
-            Order::Text => self.suffix(a) < self.suffix(b),
-        }
+    /// The line: anything, the marker, the counter; in the style's order.
+    fn queue(&self) -> Queue {
+        Queue::new(self.style.marker, self.style.order)
     }
 
     fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
-        let ours: Vec<String> = children.iter().filter(|c| self.sequence(c).is_some()).cloned().collect();
         if self.phase == Phase::Recovering {
-            let prefix = self.prefix(ctx);
-            let found = ours.iter().find(|c| c.starts_with(&prefix)).map(|c| path::join(&self.lock_path, c));
+            let found = find_own(children, &self.prefix(ctx)).map(|c| path::join(&self.lock_path, c));
             // Protected mode's session check: a node made by an earlier session is not ours.
             if self.style.session_check && self.create_session.is_some_and(|s| s != ctx.session) {
                 if let Some(found) = found {
@@ -299,23 +273,21 @@ impl Contender {
             }
         }
         let Some(node) = self.node.clone() else { return self.create_new(ctx, out) };
-        let my_name = path::name(&node);
-        if !ours.iter().any(|c| c == my_name) {
-            // Our node is gone (our session ended under us): a new one, as Curator does.
-            self.node = None;
-            return self.create_new(ctx, out);
-        }
-        let predecessor = ours.iter().filter(|c| self.before(c, my_name)).fold(None::<&String>, |best, c| match best {
-            Some(b) if !self.before(b, c) => Some(b),
-            _ => Some(c),
-        });
-        let Some(predecessor) = predecessor else {
-            if self.style.owner_check {
+        let predecessor = match self.queue().place(children, path::name(&node)) {
+            Place::Behind(predecessor) => predecessor,
+            Place::First if self.style.owner_check => {
                 self.phase = Phase::Confirming;
                 return out.push(Request::get_data(&node, false));
             }
-            self.phase = Phase::Holding;
-            return;
+            Place::First => {
+                self.phase = Phase::Holding;
+                return;
+            }
+            Place::Gone => {
+                // Our node is gone (our session ended under us): a new one, as Curator does.
+                self.node = None;
+                return self.create_new(ctx, out);
+            }
         };
         let predecessor = path::join(&self.lock_path, predecessor);
         out.push(match self.style.watch {
@@ -446,7 +418,7 @@ impl zklab_model::Recipe for Contender {
     }
 
     fn belief(&self) -> Belief {
-        let token = || self.node.as_deref().and_then(|n| self.sequence(path::name(n))).map_or(0, i64::from);
+        let token = || self.node.as_deref().and_then(|n| self.queue().sequence(path::name(n))).map_or(0, i64::from);
         match self.phase {
             Phase::Idle => Belief::Idle,
             Phase::Holding => Belief::Holding { token: token() },

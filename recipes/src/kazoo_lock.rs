@@ -18,6 +18,7 @@
 //! session expires goes on believing it holds (`belief_exclusion`); fencing still protects.
 //! The uuid is the client number here, so runs replay byte for byte.
 
+use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
 use zklab_model::Rewrite;
 use zklab_model::{
@@ -26,6 +27,9 @@ use zklab_model::{
 
 /// The part of every contender's name between the uuid and the sequence number.
 const NODE_NAME: &str = "__lock__";
+
+/// The line: `<uuid>__lock__<counter>`, by sequence number.
+const QUEUE: Queue = Queue::new(NODE_NAME, Order::Signed);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -86,7 +90,7 @@ impl KazooLock {
     fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Finding {
             let prefix = Self::prefix(ctx);
-            return match children.iter().find(|c| c.starts_with(&prefix)) {
+            return match find_own(children, &prefix) {
                 Some(found) => {
                     self.node = Some(path::join(&self.path, found));
                     self.list(out)
@@ -95,15 +99,12 @@ impl KazooLock {
             };
         }
         let Some(node) = self.node.clone() else { return self.inner_acquire(ctx, out) };
-        let mut contenders: Vec<(i32, String)> =
-            children.iter().filter_map(|c| Some((sequence(c)?, c.clone()))).collect();
-        contenders.sort();
-        match contenders.iter().position(|(_, c)| c == path::name(&node)) {
+        match QUEUE.place(children, path::name(&node)) {
             // ForceRetryError: our node is gone.
-            None => self.inner_acquire(ctx, out),
-            Some(0) => self.phase = Phase::Holding,
-            Some(i) => {
-                let predecessor = path::join(&self.path, &contenders[i - 1].1);
+            Place::Gone => self.inner_acquire(ctx, out),
+            Place::First => self.phase = Phase::Holding,
+            Place::Behind(predecessor) => {
+                let predecessor = path::join(&self.path, predecessor);
                 out.push(Request::get_data(&predecessor, true));
                 self.phase = Phase::Getting(predecessor);
             }
@@ -148,12 +149,6 @@ impl KazooLock {
     }
 }
 
-/// The sequence number after `__lock__`, or `None` for a name that is not a contender.
-fn sequence(name: &str) -> Option<i32> {
-    let at = name.rfind(NODE_NAME)?;
-    path::sequence_of(&name[at..], NODE_NAME)
-}
-
 impl zklab_model::Recipe for KazooLock {
     fn name(&self) -> String {
         "kazoo-lock".to_string()
@@ -176,7 +171,7 @@ impl zklab_model::Recipe for KazooLock {
     }
 
     fn belief(&self) -> Belief {
-        let token = || self.node.as_deref().and_then(|n| sequence(path::name(n))).map_or(0, i64::from);
+        let token = || self.node.as_deref().and_then(|n| QUEUE.sequence(path::name(n))).map_or(0, i64::from);
         match self.phase {
             Phase::Idle => Belief::Idle,
             Phase::Holding => Belief::Holding { token: token() },

@@ -3,6 +3,7 @@
 
 pub mod kazoo_lock;
 pub mod naive;
+pub mod queue;
 pub mod registry;
 pub mod sequential;
 pub mod write_lock;

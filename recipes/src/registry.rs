@@ -7,12 +7,12 @@ use crate::contender::{
 };
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
+use crate::queue::Order;
 use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, Order, SequentialLock, Variant,
-    WaitOn,
+    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
 };
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;

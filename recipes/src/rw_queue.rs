@@ -5,6 +5,7 @@
 //! expired and what a missing own node means; `Style` carries exactly those decisions, and the
 //! recipe files (`shared_lock.rs`, `curator_rw.rs`) say which choices come from which source.
 
+use crate::queue::{find_own, Order, Queue};
 use zklab_model::path;
 use zklab_model::{
     Belief, CreateMode, Ctx, EventType, Input, Mode, Request, Response, SessionState, ZkError, ZkResult,
@@ -171,13 +172,12 @@ impl RwQueue {
         format!("{}c{}-{}{}", self.style.guid_prefix, ctx.client, ctx.session, self.marker(self.kind()))
     }
 
-    /// The sequence number and kind of a child, or `None` for names that are not contenders.
+    /// The sequence number and kind of a child, or `None` for names that are not contenders:
+    /// one line of two kinds, each named with its marker, by sequence number.
     fn contender(&self, name: &str) -> Option<(i32, Kind)> {
-        [Kind::Read, Kind::Write].into_iter().find_map(|kind| {
-            let marker = self.marker(kind);
-            let at = name.rfind(marker)?;
-            Some((path::sequence_of(&name[at..], marker)?, kind))
-        })
+        [Kind::Read, Kind::Write]
+            .into_iter()
+            .find_map(|kind| Some((Queue::new(self.marker(kind), Order::Signed).sequence(name)?, kind)))
     }
 
     fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
@@ -221,7 +221,7 @@ impl RwQueue {
     fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             let mine = self.own_prefix(ctx);
-            match children.iter().find(|c| c.starts_with(&mine)) {
+            match find_own(children, &mine) {
                 Some(found) => self.node = Some(path::join(&self.lock_path, found)),
                 None => return self.create(ctx, out),
             }

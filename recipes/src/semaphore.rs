@@ -24,6 +24,7 @@
 //! "no lease" (releases the mutex and fails the acquire) without looking for the node it may
 //! have made. The node lives as long as the session and counts against `max` for everyone.
 
+use crate::queue::{find_own, Order, Queue};
 use crate::sequential::{SequentialLock, Variant};
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState, ZkError};
@@ -174,7 +175,7 @@ impl Semaphore {
                 }
             },
             (Phase::Recovering, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
-                match children.iter().find(|c| c.starts_with(&Self::guid(ctx))) {
+                match find_own(&children, &Self::guid(ctx)) {
                     Some(found) => {
                         self.lease = Some(path::join(&self.leases, found));
                         self.count(out);
@@ -256,7 +257,7 @@ impl Recipe for Semaphore {
     fn belief(&self) -> Belief {
         let token = || {
             let name = self.lease.as_deref().map(path::name).unwrap_or_default();
-            name.rfind(LEASE).and_then(|at| path::sequence_of(&name[at..], LEASE)).map_or(0, i64::from)
+            Queue::new(LEASE, Order::Signed).sequence(name).map_or(0, i64::from)
         };
         match self.phase {
             Phase::Idle => Belief::Idle,

@@ -8,6 +8,7 @@
 //! again. Release by deleting our node. The guid (here the client and session) is what lets a
 //! client find its node after a ConnectionLoss left it unsure whether the create happened.
 
+use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
 use zklab_model::ClientId;
 use zklab_model::Rewrite;
@@ -61,22 +62,6 @@ pub enum OnReconnect {
     Recheck,
     /// Go on waiting for the watch, trusting the library to have re-armed it.
     KeepWaiting,
-}
-
-/// How contenders are put in line. The counter is a signed 32-bit integer that wraps from
-/// 2147483647 to -2147483648, so a node created after the wrap has the smaller number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// Serial-number arithmetic (RFC 1982): `a` comes before `b` when `b - a`, wrapping, is
-    /// positive. Right across the wrap as long as the live contenders span fewer than 2^31
-    /// creates, which a lock's queue always does.
-    Serial,
-    /// By the signed number, as ZooKeeper's own WriteLock parses it: the first node after the
-    /// wrap sorts before every node created just before it.
-    Signed,
-    /// By the name's suffix as a string, as Curator and kazoo sort: the same break at the wrap,
-    /// and after it, among `-` numbers, the newer node sorts first.
-    Text,
 }
 
 /// What the client does when the lock's parent is gone (a container the server reaped).
@@ -177,12 +162,16 @@ impl SequentialLock {
         out.push(Request::get_children(&self.lock_path, self.variant.wait_on == WaitOn::Parent));
     }
 
-    /// Our position among the contenders, sorted by sequence number (never by name: the guid
+    /// The line: `<guid>-lock-<counter>`, in the variant's order (never by name: the guid
     /// comes first in the name).
+    fn queue(&self) -> Queue {
+        Queue::new(MARKER, self.variant.order)
+    }
+
+    /// Our place in line: hold, watch the one before us, or start over if our node is gone.
     fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
-            let mine = format!("{}{MARKER}", Self::guid(ctx));
-            match children.iter().find(|c| c.starts_with(&mine)) {
+            match find_own(children, &format!("{}{MARKER}", Self::guid(ctx))) {
                 Some(found) => self.node = Some(path::join(&self.lock_path, found)),
                 None => return self.create(ctx, out),
             }
@@ -190,20 +179,17 @@ impl SequentialLock {
         let Some(node) = self.node.clone() else {
             return self.create(ctx, out);
         };
-        let my_name = path::name(&node);
-        let mine = match (children.iter().any(|c| c == my_name), sequence(my_name)) {
-            (true, Some(mine)) => mine,
-            _ => {
+        let predecessor = match self.queue().place(children, path::name(&node)) {
+            Place::Behind(predecessor) => predecessor,
+            Place::First => {
+                self.phase = Phase::Holding;
+                return;
+            }
+            Place::Gone => {
                 // Our node is gone (our session ended under us): start over.
                 self.node = None;
                 return self.create(ctx, out);
             }
-        };
-        // The next lowest node is all a waiter needs: one pass, no sort (it matters with
-        // thousands of contenders).
-        let Some(predecessor) = predecessor(self.variant.order, children, my_name, mine) else {
-            self.phase = Phase::Holding;
-            return;
         };
         match self.variant.wait_on {
             WaitOn::Predecessor => {
@@ -282,37 +268,6 @@ impl SequentialLock {
     }
 }
 
-/// The contender just before ours (`my_name`, number `mine`) in `order`, if any.
-fn predecessor<'a>(order: Order, children: &'a [String], my_name: &str, mine: i32) -> Option<&'a String> {
-    let numbered = children.iter().filter_map(|c| Some((sequence(c)?, c)));
-    match order {
-        // Distance back from ours, wrapping: the predecessor is the nearest one behind.
-        Order::Serial => numbered.filter(|(s, _)| s.wrapping_sub(mine) < 0).max_by_key(|(s, _)| s.wrapping_sub(mine)),
-        Order::Signed => numbered.filter(|(s, _)| *s < mine).max(),
-        Order::Text => {
-            let mine = suffix(my_name);
-            return numbered.map(|(_, c)| c).filter(|c| suffix(c) < mine).max_by_key(|c| suffix(c));
-        }
-    }
-    .map(|(_, c)| c)
-}
-
-/// What follows the marker: the counter as ZooKeeper printed it.
-fn suffix(name: &str) -> &str {
-    name.rfind(MARKER).map_or(name, |at| &name[at + MARKER.len()..])
-}
-
-/// The sequence number of a lock node name, or `None` for names that are not ours.
-pub fn sequence(name: &str) -> Option<i32> {
-    // The counter ends the name, 10 digits or a minus and 10 digits after the wrap; looking
-    // there first (not searching the name) matters with thousands of contenders per listing.
-    [10, 11].into_iter().find_map(|digits| {
-        let at = name.len().checked_sub(digits + MARKER.len())?;
-        let tail = name.get(at..)?;
-        tail.starts_with(MARKER).then(|| path::sequence_of(tail, MARKER)).flatten()
-    })
-}
-
 impl zklab_model::Recipe for SequentialLock {
     fn name(&self) -> String {
         self.name.to_string()
@@ -352,7 +307,7 @@ impl zklab_model::Recipe for SequentialLock {
     }
 
     fn belief(&self) -> Belief {
-        let token = || self.node.as_deref().and_then(|n| sequence(path::name(n))).map_or(0, i64::from);
+        let token = || self.node.as_deref().and_then(|n| self.queue().sequence(path::name(n))).map_or(0, i64::from);
         match self.phase {
             Phase::Idle => Belief::Idle,
             Phase::Holding => Belief::Holding { token: token() },
@@ -414,29 +369,4 @@ fn parse_guid(name: &str) -> Option<(ClientId, u32, &str)> {
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     let (session, rest) = rest.split_at(digits);
     Some((client.parse().ok()?, session.parse().ok()?, rest))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_serial_order_puts_the_node_after_the_wrap_behind_the_holder() {
-        let children = ["c0-s2-lock-2147483647".to_string(), "c1-s3-lock--2147483648".to_string()];
-        let mine = "c1-s3-lock--2147483648";
-        let predecessor = |order| predecessor(order, &children, mine, i32::MIN).cloned();
-        assert_eq!(predecessor(Order::Serial), Some(children[0].clone()));
-        assert_eq!(predecessor(Order::Signed), None);
-        assert_eq!(predecessor(Order::Text), None);
-    }
-
-    #[test]
-    fn after_the_wrap_text_order_puts_the_newer_node_first() {
-        let children = ["c0-s2-lock--2147483648".to_string(), "c1-s3-lock--2147483647".to_string()];
-        let newer = "c1-s3-lock--2147483647";
-        let predecessor = |order| predecessor(order, &children, newer, i32::MIN + 1).cloned();
-        assert_eq!(predecessor(Order::Serial), Some(children[0].clone()));
-        assert_eq!(predecessor(Order::Signed), Some(children[0].clone()));
-        assert_eq!(predecessor(Order::Text), None, "\"-2147483647\" < \"-2147483648\" as text");
-    }
 }

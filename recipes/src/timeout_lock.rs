@@ -15,6 +15,7 @@
 //! when every reply it is owed has come back, so that no stale reply reaches a later
 //! acquisition. The flawed recipe forgets a node whose create reply it never saw.
 
+use crate::queue::find_own;
 use crate::sequential::{guid_of, SequentialLock, Variant};
 use zklab_model::path;
 use zklab_model::Rewrite;
@@ -83,7 +84,7 @@ impl TimeoutLock {
         match (state, request, result) {
             (Abandon::Finding, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
                 let mine = format!("{}{}", guid_of(ctx.client, ctx.session), crate::sequential::MARKER);
-                self.abandon = Some(match children.iter().find(|c| c.starts_with(&mine)) {
+                self.abandon = Some(match find_own(&children, &mine) {
                     Some(found) => {
                         let node = path::join(&self.lock_path(), found);
                         out.push(Request::delete(&node));

@@ -25,6 +25,7 @@
 //!   ends and blocks everyone behind it.
 //! - nothing watches the session: a holder whose session expires goes on believing it holds.
 
+use crate::queue::{find_own, znode_name_sequence};
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, Input, Request, Response, SessionState, ZkError, ZkResult};
 
@@ -73,7 +74,7 @@ impl WriteLock {
 
     fn on_found(&mut self, ctx: &Ctx, names: &[String], out: &mut Vec<Request>) {
         let prefix = Self::prefix(ctx);
-        match names.iter().find(|n| n.starts_with(&prefix)) {
+        match find_own(names, &prefix) {
             Some(name) => {
                 self.id = Some(name.clone());
                 self.phase = Phase::Listing;
@@ -93,9 +94,9 @@ impl WriteLock {
             return self.execute(out);
         }
         let mut sorted: Vec<(i32, String)> =
-            names.iter().map(|n| path::join(&self.dir, n)).map(|p| (znode_sequence(&p), p)).collect();
+            names.iter().map(|n| path::join(&self.dir, n)).map(|p| (znode_name_sequence(&p), p)).collect();
         sorted.sort();
-        let me = (znode_sequence(&id), id.clone());
+        let me = (znode_name_sequence(&id), id.clone());
         match sorted.iter().rfind(|n| **n < me) {
             Some((_, last)) => {
                 let last = last.clone();
@@ -139,11 +140,6 @@ impl WriteLock {
     }
 }
 
-/// `ZNodeName`'s sequence: the number after the last `-`, or -1 when there is none.
-fn znode_sequence(name: &str) -> i32 {
-    name.rsplit('-').next().and_then(|digits| path::sequence_of(digits, "")).unwrap_or(-1)
-}
-
 impl zklab_model::Recipe for WriteLock {
     fn name(&self) -> String {
         "zk-write-lock".to_string()
@@ -179,7 +175,7 @@ impl zklab_model::Recipe for WriteLock {
         match self.phase {
             Phase::Idle => Belief::Idle,
             Phase::Holding => {
-                Belief::Holding { token: self.id.as_deref().map_or(0, |id| i64::from(znode_sequence(id))) }
+                Belief::Holding { token: self.id.as_deref().map_or(0, |id| i64::from(znode_name_sequence(id))) }
             }
             Phase::Releasing => Belief::Releasing,
             _ => Belief::Acquiring,
