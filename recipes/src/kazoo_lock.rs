@@ -5,7 +5,7 @@
 //! SessionExpired, so a ConnectionLoss or an expiry re-runs `_inner_acquire` from its top. The
 //! first run creates `<prefix>` ephemeral-sequential; every later run first looks for a child
 //! starting with the prefix (`_find_node`) and creates only if there is none. Then it loops:
-//! `_get_predecessor` lists the children, orders the contenders by sequence number and raises
+//! `_get_predecessor` lists the children, orders the contenders by the counter's text and raises
 //! `ForceRetryError` (a retry from the top) if its own node is missing; with no predecessor it
 //! holds the lock, else it calls `get(predecessor, watch)`: NoNode loops at once, otherwise it
 //! waits until the watch or a connection-state listener wakes it and loops. `release()` deletes
@@ -28,8 +28,9 @@ use zklab_model::{
 /// The part of every contender's name between the uuid and the sequence number.
 const NODE_NAME: &str = "__lock__";
 
-/// The line: `<uuid>__lock__<counter>`, by sequence number.
-const QUEUE: Queue = Queue::new(NODE_NAME, Order::Signed);
+/// The line: `<uuid>__lock__<counter>`, sorted by the counter's text (`_contenders_re`
+/// extracts `-?\d{10}` and `sorted` compares the strings).
+const QUEUE: Queue = Queue::new(NODE_NAME, Order::Text);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {

@@ -17,11 +17,12 @@ pub enum Order {
     /// positive. Right across the wrap as long as the live contenders span fewer than 2^31
     /// creates, which a lock's queue always does.
     Serial,
-    /// By the signed number, as ZooKeeper's WriteLock and kazoo parse it: the first node after
-    /// the wrap sorts before every node created just before it.
+    /// By the signed number, as ZooKeeper's WriteLock parses it: the first node after the wrap
+    /// sorts before every node created just before it.
     Signed,
-    /// By the name's text after the marker, as Curator sorts (`fixForSorting`): the same break
-    /// at the wrap, and after it, among `-` numbers, the newer node sorts first.
+    /// By the name's text after the marker, as Curator (`fixForSorting`) and kazoo 2.8 (the
+    /// counter a regex extracts, sorted as a string) sort: the same break at the wrap, and after
+    /// it, among `-` numbers, the newer node sorts first.
     Text,
 }
 
