@@ -48,3 +48,34 @@ fn kazoo_lock_holder_never_learns_its_session_expired() {
         assert_eq!(checked.status(holds), Some(Status::Holds), "{holds}");
     }
 }
+
+#[test]
+fn every_recipe_file_opens_with_source_what_it_does_gets_wrong_and_leaves_out() {
+    const HEADINGS: [&str; 4] =
+        ["**Source.**", "**What it does.**", "**What it gets wrong.**", "**What the model leaves out.**"];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/src");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|path| !["lib.rs", "registry.rs", "queue.rs"].iter().any(|skip| path.ends_with(skip)))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 12, "recipe files: {files:?}");
+    for file in files {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: String =
+            text.lines().take_while(|line| line.starts_with("//!")).map(|line| line.to_string() + "\n").collect();
+        let mut from = 0;
+        for heading in HEADINGS {
+            let Some(at) = doc[from..].find(heading) else {
+                match doc.contains(heading) {
+                    true => panic!("{name}: {heading} is out of order in its leading //! doc"),
+                    false => panic!("{name}: its leading //! doc has no {heading}"),
+                }
+            };
+            from += at + heading.len();
+        }
+    }
+}

@@ -1,24 +1,38 @@
-//! The lock that identifies its node by data instead of by name: every contender creates
-//! `<lock>/lock-` (ephemeral, sequential) holding its client id as the node's data, so the
-//! names carry no guid. It is the shape of locks that record who holds them for operators
-//! (Curator's LeaderSelector keeps its participant id as the lock node's data; kazoo's Lock its
-//! `identifier`). Waiting and release are those of the standard lock.
+//! The lock that identifies its node by data instead of by name.
 //!
-//! After a ConnectionLoss on the create the client cannot tell from the names whether its node
-//! exists, so it lists the children and reads each one's data (getData), in sequence order,
-//! until it finds its id; if none carries it, the create was never applied and it creates again.
-//! Between the listing and a read, another contender's node can go (its holder released, its
-//! session ended), and that getData fails NoNode. The correct recipe skips such a node: it is
-//! not ours, since ours lives as long as our session. The flawed variant lets the NoNode escape
-//! the acquire, as listing-then-reading code did in Curator (CURATOR-358: `getLeader()` threw
-//! NoNode when leadership changed between `getParticipantNodes()` and the read of a participant's
-//! data); the acquire fails while its own node, created but never found, stays in the queue.
+//! **Source.** No one project ships it as such: it is the shape of locks that record who holds them
+//! for operators. Curator's `LeaderSelector` keeps its participant id as the lock node's data (its
+//! `InterProcessMutex` writes the id as the node's bytes), and kazoo's `Lock` its `identifier`. The
+//! flaw is the one of CURATOR-358: Curator's `LeaderSelector.getLeader()` threw NoNode when
+//! leadership changed between `getParticipantNodes()` and the read of a participant's data (fixed
+//! in `participantForPath`, which now treats a vanished node as "not this one" so that the next
+//! child is read); brooklin PR #784 and armeria PR #839 fix the same pattern elsewhere. The
+//! ephemeral-owner check on adoption is the fix for Curator's adoption of an expired session's node
+//! (CURATOR-498).
 //!
-//! The id is the client number and stays the same across sessions, like a host name. The
-//! correct recipe also adopts a node only if its ephemeral owner is the current session, the fix
-//! for Curator's adoption of an expired session's node (CURATOR-498); this model cannot show
-//! that rule's worth, since a session's nodes are gone before its client learns of the expiry
-//! and reads never lag.
+//! **What it does.** Every contender creates `<lock>/lock-` (ephemeral, sequential) holding its
+//! client id as the node's data, so the names carry no guid. Waiting and release are those of the
+//! standard lock. After a ConnectionLoss on the create the client cannot tell from the names
+//! whether its node exists, so it lists the children and reads each one's data (getData), in
+//! sequence order, until it finds its id; if none carries it, the create was never applied and it
+//! creates again. It adopts a node only if its ephemeral owner is the current session. Between the
+//! listing and a read, another contender's node can go (its holder released, its session ended),
+//! and that getData fails NoNode. The correct recipe (`client-id-lock`) skips such a node: it is
+//! not ours, since ours lives as long as our session.
+//!
+//! **What it gets wrong.** The flawed variant (`client-id-lock-nonode-fatal`) lets the NoNode
+//! escape the acquire, as listing-then-reading code did in Curator: the acquire fails while its own
+//! node, created but never found, stays in the queue. That is an orphan (`no_orphans`, two
+//! clients), and with three clients it also blocks the third (`eventual_acquire`). The correct
+//! recipe: nothing the model can show, since it either finds its node or knows the create was never
+//! applied.
+//!
+//! **What the model leaves out.** The id is the client number and stays the same across sessions,
+//! like a host name. Without lagging reads the model cannot show the worth of the ephemeral-owner
+//! check: a session's nodes are gone before its client learns of the expiry, and a crashed client
+//! does not come back under the same id, so no listing in a new session shows the old node. There
+//! are no timeouts and no retry limits: the client retries after ConnectionLoss for as long as it
+//! takes.
 
 use crate::queue::{Names, Order, Place, Queue};
 use zklab_model::path;

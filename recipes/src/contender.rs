@@ -1,33 +1,64 @@
-//! One state machine for the recipes that queue on an ephemeral-sequential node and watch the
-//! node just before theirs, in the shapes their sources give them: Curator's InterProcessMutex,
-//! the leader election of ZooKeeper's recipes page and Curator's LeaderLatch. A leader is a
-//! holder: it leads while it believes it holds, and closing the latch is the release.
+//! One state machine for Curator's mutex and LeaderLatch and the recipes page's leader election.
 //!
-//! What Curator's sources do, and this machine with them (recipes/ keeps summaries, not code):
-//! - Protected create (`withProtection()`): the name starts `_c_<uuid>-`, a fresh uuid per
-//!   create call. After a ConnectionLoss the retry lists the parent and adopts the child with
-//!   that prefix, or creates again. Since CURATOR-498 the retry first compares the session with
-//!   the one of the first attempt: if it changed, a found node is deleted (guaranteed, in the
-//!   background) instead of adopted. Here the uuid is the client and a count of its creates.
-//!   The uuid belongs to one create call (ProtectedMode in CreateBuilderImpl), and the call's
-//!   retry loop retries SessionExpired too: after an expiry the next attempt looks for the node
-//!   on the new session, with the same uuid, before it creates again.
+//! **Source.** Curator's `InterProcessMutex` (`LockInternals.attemptLock` and `internalLockLoop`,
+//! `StandardLockInternalsDriver`, and the protected create of `CreateBuilderImpl` and
+//! `ProtectedMode`), Curator's `LeaderLatch`, and the "Leader Election" of ZooKeeper's recipes
+//! page. The issues it reproduces: CURATOR-498 and CURATOR-604 (a protected create that adopts an
+//! expired session's node), CURATOR-644 and CURATOR-645 (the LeaderLatch livelock, fixed in Curator
+//! PR #430) and CURATOR-696 (LeaderLatch's double leader).
+//!
+//! **What it does.** Each recipe queues on an ephemeral-sequential node and watches the node just
+//! before its own, in the shape its source gives it (a `Style`). A leader is a holder: it leads
+//! while it believes it holds, and closing the latch is the release. What Curator's sources do, and
+//! this machine with them:
+//! - Protected create (`withProtection()`): the name starts `_c_<uuid>-`, a fresh uuid per create
+//!   call. After a ConnectionLoss the retry lists the parent and adopts the child with that prefix,
+//!   or creates again. Since CURATOR-498 the retry first compares the session with the one of the
+//!   first attempt: if it changed, a found node is deleted (guaranteed, in the background) instead
+//!   of adopted. The uuid belongs to one create call (ProtectedMode in CreateBuilderImpl), and the
+//!   call's retry loop retries SessionExpired too: after an expiry the next attempt looks for the
+//!   node on the new session, with the same uuid, before it creates again.
 //! - Order: children sorted by the text after the lock name (`lock-`, `latch-`), compared as
 //!   strings, never parsed (StandardLockInternalsDriver.fixForSorting).
 //! - The predecessor is read with getData and a watch (no watch is left behind if it is gone);
 //!   NoNode means "list again". InterProcessMutex wakes on any event, LeaderLatch on NodeDeleted.
 //! - Release is a guaranteed delete: retried after ConnectionLoss until it is done.
-//! - The mutex never watches the connection; applications are told to add a listener that
-//!   treats SUSPENDED as "maybe lost" and LOST as lost, and that listener is modelled here.
-//!   A waiter whose node went with its session creates a new one (attemptLock retries on the
-//!   NoNode its driver throws). LeaderLatch drops leadership on SUSPENDED and LOST; on
-//!   RECONNECTED it lists again (since CURATOR-644/645) or, before, reset itself: delete its
-//!   node and create a new one, which is also what it did when getData found its predecessor
-//!   gone. Two latches resetting each other that way never settle (the livelock). LOST only
-//!   drops leadership: the latch keeps its node's path and handles the new session's connect
-//!   like any reconnect, so a listing that still shows the old node can make it leader again.
-//!   Since CURATOR-696 a latch that finds itself first reads its own node and leads only if the
-//!   node's ephemeral owner is its current session; otherwise it resets.
+//! - The mutex never watches the connection; applications are told to add a listener that treats
+//!   SUSPENDED as "maybe lost" and LOST as lost, and that listener is modelled here. A waiter whose
+//!   node went with its session creates a new one (attemptLock retries on the NoNode its driver
+//!   throws).
+//! - LeaderLatch drops leadership on SUSPENDED and LOST, and on RECONNECTED lists again (since
+//!   CURATOR-644/645). LOST only drops leadership: the latch keeps its node's path and handles the
+//!   new session's connect like any reconnect. Since CURATOR-696 a latch that finds itself first
+//!   reads its own node and leads only if the node's ephemeral owner is its current session;
+//!   otherwise it resets (deletes its node and creates a new one).
+//! - The recipes page's election creates `<guid>-n_` (ephemeral, sequential), calls exists() with a
+//!   watch on the next lower node (null: list again), leads when it is lowest, and after an expiry
+//!   volunteers again with a new node on the new session. The page says only "sequence number"; the
+//!   machine orders by serial-number arithmetic, right across the 32-bit wrap.
+//!
+//! **What it gets wrong.** `CURATOR_MUTEX` (`curator-mutex`), `LEADER_LATCH` (`leader-latch`) and
+//! `LEADER_ELECTION` (`leader-election`): nothing the model can show, beyond what no lock can
+//! prevent (a holder paused past its session's expiry). The styles from before each fix:
+//! - `CURATOR_MUTEX_BEFORE_498` (`curator-mutex-498`): after an expiry during a protected create,
+//!   the new session's search still lists the old node (a follower lagging behind the expiry) and
+//!   the mutex adopts it without asking whose session owns it; it believes it holds while another
+//!   client holds.
+//! - `LEADER_LATCH_BEFORE_696` (`leader-latch-696`): first in a listing, it leads without reading
+//!   whose its node is, so after an expiry a listing that still shows its old node first (a
+//!   follower lagging behind the expiry) makes it leader again, beside the real leader.
+//! - `LEADER_LATCH_BEFORE_644` (`leader-latch-644`): before CURATOR-644/645 LeaderLatch reset
+//!   itself on RECONNECTED: delete its node and create a new one, which is also what it did when
+//!   getData found its predecessor gone. After a single disconnect, two latches resetting each
+//!   other that way never settle (the livelock).
+//!
+//! **What the model leaves out.** The protected uuid is the client and a count of its creates, not
+//! a random uuid. Curator's retries (the create call's, and attemptLock's on NoNode) go on while
+//! the retry policy allows; here they go on for as long as it takes. LeaderLatch drops leadership
+//! on SUSPENDED only under the default connection-state error policy, which is the one modelled.
+//! Not modelled: acquire timeouts, reentrancy and thread ownership, revocation, the latch's
+//! participant id, listeners and close modes, parents created as containers (the lock node exists
+//! from the start), and LeaderLatch's reset when the latch path itself is gone (CURATOR-724).
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
@@ -148,8 +179,8 @@ pub const LEADER_ELECTION: Style = Style {
 };
 
 /// LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) when
-/// its predecessor is gone at the getData and on every reconnect. Not in the catalogue: its
-/// livelock creates nodes forever, so the state space never closes (see docs/bugzoo.md).
+/// its predecessor is gone at the getData and on every reconnect. Its livelock creates nodes
+/// forever; the checker closes its graph by renumbering (see docs/bugzoo.md).
 pub const LEADER_LATCH_BEFORE_644: Style =
     Style { on_predecessor_gone: Recheck::Reset, on_reconnect: Recheck::Reset, owner_check: false, ..LEADER_LATCH };
 

@@ -1,6 +1,12 @@
-//! kazoo's `Lock` (`kazoo/recipe/lock.py`), modelled step by step under its retry policy.
+//! kazoo's `Lock`, modelled step by step under its retry policy.
 //!
-//! What the source does: every Lock object has a prefix made of a fresh uuid and `__lock__`.
+//! **Source.** kazoo 2.8's `kazoo/recipe/lock.py`, class `Lock` (`acquire`, `_inner_acquire`,
+//! `_get_predecessor`, `_find_node`, `release`), run under `KazooRetry` from `kazoo/retry.py`. Its
+//! failure is the one the module's own documentation warns of: it recommends a state listener that
+//! watches for SUSPENDED and LOST, since after LOST the lock has certainly been lost. No issue id:
+//! it is the documented behaviour.
+//!
+//! **What it does.** Every Lock object has a prefix made of a fresh uuid and `__lock__`.
 //! `acquire()` runs `_inner_acquire` under a `KazooRetry` with no try limit that also retries
 //! SessionExpired, so a ConnectionLoss or an expiry re-runs `_inner_acquire` from its top. The
 //! first run creates `<prefix>` ephemeral-sequential; every later run first looks for a child
@@ -8,15 +14,26 @@
 //! `_get_predecessor` lists the children, orders the contenders by the counter's text and raises
 //! `ForceRetryError` (a retry from the top) if its own node is missing; with no predecessor it
 //! holds the lock, else it calls `get(predecessor, watch)`: NoNode loops at once, otherwise it
-//! waits until the watch or a connection-state listener wakes it and loops. `release()` deletes
-//! its node under the same retry and treats NoNode as done. `_best_effort_cleanup` runs only
-//! when acquisition fails with something the retry does not retry (a timeout or a cancel), which
-//! this model has none of.
+//! waits until the watch or a connection-state listener (added only while it waits) wakes it and
+//! loops. `release()` deletes its node under the client's command retry (`client.retry`, by default
+//! also without a try limit and retrying SessionExpired) and treats NoNode as done.
+//! `_best_effort_cleanup` (one delete of the node it knows or finds by prefix, errors ignored) runs
+//! only when an acquisition ends without the lock: a timeout, a cancel, a non-blocking try that
+//! finds the lock taken, or an error the retry does not retry, which this model has none of.
 //!
-//! What it gets wrong: nothing in the Lock watches the session once the lock is held; kazoo's
-//! documentation leaves it to the application to add a connection listener. A holder whose
-//! session expires goes on believing it holds (`belief_exclusion`); fencing still protects.
-//! The uuid is the client number here, so runs replay byte for byte.
+//! **What it gets wrong.** Nothing in the Lock watches the session once the lock is held; kazoo's
+//! documentation leaves it to the application to add a connection listener. A holder whose session
+//! expires goes on believing it holds (`belief_exclusion`); fencing still protects. Lost requests,
+//! lost replies and disconnects it survives, under both the Java client's and kazoo's handling of
+//! watches.
+//!
+//! **What the model leaves out.** The uuid is the client number here, so runs replay byte for byte.
+//! An expiry while acquiring ends the attempt and the model's application acquires again, where
+//! kazoo's retry re-runs `_inner_acquire` on the new session, lists the children, finds no node
+//! with its prefix and creates one. The lock's parent exists from the start (`_ensure_path` is not
+//! modelled), nodes carry no `identifier` data, and there are no timeouts, cancels, non-blocking
+//! tries, non-ephemeral nodes, `extra_lock_patterns`, retry sleeps or the thread lock that lets one
+//! thread at a time into a Lock object's `acquire()`.
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;

@@ -1,13 +1,30 @@
-//! The single-node lock: whoever creates `<lock>/holder` (ephemeral) holds the lock; everyone
-//! else calls exists() with a watch on it and tries again when it goes away. It is what most
-//! people write first and it is safe, but every release wakes every waiter, all of whom race to
-//! create the node and all but one fail and watch again: the herd effect the recipes page warns
-//! of (step 2), and no fairness at all.
+//! The single-node lock: whoever creates `<lock>/holder` (ephemeral) holds the lock.
 //!
+//! **Source.** It is what most people write first: the "simple lock" of Hunt et al., "ZooKeeper:
+//! wait-free coordination for Internet-scale systems" (USENIX ATC 2010), which the paper gives as
+//! working but subject to the herd effect; the ZooKeeper recipes page's "Locks" avoids that herd at
+//! its step 2. The herd's catalogue entry (herd-effect) also names kazoo #26. The blind delete is
+//! the blind-delete-retry trap of docs/pitfalls.md; no issue id.
+//!
+//! **What it does.** A client creates `<lock>/holder` (ephemeral); if that succeeds it holds the
+//! lock, with the node's czxid as its fencing token, a number that only grows. Everyone else calls
+//! exists() with a watch on it and tries again when it goes away (or when exists() finds it gone).
 //! ConnectionLoss on the create is resolved by reading the node: if it exists and its ephemeral
-//! owner is our session, the create happened and we hold the lock. ConnectionLoss on the release
-//! is resolved the same way: because every holder uses the same name, retrying the delete blindly
-//! can delete the next holder's node (`naive-blind-delete`, which the checker refutes).
+//! owner is our session, the create happened and we hold the lock; if it is gone we create again;
+//! if it is someone else's we watch it. Release deletes the node. ConnectionLoss on the release is
+//! resolved the same way: read the node and delete it only if it is still ours.
+//!
+//! **What it gets wrong.** It is safe, but every release wakes every waiter, all of whom race to
+//! create the node and all but one fail and watch again: the herd effect the recipes page warns of
+//! (step 2), and no fairness at all (`naive`: `no_herd`, caught with three clients). The variant
+//! `naive-blind-delete` retries its delete blindly after a ConnectionLoss on release: because every
+//! holder uses the same name, the delete may already have happened and the next holder may have
+//! created the node again, so the retry deletes the next holder's node and lets a third client in
+//! beside it (the checker refutes `belief_exclusion`); it also herds like the single-node lock.
+//!
+//! **What the model leaves out.** There is no one real implementation to follow. The node carries
+//! no data, the lock's parent exists from the start, and there are no timeouts or retry limits; a
+//! client whose session expires stops, and its application may acquire again.
 
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Request, Response, SessionState, ZkError, ZkResult};

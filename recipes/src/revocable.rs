@@ -1,17 +1,34 @@
-//! Revocable shared locks, from the ZooKeeper recipes page: the shared lock with one change to
-//! both the read and the write protocol. Right after its create, a client calls getData() with
-//! a watch on its own node; when that watch fires it reads the node again (watch set) and, if
-//! the data is "unlock", it gives the lock up. Anyone may ask for the lock by writing "unlock"
-//! to the holder's node with setData(); the holder must consent, by reading and releasing.
+//! Revocable shared locks, from the ZooKeeper recipes page.
 //!
-//! The page does not say who asks. Here a waiter asks the node it is about to wait on, once per
-//! node, so a writer asks its predecessor and a reader the last writer before it; a client asked
-//! to unlock while still waiting gives up its attempt (deletes its node). One consequence the
-//! page leaves implicit: the revocation request changes the data of a node other waiters may be
-//! watching with exists(), which fires and consumes their watches; a waiter that then waits for
-//! the node's deletion only waits forever (`revocable-reader-deletion-only`, caught with three
-//! clients: two readers wait on one writer and one asks it to unlock). So the waiters here look
-//! again on any event.
+//! **Source.** ZooKeeper's recipes page, "Revocable Shared Locks": the "Shared Locks" recipe
+//! (`shared_lock.rs`) with one change to both the read and the write protocol. Curator's mutexes
+//! have the same scheme with `__REVOKE__` as the word (`makeRevocable`, `Revoker.attemptRevoke`),
+//! not modelled here. The failure it shows, revocation-consumes-watch, was found by the checker; it
+//! has no issue id.
+//!
+//! **What it does.** Right after its create, a client calls getData() with a watch on its own node;
+//! when that watch fires it reads the node again (watch set) and, if the data is "unlock", it gives
+//! the lock up. Anyone may ask for the lock by writing "unlock" to the holder's node with
+//! setData(); the holder must consent, by reading and releasing. The page does not say who asks.
+//! Here a waiter asks the node it is about to wait on, once per node, so a writer asks its
+//! predecessor and a reader the last writer before it; it asks before it watches, so that its own
+//! request does not fire its own watch. A client asked to unlock while still waiting gives up its
+//! attempt (deletes its node). After a reconnect a client reads its own node again, since the
+//! reconnect may have dropped the watch. The waiters here look again on any event on the node they
+//! watch.
+//!
+//! **What it gets wrong.** `revocable-reader` and `revocable-writer`: nothing the model can show.
+//! One consequence the page leaves implicit: the revocation request changes the data of a node
+//! other waiters may be watching with exists(), which fires and consumes their watches; a waiter
+//! that then waits for the node's deletion only waits forever. `revocable-reader-deletion-only`
+//! keeps the shared lock's wait for the deletion only and is caught with three clients: two readers
+//! wait on one writer and one asks it to unlock.
+//!
+//! **What the model leaves out.** Who asks, and when, is this model's choice; the page leaves it to
+//! the application. A holder consents at once, without first doing work of its own. The page's
+//! "Revocable Shared Locks with Freaking Laser Beams" (the revoker deletes the holder's node if it
+//! is not released after some time) is not modelled, nor is any timeout. The shared lock's own
+//! omissions apply (`shared_lock.rs`).
 
 use crate::rw_queue::{RwQueue, WakeOn};
 use zklab_model::{Belief, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState};

@@ -1,9 +1,32 @@
-//! The state machine under every read/write lock in the catalogue: readers and writers queue as
-//! ephemeral-sequential children of one lock node, a writer waits for everyone before it, a
-//! reader only for writers before it. The ZooKeeper recipes page and Curator differ in how they
-//! name nodes, which writer a reader watches, how they watch, what they do after their session
-//! expired and what a missing own node means; `Style` carries exactly those decisions, and the
-//! recipe files (`shared_lock.rs`, `curator_rw.rs`) say which choices come from which source.
+//! The state machine under every read/write lock in the catalogue.
+//!
+//! **Source.** ZooKeeper's recipes page ("Shared Locks") and Curator's `InterProcessReadWriteLock`.
+//! They differ in how they name nodes, which writer a reader watches, how they watch, what they do
+//! after their session expired and what a missing own node means; `Style` carries exactly those
+//! decisions (and Curator's downgrade), and the recipe files (`shared_lock.rs`, `curator_rw.rs`)
+//! say which choices come from which source. The revocable lock (`revocable.rs`) wraps it.
+//!
+//! **What it does.** Readers and writers queue as ephemeral-sequential children of one lock node; a
+//! writer waits for everyone before it, a reader only for writers before it: the one just before it
+//! (the recipes page) or the first in the queue (Curator). A waiter watches the node that blocks it
+//! with exists() or getData() and looks again when it is gone, on the events its style wakes on,
+//! and after a reconnect. After a ConnectionLoss on create a client lists the children and adopts
+//! the node carrying its guid. Release is a guaranteed delete: retried after ConnectionLoss until
+//! the node or the session is gone. A dropped connection suspends a holder. A downgrading writer
+//! acquires the read lock while it still holds the write lock, then releases the write lock, and
+//! later the read lock.
+//!
+//! **What it gets wrong.** Nothing of its own; each flaw is one choice of `Style`, named in the
+//! recipe files:
+//! - `OwnNodeMissing::WatchFirstWrite`: CURATOR-211 (`curator-rw-reader-211`).
+//! - `downgrade_in_place: false` with Curator's names: CURATOR-621 (`curator-rw-downgrade-621`).
+//! - `WakeOn::Deletion` under revocation: revocation-consumes-watch
+//!   (`revocable-reader-deletion-only`).
+//!
+//! **What the model leaves out.** The guid is the client and its session. Whatever the style,
+//! contenders are ordered by the signed counter, which is wrong after the 32-bit wrap; Curator
+//! compares the text after the lock name instead. Not modelled: reentrancy, thread ownership, lock
+//! node data, timeouts and retry limits.
 
 use crate::queue::{find_own, Order, Queue};
 use zklab_model::path;

@@ -1,28 +1,40 @@
 //! A counting semaphore in the style of Curator's `InterProcessSemaphoreV2`.
 //!
-//! Curator keeps two children under the semaphore's path: `locks/`, an inter-process mutex that
-//! serialises lease creation, and `leases/`, one ephemeral-sequential protected node per lease
-//! (`_c_<guid>-lease-<seq>`). To take a lease (`internalAcquire1Lease`) a client acquires the
-//! mutex, creates its lease node, then loops: list `leases/` with a watch; if its own node is
-//! missing, give up this try and retry from the start; if there are at most `maxLeases`
-//! children, it has its lease; otherwise wait for the watch and list again. It releases the
-//! mutex when it leaves the loop (holding it while it waits keeps later clients from piling up
+//! **Source.** Curator's `InterProcessSemaphoreV2` (`acquire`, `internalAcquire1Lease`,
+//! `makeLease`). The flaw of `semaphore-forget-lease` is the one behind CURATOR-335, CURATOR-315,
+//! CURATOR-462 and kazoo #429.
+//!
+//! **What it does.** Curator keeps two children under the semaphore's path: `locks/`, an
+//! inter-process mutex that serialises lease creation, and `leases/`, one ephemeral-sequential
+//! protected node per lease (`_c_<guid>-lease-<seq>`). To take a lease (`internalAcquire1Lease`) a
+//! client acquires the mutex, creates its lease node, then loops: list `leases/` with a watch; if
+//! its own node is missing, give up this try and retry from the start; if there are at most
+//! `maxLeases` children, it has its lease; otherwise wait for the watch and list again. It releases
+//! the mutex when it leaves the loop (holding it while it waits keeps later clients from piling up
 //! lease nodes), and on any failure inside the loop returns the lease it created (a `finally`).
-//! Returning a lease deletes its node with `guaranteed()`: retried until it succeeds.
+//! Returning a lease deletes its node with `guaranteed()`: retried until it succeeds. The model
+//! does the same with a mutex on `<lock>/locks`, and its protected create adopts its node after a
+//! ConnectionLoss by listing `leases/` for its guid, as Curator's protection mode does. A dropped
+//! connection suspends a holder; after a reconnect a waiter lists again; an expired session ends
+//! the attempt or the lease.
 //!
-//! The model: parents are created on the first acquire (Curator creates them as containers on
-//! NoNode; the model has no container mode), the mutex is the recipes-page lock
-//! (`SequentialLock`, standard variant) on `<lock>/locks`, and the protected create adopts its
-//! node after a ConnectionLoss by listing `leases/` for its guid, as Curator's protection mode
-//! does. A missing own lease (only after expiry here, which ends the attempt anyway) makes a new
-//! lease under the mutex still held. A dropped connection suspends a holder, an expired session
-//! ends the attempt or the lease. Lease holders write to the resource without fencing: one token
-//! order cannot fence k holders at once; `belief_exclusion` checks that at most `max` hold.
+//! **What it gets wrong.** `semaphore` (two leases) and `semaphore-max1` (one): nothing the model
+//! can show. `semaphore-forget-lease` has the flaw: the lease node is created but the reply is
+//! lost, and the client treats the failure as "no lease" (releases the mutex and fails the acquire)
+//! without looking for the node it may have made. The node lives as long as the session and counts
+//! against `max` for everyone. Clients that pass different `max` values to one semaphore also break
+//! the count, which is why Curator asks all of them to pass the same one.
 //!
-//! `semaphore-forget-lease` has the flaw behind CURATOR-335, CURATOR-315, CURATOR-462 and kazoo
-//! #429: the lease node is created but the reply is lost, and the client treats the failure as
-//! "no lease" (releases the mutex and fails the acquire) without looking for the node it may
-//! have made. The node lives as long as the session and counts against `max` for everyone.
+//! **What the model leaves out.** Each acquire first creates the two parents, persistent (an
+//! existing one is fine); Curator creates them as containers on NoNode, and the model has no
+//! container mode. The mutex is the recipes-page lock (`SequentialLock`, standard variant), not
+//! Curator's `InterProcessMutex`. The guid is the client and its session, not a random uuid. A
+//! missing own lease (only after expiry here, which ends the attempt anyway) makes a new lease
+//! under the mutex still held, where Curator returns the lease, releases the mutex and starts over.
+//! Lease holders write to the resource without fencing: one token order cannot fence k holders at
+//! once; `belief_exclusion` checks that at most `max` hold. Not modelled: several leases in one
+//! acquire, timeouts, a shared count that changes `maxLeases`, lease node data, and the retry
+//! policy's limit on starting over.
 
 use crate::queue::{find_own, Order, Queue};
 use crate::sequential::{SequentialLock, Variant};

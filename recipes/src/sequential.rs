@@ -1,12 +1,55 @@
-//! The ephemeral-sequential lock from the ZooKeeper recipes page ("Locks"), and the classic ways
-//! to get it wrong, as knobs on one state machine so each broken variant differs from the
-//! correct one in exactly the decision that breaks it.
+//! The recipes page's ephemeral-sequential lock ("Locks") and the classic ways to get it wrong.
 //!
-//! The recipe: create `<lock>/<guid>-lock-` (ephemeral, sequential); list the children; if ours
+//! **Source.** ZooKeeper's recipes page: "Locks" (steps 1 to 5 and the unlock), its "Recoverable
+//! Errors and the GUID", and the "Important Note About Error Handling" it points to. Each broken
+//! variant reproduces a failure reported against real recipes; their ids are listed with the
+//! variants below.
+//!
+//! **What it does.** The correct recipe and its broken variants are knobs (`Variant`) on one state
+//! machine, so each broken variant differs from the correct one in exactly the decision that breaks
+//! it. The recipe: create `<lock>/<guid>-lock-` (ephemeral, sequential); list the children; if ours
 //! has the lowest sequence number we hold the lock; otherwise call exists() with a watch on the
 //! next lower node; if it returns null go back to listing, else wait for its deletion and list
 //! again. Release by deleting our node. The guid (here the client and session) is what lets a
-//! client find its node after a ConnectionLoss left it unsure whether the create happened.
+//! client find its node after a ConnectionLoss left it unsure whether the create happened. The
+//! correct recipe (`standard`) also retries its delete until the node or the session is gone, lists
+//! again when its connection comes back while it waits, suspends a holder whose connection dropped,
+//! creates a new node when its own is gone, and orders contenders by serial-number arithmetic (as
+//! in RFC 1982), which stays right across the 32-bit wrap of the counter.
+//!
+//! **What it gets wrong.** `standard`: nothing the model can show, beyond what no recipe can
+//! prevent: a holder paused past its session's expiry still believes it holds
+//! (holder-outlives-session), and fencing with the node's sequence number is what saves the
+//! resource, except across the counter's wrap. The variants:
+//! - `parent-watch` (`WaitOn::Parent`): every waiter watches the parent's children, so every create
+//!   and delete wakes them all (herd-effect: the recipes page, step 2; Hunt et al. 2010; kazoo
+//!   #26).
+//! - `blind-retry` (`OnCreateLoss::CreateAgain`): creates again after a ConnectionLoss; if the
+//!   first create happened, its node is orphaned and, being lowest, blocks everyone until the
+//!   session ends (orphan-after-connloss: the recipes page's error-handling note; go-zookeeper
+//!   #229; CURATOR-45).
+//! - `wait-on-null` (`OnMissingPredecessor::Wait`): waits even when exists() on its predecessor
+//!   returned null; a watch on a deleted sequential node never fires (delete-before-watch: the
+//!   recipes page, step 5; kazoo PR #490).
+//! - `release-under-connloss` (`OnDeleteLoss::Forget`): a release whose delete fails with
+//!   ConnectionLoss counts as done; if the delete was never applied the node stays, and every
+//!   waiter waits until the session ends (CURATOR-678, CURATOR-307).
+//! - `watches-not-rearmed` (`OnReconnect::KeepWaiting`): ignores the reconnect and trusts its
+//!   watch; under a client library that drops its watches on disconnect (kazoo), a predecessor
+//!   deleted during the outage never wakes it (kazoo PR #170).
+//! - `container-lock-no-recreate` (the standard recipe on a parent the server reaps, as a container
+//!   is): assumes the parent exists, as the page does; once it is reaped the create fails NoNode
+//!   and the client waits for a lock it never asked for (parent-reaped: CURATOR-308).
+//!   `container-lock` (`OnMissingParent::Recreate`) is the fix: it creates the parent again and
+//!   retries.
+//! - `sequence-wrap` (`Order::Text`, as Curator and kazoo sort) and `sequence-wrap-signed`
+//!   (`Order::Signed`, as ZooKeeper's `WriteLock` parses): after the counter wraps, the newest node
+//!   sorts before the holder's and two clients hold (ZOOKEEPER-4372).
+//!
+//! **What the model leaves out.** The guid is the client and its session, where a real client would
+//! use a random one. Nodes carry no data. The lock's parent exists from the start except for the
+//! container variants. There are no timeouts (see `timeout_lock.rs`), threads or retry limits:
+//! every retry goes on for as long as it takes.
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;

@@ -1,19 +1,37 @@
-//! The standard lock acquired with a timeout (Curator's `acquire(time, unit)`, kazoo's
-//! `acquire(timeout=...)`): a waiter that gives up must take its node out of the queue, or the
-//! node blocks everyone behind it until the session ends.
+//! The standard lock acquired with a timeout.
 //!
-//! The model has no clock, so the timeout is placed where it can run out unseen: during a
-//! connection outage. The recipe gives up when it is told Disconnected while acquiring, which
-//! the checker can make happen at every point of an acquisition (a disconnect, or a lost request
-//! or reply, which also drops the connection). A give-up while the create's reply is unknown is
-//! the dangerous case: the create may have been applied, so the node must be looked for by its
-//! guid before it can be deleted (CURATOR-79).
+//! **Source.** Curator's `acquire(time, unit)` (`InterProcessMutex`,
+//! `LockInternals.internalLockLoop`: when the wait runs out the node is deleted with a guaranteed
+//! delete) and kazoo's `acquire(timeout=...)` (`Lock.acquire` in `kazoo/recipe/lock.py`: a
+//! `LockTimeout`, or the retry's deadline, ends in `_best_effort_cleanup`, which deletes the node
+//! it knows or finds by its prefix, once, ignoring errors). The flaw is CURATOR-79: the create is
+//! applied, the caller is interrupted before the reply, and the library assumes the create failed
+//! and forgets the node. Curator fixed it in `CreateBuilderImpl`: a protected create that fails
+//! with ConnectionLoss or with an error that is not ZooKeeper's (an interrupt) finds and deletes
+//! its node in the background.
 //!
-//! The fixed recipe deletes its node for sure: by path if it knows it, else by listing the
-//! children and finding the node carrying its guid; it retries after ConnectionLoss and stops
-//! when the delete is done, the node is absent, or the session is gone. It becomes idle only
-//! when every reply it is owed has come back, so that no stale reply reaches a later
-//! acquisition. The flawed recipe forgets a node whose create reply it never saw.
+//! **What it does.** A waiter that gives up must take its node out of the queue, or the node blocks
+//! everyone behind it until the session ends. The recipe is the standard lock, and it gives up when
+//! it is told Disconnected while acquiring, which the checker can make happen at every point of an
+//! acquisition (a disconnect, or a lost request or reply, which also drops the connection). A
+//! give-up while the create's reply is unknown is the dangerous case: the create may have been
+//! applied, so the node must be looked for by its guid before it can be deleted (CURATOR-79). The
+//! fixed recipe (`timeout-lock`) deletes its node for sure: by path if it knows it, else by listing
+//! the children and finding the node carrying its guid; it retries after ConnectionLoss and stops
+//! when the delete is done, the node is absent, or the session is gone. It becomes idle only when
+//! every reply it is owed has come back, so that no stale reply reaches a later acquisition.
+//!
+//! **What it gets wrong.** The flawed recipe (`timeout-lock-forget-node`) forgets a node whose
+//! create reply it never saw: it assumes the create failed, and the node it made blocks everyone
+//! behind it until the session ends (`no_orphans`, `eventual_acquire`). The fixed recipe: nothing
+//! the model can show.
+//!
+//! **What the model leaves out.** The model has no clock, so the timeout is placed where it can run
+//! out unseen: during a connection outage. The lock under it is the recipes-page lock, whose guid
+//! is the client and session, not Curator's protected uuid or kazoo's uuid prefix. Curator's
+//! guaranteed delete keeps trying in the background and kazoo tries once; the fixed recipe here
+//! retries until it is done. Interrupts other than the timeout, and giving up while the connection
+//! is up, are not modelled.
 
 use crate::queue::find_own;
 use crate::sequential::{guid_of, SequentialLock, Variant};

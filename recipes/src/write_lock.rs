@@ -1,29 +1,41 @@
-//! ZooKeeper's own `WriteLock`, from zookeeper-recipes-lock
-//! (`org/apache/zookeeper/recipes/lock/WriteLock.java`, with `ProtocolSupport.retryOperation`
-//! and `ZNodeName`), modelled step by step.
+//! ZooKeeper's own `WriteLock`, from zookeeper-recipes-lock, modelled step by step.
 //!
-//! What the source does: `lock()` runs one operation under `retryOperation`, which re-runs it
-//! from the top after a ConnectionLoss and gives up on SessionExpired. The operation: if it has
-//! no id yet, `findPrefixInChildren` lists the lock directory and adopts a child starting with
-//! `x-<sessionId>-` (a create that happened before a ConnectionLoss), else creates
-//! `x-<sessionId>-` ephemeral-sequential. Then it lists again, orders the children as `ZNodeName`s
-//! (by sequence number, then by name), and takes the ones below its own: if there are some, it
-//! calls exists() on the last of them with a `LockWatcher` and returns false when the node
-//! exists; if there are none and its id is the first child, it owns the lock. The `LockWatcher`
-//! re-runs `lock()` on any event it gets, including the connection-state events the Java client
-//! hands to every registered watcher. `unlock()` deletes once, without retrying, and forgets its
-//! id whatever the outcome (`finally { id = null }`).
+//! **Source.** ZooKeeper's zookeeper-recipes-lock:
+//! `org/apache/zookeeper/recipes/lock/WriteLock.java`, with `ProtocolSupport.retryOperation` and
+//! `ZNodeName`. The recipes page's "Locks" section points to it as the lock implementation shipped
+//! with ZooKeeper. No issue id: the failures below are read off the source as written.
 //!
-//! What it gets wrong, each a decision modelled as the source makes it:
-//! - exists() returning null ends the operation: the `do … while (id == null)` loop exits
-//!   because the id is set, so `lock()` returns false with an exist watch on a sequential node
-//!   that will never be created again, and nothing wakes the client (delete-before-watch).
-//! - `findPrefixInChildren` adopts the bare child name, while the ordering and the owner check
-//!   use full paths: after a ConnectionLoss on create the client sorts its own node below
-//!   itself, watches its own node, and can never own the lock.
-//! - a lost unlock (ConnectionLoss on delete) forgets the node, which stays until the session
-//!   ends and blocks everyone behind it.
+//! **What it does.** `lock()` runs one operation under `retryOperation`, which re-runs it from the
+//! top after a ConnectionLoss and gives up on SessionExpired. The operation: if it has no id yet,
+//! `findPrefixInChildren` lists the lock directory and adopts a child starting with
+//! `x-<sessionId>-` (a create that happened before a ConnectionLoss), else creates `x-<sessionId>-`
+//! ephemeral-sequential. Then it lists again, orders the children as `ZNodeName`s (by the signed
+//! sequence number, then by the name before it), and takes the ones below its own: if there are
+//! some, it calls exists() on the last of them with a `LockWatcher` and returns false when the node
+//! exists; if there are none and its id is the first child, it owns the lock. An empty listing
+//! makes it forget its id and create again. The `LockWatcher` re-runs `lock()` on any event it
+//! gets, including the connection-state events the Java client hands to every registered watcher. A
+//! SessionExpired ends `lock()`, and the `LockWatcher` or the caller only logs it; the `ZooKeeper`
+//! handle the lock is bound to is dead after an expiry, so the client stops there without the lock.
+//! `unlock()` deletes once, without retrying, and forgets its id whatever the outcome (`id = null`
+//! in a `finally`).
+//!
+//! **What it gets wrong.** Each a decision modelled as the source makes it:
+//! - exists() returning null ends the operation: the `do … while (id == null)` loop exits because
+//!   the id is set, so `lock()` returns false with an exist watch on a sequential node that will
+//!   never be created again, and nothing wakes the client (delete-before-watch).
+//! - `findPrefixInChildren` adopts the bare child name, while the ordering and the owner check use
+//!   full paths: after a ConnectionLoss on create the client sorts its own node below itself,
+//!   watches its own node, and can never own the lock.
+//! - a lost unlock (ConnectionLoss on delete) forgets the node, which stays until the session ends
+//!   and blocks everyone behind it.
 //! - nothing watches the session: a holder whose session expires goes on believing it holds.
+//!
+//! **What the model leaves out.** `retryOperation` gives up after ten tries, sleeping longer before
+//! each; the model retries without limit and without sleeping. `lock()` first makes sure the lock
+//! directory exists (`ensurePathExists`); here it exists from the start. The session id in the
+//! prefix is the model's session number. Not modelled: the node's data, ACLs, the `LockListener`
+//! callbacks and `close()`.
 
 use crate::queue::{find_own, znode_name_sequence};
 use zklab_model::path;
