@@ -64,6 +64,12 @@ enum Command {
         /// Print the trace as a Mermaid sequence diagram too.
         #[arg(long)]
         mermaid: bool,
+        /// Write the trace as a self-contained HTML timeline (to `-o`, else beside the trace).
+        #[arg(long)]
+        html: bool,
+        /// Where `--html` writes the page.
+        #[arg(long, short, requires = "html")]
+        output: Option<PathBuf>,
     },
     /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
     Simulate(SimulateArgs),
@@ -236,6 +242,9 @@ struct CheckArgs {
     /// Where counterexample traces are written.
     #[arg(long, default_value = "zklab-traces")]
     trace_dir: PathBuf,
+    /// Also write each counterexample's HTML timeline beside its trace (`.html`).
+    #[arg(long)]
+    html: bool,
     /// Print no progress.
     #[arg(long, short)]
     quiet: bool,
@@ -274,7 +283,10 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Recipes) => list_recipes(),
-        Some(Command::Replay { trace, show, mermaid }) => replay(&trace, show, mermaid),
+        Some(Command::Replay { trace, show, mermaid, html, output }) => {
+            let html = html.then(|| output.unwrap_or_else(|| trace.with_extension("html")));
+            replay(&trace, show, mermaid, html.as_deref())
+        }
         Some(Command::ZkScript { script, expect, server, client }) => {
             let client = client.map_or(zklab::conformance::DEFAULT_CLIENT, ClientChoice::behaviour);
             zk_script(&script, expect.as_deref(), server.as_deref(), client)
@@ -422,7 +434,7 @@ fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {
     };
     zklab::interrupt::stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
-    report.write_traces(&args.trace_dir).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
+    report.write_traces(&args.trace_dir, args.html).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
     if args.json {
         say!("{}", serde_json::to_string(&report).expect("reports serialize"));
     } else {
@@ -731,7 +743,7 @@ fn zk_fuzz(options: &zklab::conformance::FuzzOptions, save_dir: &Path) -> i32 {
     1
 }
 
-fn replay(path: &Path, show: bool, mermaid: bool) -> i32 {
+fn replay(path: &Path, show: bool, mermaid: bool, html: Option<&Path>) -> i32 {
     let trace = match Trace::load(path) {
         Ok(t) => t,
         Err(e) => {
@@ -739,6 +751,10 @@ fn replay(path: &Path, show: bool, mermaid: bool) -> i32 {
             return 2;
         }
     };
+    if let Some(Err(e)) = html.map(zklab::trace::check_file_writable) {
+        eprintln!("error: {e}");
+        return 2;
+    }
     if let Err(e) = trace.replay() {
         eprintln!("error: {}: {e}", path.display());
         return 1;
@@ -753,6 +769,24 @@ fn replay(path: &Path, show: bool, mermaid: bool) -> i32 {
             Err(e) => {
                 eprintln!("error: {}: {e}", path.display());
                 return 1;
+            }
+        }
+    }
+    if let Some(out) = html {
+        let page = match zklab::html::render(&trace) {
+            Ok(page) => page,
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return 1;
+            }
+        };
+        let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
+        let written = dir.map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(out, page));
+        match written {
+            Ok(()) => say!("wrote the HTML timeline to {}", out.display()),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", out.display());
+                return 2;
             }
         }
     }

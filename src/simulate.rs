@@ -134,6 +134,7 @@ pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> R
                 scenario: replayable,
                 seed: Some(config.seed),
                 steps: run.steps.clone(),
+                times_us: run.times_us.clone(),
                 verdict: Verdict { property: v.property, cycle_start: None, stalled: v.stalled },
                 summary: summary.clone(),
             };

@@ -75,6 +75,10 @@ pub struct SimulateArgs {
     /// Where violation traces are written.
     #[arg(long, default_value = "zklab-traces")]
     pub trace_dir: PathBuf,
+    /// Also write each violation's HTML timeline beside its trace (`.html`), virtual time on
+    /// its axis.
+    #[arg(long)]
+    pub html: bool,
 }
 
 /// Runs the command; returns the exit code (0 every run passed, 1 a violation, 3 stopped by
@@ -206,6 +210,9 @@ fn write_trace(args: &SimulateArgs, report: &RunReport, trace: &crate::trace::Tr
     );
     let file = args.trace_dir.join(name);
     std::fs::write(&file, trace.to_json()).map_err(cant)?;
+    if args.html {
+        crate::html::write_beside(trace, &file).map_err(cant)?;
+    }
     Ok(file.display().to_string())
 }
 
@@ -292,6 +299,9 @@ fn search(
     std::fs::write(&schedule_file, schedule.to_json()).map_err(cant)?;
     let trace_file = args.trace_dir.join(format!("{stem}-trace.json"));
     std::fs::write(&trace_file, trace.to_json()).map_err(cant)?;
+    if args.html {
+        crate::html::write_beside(trace, &trace_file).map_err(cant)?;
+    }
     say!(
         "schedule {} of {cases} breaks {property}; shrunk in {} runs to {} fault(s):",
         found.tried,

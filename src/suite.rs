@@ -102,7 +102,9 @@ fn legend() {
         say!("  {:<18} {}", p.name(), p.summary());
     }
     say!("  {:<18} {}", "reached:*", Property::Reached(zklab_model::Reach::Handoff).summary());
-    say!("a trace as a timeline: zklab replay --show TRACE; why each pitfall happens: docs/pitfalls.md");
+    say!(
+        "a trace as a timeline: zklab replay --show TRACE (--html TRACE: a page to step through); why each pitfall happens: docs/pitfalls.md"
+    );
 }
 
 /// Runs every case; returns 0 when each verdict is as expected, else 1.
@@ -113,7 +115,7 @@ pub fn run(settings: &Settings) -> i32 {
     say!("{:<18} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
     for case in CASES {
         let mut report = check::run(&case.scenario(), &options);
-        if let Err(e) = report.write_traces(&settings.trace_dir) {
+        if let Err(e) = report.write_traces(&settings.trace_dir, false) {
             eprintln!("error: cannot write traces: {e}");
             return 2;
         }

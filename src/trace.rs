@@ -26,6 +26,16 @@ pub fn check_writable(dir: &Path) -> Result<(), BadInput> {
     std::fs::File::create(&probe).map_err(|e| cannot(e.to_string()))?;
     std::fs::remove_file(&probe).map_err(|e| cannot(e.to_string()))
 }
+/// Whether a file can be written at `file` (its directory, or the nearest existing ancestor,
+/// takes a new file, and `file` is not a directory), asked before any work.
+pub fn check_file_writable(file: &Path) -> Result<(), BadInput> {
+    if file.is_dir() {
+        return Err(BadInput(format!("cannot write {}: it is a directory", file.display())));
+    }
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    check_writable(dir)
+        .map_err(|_| BadInput(format!("cannot write {}: {} takes no new file", file.display(), dir.display())))
+}
 use zklab_model::ClientId;
 use zklab_model::{Mode, Step, World};
 use zklab_recipes::AnyRecipe;
@@ -44,6 +54,10 @@ pub struct Trace {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     pub steps: Vec<Step>,
+    /// The virtual time of each step in microseconds, for a simulated run's trace (empty for
+    /// the checker's, whose steps have no time); shown on the HTML timeline's axis.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub times_us: Vec<u64>,
     pub verdict: Verdict,
     pub summary: String,
 }
@@ -79,6 +93,8 @@ pub enum TraceError {
     NotViolable(Property),
     #[error("replay does not reproduce the verdict: {0}")]
     Diverged(String),
+    #[error("the trace gives {0} step times for {1} steps")]
+    Times(usize, usize),
 }
 
 impl Trace {
@@ -91,6 +107,9 @@ impl Trace {
         }
         let limit = if trace.seed.is_some() { zklab_sim::MAX_CLIENTS } else { crate::scenario::MAX_CLIENTS };
         trace.scenario.validate_with(limit).map_err(TraceError::Scenario)?;
+        if !trace.times_us.is_empty() && trace.times_us.len() != trace.steps.len() {
+            return Err(TraceError::Times(trace.times_us.len(), trace.steps.len()));
+        }
         Ok(trace)
     }
 

@@ -1122,3 +1122,41 @@ fn every_flag_has_help_and_the_help_shows_examples() {
     assert!(bash.stdout.contains("_zklab()") && bash.stdout.contains("zk-script"), "a bash completion script");
     zklab(&tmp, &["completions", "tcsh"]).assert_bad_input();
 }
+
+// ---- HTML timelines -----------------------------------------------------------------------------
+
+#[test]
+fn check_with_html_writes_a_timeline_beside_each_trace_and_replay_writes_one_where_asked() {
+    let tmp = TempDir::new("html");
+    let dir = tmp.join("traces");
+    let run = zklab(
+        &tmp,
+        &["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--html", "--trace-dir", dir.to_str().unwrap()],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.describe());
+    let trace = dir.join(WAIT_ON_NULL_TRACE);
+    let beside = trace.with_extension("html");
+    let page = std::fs::read_to_string(&beside).unwrap_or_else(|e| panic!("{}: {e}", beside.display()));
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("eventual_acquire"), "an HTML timeline");
+    let out = tmp.join("elsewhere/t.html");
+    let run = zklab(&tmp, &["replay", "--html", trace.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    assert!(run.stdout.contains("wrote the HTML timeline to"), "{}", run.describe());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), page, "the same page for the same trace");
+}
+
+#[test]
+fn an_html_timeline_that_cannot_be_written_is_refused_with_one_line() {
+    let tmp = TempDir::new("html-bad");
+    let trace = write_failing_trace(&tmp, &tmp.join("traces"));
+    let file = tmp.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let under_a_file = file.join("t.html");
+    for out in [under_a_file.to_str().unwrap(), tmp.arg()] {
+        let run = zklab(&tmp, &["replay", "--html", trace.to_str().unwrap(), "-o", out]);
+        let line = run.assert_bad_input();
+        assert!(line.contains("cannot write"), "{line}");
+    }
+    // `-o` says where the page goes: without `--html` it means nothing.
+    zklab(&tmp, &["replay", trace.to_str().unwrap(), "-o", "t.html"]).assert_bad_input();
+}

@@ -65,6 +65,7 @@ fn a_violation_writes_a_trace_that_replays_and_says_how_to_reproduce_it() {
         "loss-before-apply=0.01,loss-after-apply=0.01,expire=3",
         "--trace-dir",
         dir.to_str().unwrap(),
+        "--html",
     ];
     let out = zklab(&args);
     assert_eq!(out.status.code(), Some(1), "blind-retry is caught");
@@ -72,6 +73,9 @@ fn a_violation_writes_a_trace_that_replays_and_says_how_to_reproduce_it() {
     let reproduce = text.lines().find_map(|l| l.trim().strip_prefix("reproduce: zklab ")).expect("a reproduce line");
     let trace = text.lines().find_map(|l| l.trim().strip_prefix("trace: ")).expect("a trace line").to_string();
     let bytes = std::fs::read(&trace).unwrap();
+    // Its HTML timeline beside it, with the run's virtual time on the axis.
+    let page = std::fs::read_to_string(trace.replace(".json", ".html")).expect("--html writes the page beside");
+    assert!(page.contains(r#""timed": true"#), "a simulated run's page is timed");
     let replayed = zklab(&["replay", &trace]);
     assert_eq!(replayed.status.code(), Some(0), "{}", String::from_utf8_lossy(&replayed.stdout));
     // The printed command runs that one seed again, byte for byte.

@@ -38,6 +38,8 @@ pub enum Outcome {
 pub struct SimRun<R> {
     pub world: World<R>,
     pub steps: Vec<Step>,
+    /// The virtual time of each step, in microseconds from the start.
+    pub times_us: Vec<Micros>,
     pub metrics: Metrics,
     /// `Passed` for a run stopped early (`interrupted`): nothing was judged at its end.
     pub outcome: Outcome,
@@ -72,8 +74,8 @@ pub fn simulate_stoppable<R: Recipe>(
     let mut sim = Sim::new(config, recipes, observe);
     (sim.observe)(&sim.world);
     let interrupted = sim.run(stop);
-    let (world, steps, metrics, outcome) = (sim.world, sim.steps, sim.metrics, sim.outcome);
-    Ok(SimRun { world, steps, metrics, outcome, interrupted })
+    let (world, steps, times_us, metrics, outcome) = (sim.world, sim.steps, sim.times_us, sim.metrics, sim.outcome);
+    Ok(SimRun { world, steps, times_us, metrics, outcome, interrupted })
 }
 
 struct Sim<'a, R> {
@@ -103,6 +105,7 @@ struct Sim<'a, R> {
     /// First-round arrival ranks in the order the lock was granted.
     granted_ranks: Vec<u32>,
     steps: Vec<Step>,
+    times_us: Vec<Micros>,
     metrics: Metrics,
     outcome: Outcome,
 }
@@ -162,6 +165,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             arrivals: 0,
             granted_ranks: Vec::new(),
             steps: Vec::new(),
+            times_us: Vec::new(),
             metrics: Metrics::default(),
             outcome: Outcome::Passed,
         }
@@ -414,6 +418,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.world.apply(step).expect("the simulator takes only enabled steps");
         (self.observe)(&self.world);
         self.steps.push(step);
+        self.times_us.push(self.now);
         self.metrics.steps += 1;
         self.metrics.notifications += self.world.routed().len() as u64;
         if let Some(refused) = self.world.refused() {

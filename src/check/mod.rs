@@ -176,8 +176,8 @@ impl Report {
     }
 
     /// Writes each counterexample to `dir` as `<recipe>-n<N>-<property>.json` and records the
-    /// file in the report.
-    pub fn write_traces(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+    /// file in the report; with `html`, its HTML timeline beside it (`.html`).
+    pub fn write_traces(&mut self, dir: &std::path::Path, html: bool) -> std::io::Result<()> {
         let stem = format!("{}-n{}", self.recipe.replace(',', "+"), self.clients);
         for p in &mut self.properties {
             if let Some(trace) = &p.trace {
@@ -187,6 +187,9 @@ impl Report {
                 std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
                 let file = dir.join(format!("{stem}-{}.json", p.name));
                 std::fs::write(&file, trace.to_json()).map_err(|e| with_path(e, &file))?;
+                if html {
+                    crate::html::write_beside(trace, &file)?;
+                }
                 p.trace_file = Some(file.display().to_string());
             }
         }
@@ -532,6 +535,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             summary,
             verdict: TraceVerdict { property, cycle_start: cx.cycle_start, stalled: false },
             steps: cx.steps.clone(),
+            times_us: Vec::new(),
         }
     };
     let peak_rss_kib = peak_rss_kib();

@@ -1,0 +1,33 @@
+//! A trace as one self-contained HTML page (no network, no CDN): a lane per client and one for
+//! the server, requests, replies and watch events as arrows in step order (or virtual time, for
+//! a simulated run), faults marked, each client's belief as a band, and for the selected step the
+//! nodes under the lock, their watches and every property's judgement. The keyboard and the mouse
+//! step through it. The same trace always gives the same bytes.
+
+mod frames;
+
+use crate::trace::{Trace, TraceError};
+use std::path::{Path, PathBuf};
+
+/// The page's markup, style and script; the trace's frames go in as JSON.
+const TEMPLATE: &str = include_str!("timeline.html");
+
+/// Renders `trace` as an HTML timeline.
+pub fn render(trace: &Trace) -> Result<String, TraceError> {
+    let page = frames::page(trace)?;
+    let mut env = minijinja::Environment::new();
+    env.add_template("timeline.html", TEMPLATE).expect("the timeline template parses");
+    let template = env.get_template("timeline.html").expect("just added");
+    let html = template
+        .render(minijinja::context! { title => &page.title, page => minijinja::Value::from(minijinja::value::Serde(&page)) })
+        .expect("the timeline template renders");
+    Ok(html)
+}
+
+/// Writes `trace`'s page beside its JSON file (`x.json` gives `x.html`); the file written.
+pub fn write_beside(trace: &Trace, json_file: &Path) -> std::io::Result<PathBuf> {
+    let file = json_file.with_extension("html");
+    let html = render(trace).map_err(|e| std::io::Error::other(format!("{}: {e}", json_file.display())))?;
+    std::fs::write(&file, html).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
+    Ok(file)
+}
