@@ -23,6 +23,7 @@ macro_rules! say_raw {
 pub mod check;
 pub mod conformance;
 pub mod diagram;
+pub mod explore;
 pub mod html;
 pub mod interrupt;
 pub mod manifest;

@@ -71,6 +71,9 @@ enum Command {
         #[arg(long, short, requires = "html")]
         output: Option<PathBuf>,
     },
+    /// Play the scheduler in a local page: pick each next step, see the state, undo, load a
+    /// trace; with a broken recipe, reach its violation ("break it").
+    Explore(ExploreArgs),
     /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
     Simulate(SimulateArgs),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
@@ -251,6 +254,33 @@ struct CheckArgs {
 }
 
 #[derive(clap::Args)]
+struct ExploreArgs {
+    /// Recipe name, or a comma list of one name per client.
+    #[arg(long, required_unless_present = "trace", conflicts_with = "trace")]
+    recipe: Option<String>,
+    #[arg(long, default_value_t = 2)]
+    clients: usize,
+    /// Faults the learner may inject, as for `check` (each once, or `kind=N` times).
+    #[arg(long, default_value = "none")]
+    faults: String,
+    /// How many times each client acquires and releases, or `unbounded`.
+    #[arg(long, default_value = "1", value_parser = parse_rounds)]
+    rounds: u8,
+    /// Client library behaviour on reconnect.
+    #[arg(long, value_enum, default_value = "java")]
+    client: ClientChoice,
+    /// Start at the end of this trace, in its world (step back with undo).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// The local port to serve on (default: a free one, printed).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// How long the checker may look for the shortest violation to set as the goal, in seconds.
+    #[arg(long, default_value_t = 30)]
+    goal_timeout: u64,
+}
+
+#[derive(clap::Args)]
 struct SuiteArgs {
     /// Threads that expand states (the answers do not depend on it).
     #[arg(long, default_value_t = 2)]
@@ -330,6 +360,13 @@ fn main() -> ExitCode {
                 zklab::conformance::FuzzOptions { server, scripts, seed, max_shrink_iters: max_shrink, progress: true };
             zk_fuzz(&options, &save_dir)
         }
+        Some(Command::Explore(args)) => match explore_command(&args) {
+            Ok(code) => code,
+            Err(BadInput(message)) => {
+                eprintln!("error: {message}");
+                2
+            }
+        },
         Some(Command::Check(args)) => match check_command(&args) {
             Ok(code) => code,
             Err(BadInput(message)) => {
@@ -365,6 +402,40 @@ fn parse_rounds(text: &str) -> Result<u8, String> {
         Ok(n) if (1..zklab_model::UNBOUNDED_ROUNDS).contains(&n) => Ok(n),
         _ => Err(format!("must be a number from 1 to 254 or `unbounded`, got {text:?}")),
     }
+}
+
+fn explore_command(args: &ExploreArgs) -> Result<i32, BadInput> {
+    if !(1..=3600).contains(&args.goal_timeout) {
+        return Err(BadInput(format!("--goal-timeout must be between 1 and 3600 seconds, got {}", args.goal_timeout)));
+    }
+    let (scenario, start) = match &args.trace {
+        Some(file) => {
+            let trace = Trace::load(file).map_err(|e| BadInput(e.to_string()))?;
+            (trace.scenario, trace.steps)
+        }
+        None => {
+            let config = WorldConfig {
+                rounds: args.rounds,
+                faults: parse_faults(&args.faults)?,
+                client_behaviour: args.client.behaviour(),
+                ..WorldConfig::default()
+            };
+            (Scenario::new(args.recipe.as_deref().unwrap_or_default(), args.clients, config)?, Vec::new())
+        }
+    };
+    zklab::explore::position(&scenario, &start).map_err(|e| BadInput(format!("the trace does not replay: {e}")))?;
+    let server = tiny_http::Server::http(("127.0.0.1", args.port))
+        .map_err(|e| BadInput(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
+    let address = server.server_addr().to_ip().map(|a| a.to_string()).unwrap_or_default();
+    say!("looking for the shortest violation to set as the goal (at most {} s)...", args.goal_timeout);
+    let goal = zklab::explore::goal(&scenario, Duration::from_secs(args.goal_timeout));
+    match (&goal.property, goal.shortest) {
+        (Some(property), Some(steps)) => say!("goal: break {property} (the shortest way takes {steps} steps)"),
+        _ => say!("{}", goal.summary),
+    }
+    say!("zklab explore: http://{address}/ (only this machine can reach it; Ctrl-C stops)");
+    zklab::explore::serve(&server, &scenario, &goal, &start);
+    Ok(0)
 }
 
 fn check_command(args: &CheckArgs) -> Result<i32, BadInput> {

@@ -233,7 +233,7 @@ fn origin(input: &Input, lane: usize) -> (&'static str, usize) {
     }
 }
 
-fn clients<R: Recipe>(world: &World<R>) -> Vec<ClientView> {
+pub(crate) fn clients<R: Recipe>(world: &World<R>) -> Vec<ClientView> {
     let view = |c: &Client<R>| {
         let (belief, token) = match c.belief() {
             Belief::Idle => ("idle", None),
@@ -255,7 +255,7 @@ fn clients<R: Recipe>(world: &World<R>) -> Vec<ClientView> {
 }
 
 /// The nodes at and under the lock path, with their owners and watchers.
-fn nodes<R: Recipe>(world: &World<R>) -> Vec<NodeView> {
+pub(crate) fn nodes<R: Recipe>(world: &World<R>) -> Vec<NodeView> {
     let client_of = |session| world.clients.iter().position(|c| c.session == session).map(|c| format!("c{c}"));
     // Each client's data/exist watches and child watches, as the server holds them.
     let watches: Vec<(String, Vec<String>, Vec<String>)> = (world.clients.iter().enumerate())
@@ -292,7 +292,7 @@ fn nodes<R: Recipe>(world: &World<R>) -> Vec<NodeView> {
 }
 
 /// Each applicable safety and transition property judged at this frame.
-fn checks<R: Recipe>(
+pub(crate) fn checks<R: Recipe>(
     applicable: &[Property],
     step: Option<(&World<R>, Step)>,
     world: &World<R>,

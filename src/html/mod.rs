@@ -4,20 +4,34 @@
 //! nodes under the lock, their watches and every property's judgement. The keyboard and the mouse
 //! step through it. The same trace always gives the same bytes.
 
-mod frames;
+pub(crate) mod frames;
 
 use crate::trace::{Trace, TraceError};
 use std::path::{Path, PathBuf};
 
-/// The page's markup, style and script; the trace's frames go in as JSON.
-const TEMPLATE: &str = include_str!("timeline.html");
+/// The pages' templates: the timeline, the explorer, and what they share (style, and the
+/// script that shows a state as tables). Each page inlines what it includes: nothing is fetched.
+const TEMPLATES: [(&str, &str); 4] = [
+    ("timeline.html", include_str!("timeline.html")),
+    ("explorer.html", include_str!("../explore/explorer.html")),
+    ("common.css", include_str!("common.css")),
+    ("state.js", include_str!("state.js")),
+];
+
+/// The templates, ready to render.
+pub(crate) fn templates() -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    for (name, text) in TEMPLATES {
+        env.add_template(name, text).expect("the page templates parse");
+    }
+    env
+}
 
 /// Renders `trace` as an HTML timeline.
 pub fn render(trace: &Trace) -> Result<String, TraceError> {
     let page = frames::page(trace)?;
-    let mut env = minijinja::Environment::new();
-    env.add_template("timeline.html", TEMPLATE).expect("the timeline template parses");
-    let template = env.get_template("timeline.html").expect("just added");
+    let env = templates();
+    let template = env.get_template("timeline.html").expect("a built-in template");
     let html = template
         .render(minijinja::context! { title => &page.title, page => minijinja::Value::from(minijinja::value::Serde(&page)) })
         .expect("the timeline template renders");

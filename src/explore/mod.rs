@@ -1,0 +1,161 @@
+//! `zklab explore`: the learner plays the scheduler. A local page (127.0.0.1 only) shows a world's
+//! state (the nodes under the lock and their watches, each client's belief, link and queue) and
+//! every step enabled in it (deliver a message, take an application step, lose a reply, drop a
+//! connection, expire a session, pause a process); the learner picks the next one, can undo, and
+//! can load a trace to step through. Each position is the list of steps from the start, replayed
+//! by the model on every request, so the page and a trace are the same thing.
+//!
+//! "Break it": the checker first looks for the shortest violation of the world (stopping at the
+//! first, as `zklab check` does); the page says what to break and in how many steps it can be
+//! done, and says when the learner's position breaks it.
+
+mod state;
+
+pub use state::{position, Choice, NotEnabled, Position};
+
+use crate::check::{self, Options, Status};
+use crate::scenario::Scenario;
+use crate::trace::Trace;
+use serde::Serialize;
+use std::io::Read;
+use std::time::Duration;
+use zklab_model::Step;
+
+/// The largest request body the server reads (a trace of many thousand steps fits).
+const MAX_BODY: u64 = 16 << 20;
+
+/// What the learner is asked to break, as the checker found it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Goal {
+    /// The property the shortest violation breaks, or `None` when the world is proven (nothing
+    /// to break) or the search ran out of budget (`bounded`).
+    pub property: Option<String>,
+    /// Its length in steps.
+    pub shortest: Option<usize>,
+    pub summary: String,
+    pub bounded: bool,
+}
+
+/// The checker's shortest violation of `scenario`, within `timeout`.
+pub fn goal(scenario: &Scenario, timeout: Duration) -> Goal {
+    let options = Options { timeout: Some(timeout), progress: false, ..Options::default() };
+    let report = check::run(scenario, &options);
+    let violated = report.properties.iter().filter(|p| p.status == Status::Violated);
+    let shortest = violated.filter_map(|p| Some((p, p.trace.as_ref()?))).min_by_key(|(_, t)| t.steps.len());
+    match shortest {
+        Some((p, trace)) => Goal {
+            property: Some(p.name.to_string()),
+            shortest: Some(trace.steps.len()),
+            summary: trace.summary.clone(),
+            bounded: false,
+        },
+        None if report.bounded => Goal {
+            property: None,
+            shortest: None,
+            summary: "the checker ran out of time before finding a violation or proving the world".to_string(),
+            bounded: true,
+        },
+        None => Goal {
+            property: None,
+            shortest: None,
+            summary: "the checker proves this world: no order of steps breaks a property".to_string(),
+            bounded: false,
+        },
+    }
+}
+
+/// The page for `scenario`, starting at `steps` (a loaded trace's).
+pub fn page(scenario: &Scenario, goal: &Goal, steps: &[Step]) -> String {
+    let world = scenario.world();
+    let lanes: Vec<String> = world
+        .clients
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("c{i} {}", zklab_model::Recipe::name(&c.recipe)))
+        .collect();
+    let title = format!("explore {} with {} clients", scenario.recipe_label(), lanes.len());
+    let faults = zklab_model::FaultKind::ALL
+        .iter()
+        .filter(|k| scenario.config.faults.get(**k) > 0)
+        .map(|k| format!("{k}×{}", scenario.config.faults.get(*k)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    // The page's markup, style and script (explorer.html); the world and the goal go in as JSON.
+    let env = crate::html::templates();
+    let context = minijinja::context! {
+        title => &title,
+        faults => if faults.is_empty() { "none".to_string() } else { faults },
+        lock_path => &scenario.config.lock_path,
+        setup => minijinja::Value::from(minijinja::value::Serde(serde_json::json!({
+            "lanes": lanes,
+            "goal": goal,
+            "steps": steps,
+        }))),
+    };
+    env.get_template("explorer.html").expect("a built-in template").render(context).expect("the explorer page renders")
+}
+
+/// Serves the page and its position queries on `server` until the process is stopped.
+pub fn serve(server: &tiny_http::Server, scenario: &Scenario, goal: &Goal, start: &[Step]) {
+    let page = page(scenario, goal, start);
+    for mut request in server.incoming_requests() {
+        let response = match (request.method(), request.url()) {
+            (tiny_http::Method::Get, "/") => reply(200, "text/html; charset=utf-8", page.clone()),
+            (tiny_http::Method::Post, "/api/position") => match body(&mut request) {
+                Ok(text) => answer_position(scenario, &text),
+                Err(e) => error(400, &e),
+            },
+            (tiny_http::Method::Post, "/api/load") => match body(&mut request) {
+                Ok(text) => answer_load(scenario, &text),
+                Err(e) => error(400, &e),
+            },
+            _ => error(404, "no such page"),
+        };
+        // A page closed mid-answer is no reason to stop serving.
+        let _ = request.respond(response);
+    }
+}
+
+fn body(request: &mut tiny_http::Request) -> Result<String, String> {
+    let mut text = String::new();
+    request
+        .as_reader()
+        .take(MAX_BODY)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read the request: {e}"))?;
+    Ok(text)
+}
+
+/// `POST /api/position` with a JSON list of steps: the position they reach.
+fn answer_position(scenario: &Scenario, text: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let steps: Vec<Step> = match serde_json::from_str(text) {
+        Ok(steps) => steps,
+        Err(e) => return error(400, &format!("not a list of steps: {e}")),
+    };
+    match position(scenario, &steps) {
+        Ok(at) => reply(200, "application/json", serde_json::to_string(&at).expect("positions serialize")),
+        Err(e) => error(409, &e.to_string()),
+    }
+}
+
+/// `POST /api/load` with a trace file's text: its steps, if it is a trace of this world.
+fn answer_load(scenario: &Scenario, text: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let trace: Trace = match serde_json::from_str(text) {
+        Ok(trace) => trace,
+        Err(e) => return error(400, &format!("not a zklab trace: {e}")),
+    };
+    if trace.scenario != *scenario {
+        let other = format!("{} with {} clients", trace.scenario.recipe_label(), trace.scenario.recipes.len());
+        return error(409, &format!("this trace is of another world ({other}): run zklab explore --trace FILE"));
+    }
+    reply(200, "application/json", serde_json::to_string(&trace.steps).expect("steps serialize"))
+}
+
+fn reply(code: u16, kind: &str, text: String) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let header = tiny_http::Header::from_bytes("Content-Type", kind).expect("a valid header");
+    tiny_http::Response::from_string(text).with_status_code(code).with_header(header)
+}
+
+fn error(code: u16, message: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    reply(code, "application/json", serde_json::json!({ "error": message }).to_string())
+}
