@@ -1,0 +1,164 @@
+//! The HTML timeline and the explorer in a real browser (Debian's chromium, headless, driven
+//! through chromedriver): the pages load with nothing from the network, the keyboard and the
+//! mouse step through a known trace, and the page shows what the trace says (the waiting
+//! client, the holder, the violation). A screenshot of each is kept in the test's output
+//! directory. Run with `cargo test --release --features browser --test browser`.
+
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use zklab::trace::Trace;
+
+const TRACE: &str = "traces/wait-on-null-n2-eventual_acquire.json";
+
+/// A child process killed when the test is done with it.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the screenshots go: the test's own output directory.
+fn shots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// chromedriver on a free local port, and a headless chromium session through it.
+async fn browser() -> (Running, Client) {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver runs (Debian: apt-get install chromium chromium-driver)");
+    let driver = Running(driver);
+    let mut capabilities = serde_json::Map::new();
+    let mut options = serde_json::json!({
+        "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"]
+    });
+    if Path::new("/usr/bin/chromium").exists() {
+        options["binary"] = "/usr/bin/chromium".into();
+    }
+    capabilities.insert("goog:chromeOptions".to_string(), options);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let connected = ClientBuilder::rustls()
+            .unwrap()
+            .capabilities(capabilities.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await;
+        match connected {
+            Ok(client) => return (driver, client),
+            Err(e) if Instant::now() > deadline => panic!("no browser session: {e}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+async fn text(client: &Client, css: &str) -> String {
+    client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap().text().await.unwrap()
+}
+
+async fn count(client: &Client, css: &str) -> usize {
+    client.find_all(Locator::Css(css)).await.unwrap().len()
+}
+
+async fn press(client: &Client, key: Key) {
+    client.find(Locator::Css("body")).await.unwrap().send_keys(&key).await.unwrap();
+}
+
+fn run<F: std::future::Future<Output = ()>>(test: F) {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(test);
+}
+
+#[test]
+fn the_timeline_steps_through_the_wait_on_null_deadlock() {
+    run(async {
+        let trace = Trace::load(&root().join(TRACE)).unwrap();
+        let page = root().join("docs/timelines/wait-on-null-n2-eventual_acquire.html");
+        let (_driver, client) = browser().await;
+        client.goto(&format!("file://{}", page.display())).await.unwrap();
+        // It opens on the last step, where the violation is.
+        let last = trace.steps.len();
+        assert!(text(&client, "#step-title").await.starts_with(&format!("step {last}:")));
+        assert!(text(&client, "#violation").await.contains("eventual_acquire is violated here"));
+        assert_eq!(count(&client, "#clients tr[data-belief=acquiring]").await, 1, "c1 still waits");
+        let waiting = text(&client, "#nodes tbody").await;
+        assert!(
+            waiting.contains("c0-s2-lock-0000000000 no node c1 (data)"),
+            "c1 watches a node that is gone: {waiting}"
+        );
+        std::fs::write(shots().join("timeline-violation.png"), client.screenshot().await.unwrap()).unwrap();
+        // The keyboard: Home goes to the start, the arrow one step on.
+        press(&client, Key::Home).await;
+        assert_eq!(text(&client, "#step-title").await, "the initial state");
+        assert_eq!(count(&client, "#violation").await, 0, "nothing is violated at the start");
+        press(&client, Key::Down).await;
+        assert!(text(&client, "#step-title").await.starts_with("step 1: acquire c0"));
+        // The mouse: a row is a step. After step 3, c0 holds the lock.
+        client.find(Locator::Css(r#"rect[data-frame="3"]"#)).await.unwrap().click().await.unwrap();
+        assert!(text(&client, "#step-title").await.starts_with("step 3:"));
+        assert_eq!(count(&client, "#clients tr[data-belief=holding]").await, 1, "c0 holds after step 3");
+        assert!(client.current_url().await.unwrap().as_str().ends_with("#frame=3"), "the step is in the address");
+        std::fs::write(shots().join("timeline-step3.png"), client.screenshot().await.unwrap()).unwrap();
+        client.close().await.unwrap();
+    });
+}
+
+#[test]
+fn the_explorer_is_broken_by_clicking_the_shortest_trace_and_undo_mends_it() {
+    run(async {
+        let trace = Trace::load(&root().join(TRACE)).unwrap();
+        let mut explore = Command::new(env!("CARGO_BIN_EXE_zklab"))
+            .args(["explore", "--recipe", "wait-on-null", "--clients", "2"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(explore.stdout.take().unwrap()).lines();
+        let url = lines.find_map(|l| l.unwrap().split_once("http://").map(|(_, r)| format!("http://{r}"))).unwrap();
+        let url = url.split(' ').next().unwrap().to_string();
+        let _explore = Running(explore);
+        let (_driver, client) = browser().await;
+        client.goto(&url).await.unwrap();
+        let goal = text(&client, "#goal").await;
+        assert!(goal.contains(&format!("the shortest way takes {} steps", trace.steps.len())), "{goal}");
+        // The learner clicks the trace's steps one by one, each among the enabled ones.
+        for (i, step) in trace.steps.iter().enumerate() {
+            let data = serde_json::to_string(step).unwrap();
+            let css = format!("#enabled button[data-step='{data}']");
+            let button = client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(&css)).await.unwrap();
+            button.click().await.unwrap();
+            let taken = i + 1;
+            client
+                .wait()
+                .at_most(Duration::from_secs(10))
+                .for_element(Locator::Css(&format!("#history li:nth-child({taken})")))
+                .await
+                .unwrap();
+        }
+        let broken = text(&client, "#goal.broken").await;
+        assert!(broken.contains(&format!("eventual_acquire after {} steps", trace.steps.len())), "{broken}");
+        assert!(text(&client, "#deadlock").await.contains("nothing but a fault can happen"));
+        assert_eq!(count(&client, "#clients tr[data-belief=acquiring]").await, 1, "c1 still waits");
+        std::fs::write(shots().join("explorer-broken.png"), client.screenshot().await.unwrap()).unwrap();
+        // Undo: the position before the last step breaks nothing.
+        client.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
+        client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("#goal:not(.broken)")).await.unwrap();
+        assert!(text(&client, "#goal").await.starts_with("Break it"));
+        client.close().await.unwrap();
+    });
+}
