@@ -21,12 +21,15 @@ macro_rules! say_raw {
 }
 
 pub mod check;
+pub mod cli;
 pub mod conformance;
 pub mod diagram;
+pub mod exit;
 pub mod explore;
 pub mod html;
 pub mod interrupt;
 pub mod manifest;
+pub mod progress;
 pub mod scenario;
 pub mod timeline;
 pub mod trace;
@@ -37,5 +40,4 @@ pub mod calibrate;
 pub mod herd;
 pub mod schedules;
 pub mod simulate;
-pub mod simulate_cli;
 pub mod suite;

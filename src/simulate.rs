@@ -92,25 +92,26 @@ pub fn run_seeds(scenario: &Scenario, base: &SimConfig, seeds: &[u64], threads: 
 }
 
 pub fn run_one(scenario: &Scenario, config: &SimConfig) -> RunReport {
-    run_watched(scenario, config, false)
+    run_watched(scenario, config, None)
 }
 
-/// As `run_one`; with `progress`, a line on stderr at most once a second (steps taken and the
-/// clients still waiting), for runs with thousands of clients.
-pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: bool) -> RunReport {
+/// As `run_one`, saying to `progress` at most once a second how far the run got (steps taken and
+/// acquisitions asked for), for runs with thousands of clients.
+pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: Option<crate::progress::Progress>) -> RunReport {
     let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
     let (started, mut last, mut steps) = (std::time::Instant::now(), std::time::Instant::now(), 0u64);
     let mut watch = |world: &zklab_model::World<AnyRecipe>| {
         steps += 1;
-        if progress && steps.is_multiple_of(1024) && last.elapsed() >= std::time::Duration::from_secs(1) {
+        let due = steps.is_multiple_of(1024) && last.elapsed() >= std::time::Duration::from_secs(1);
+        if let Some(say) = progress.filter(|_| due) {
             last = std::time::Instant::now();
             let rounds = u64::from(world.config().rounds);
             let asked: u64 = world.clients.iter().map(|c| rounds - u64::from(c.rounds_left)).sum();
-            eprintln!(
+            say(&format!(
                 "{:>6.1}s  seed {}: {steps} steps, {asked} acquisitions asked for",
                 started.elapsed().as_secs_f64(),
                 config.seed
-            );
+            ));
         }
     };
     let stop = Some(&crate::interrupt::INTERRUPTED);

@@ -3,22 +3,10 @@
 //! fencing intact); and every broken variant caught by the property it breaks, the herd effect
 //! included.
 
-use crate::check::{self, Options, Status};
+use crate::check::{Options, Report, Status};
 use crate::scenario::{parse_faults, Scenario};
-use std::path::PathBuf;
 use zklab_model::ClientBehaviour::{self, Java, Kazoo};
 use zklab_model::{Property, WorldConfig};
-
-pub struct Settings {
-    pub threads: usize,
-    pub trace_dir: PathBuf,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings { threads: 2, trace_dir: PathBuf::from("zklab-traces") }
-    }
-}
 
 /// One entry: a scenario and the properties expected to be violated (all others must hold).
 pub struct Case {
@@ -88,77 +76,19 @@ impl Case {
     }
 }
 
-/// What the verdicts speak of, and where to look next.
-fn legend() {
-    say!("\nproperties:");
-    for p in [
-        Property::BeliefExclusion,
-        Property::FencedExclusion,
-        Property::ZkExclusion,
-        Property::NoOrphans,
-        Property::NoHerd,
-        Property::EventualAcquire,
-    ] {
-        say!("  {:<18} {}", p.name(), p.summary());
-    }
-    say!("  {:<18} {}", "reached:*", Property::Reached(zklab_model::Reach::Handoff).summary());
-    say!(
-        "a trace as a timeline: zklab replay --show TRACE (--html TRACE: a page to step through); why each pitfall happens: docs/pitfalls.md"
-    );
+/// The options every case runs with: each case names every property it breaks, and all the
+/// others must hold, so each is judged (no stop at the first violation).
+pub fn options(threads: usize) -> Options {
+    Options { threads, stop_at_violation: false, ..Options::default() }
 }
 
-/// Runs every case; returns 0 when each verdict is as expected, else 1.
-pub fn run(settings: &Settings) -> i32 {
-    // Every case names every property it breaks, and all the others must hold: each is judged.
-    let options = Options { threads: settings.threads, stop_at_violation: false, ..Options::default() };
-    let mut failures = 0;
-    say!("{:<18} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
-    for case in CASES {
-        let mut report = check::run(&case.scenario(), &options);
-        if let Err(e) = report.write_traces(&settings.trace_dir, false) {
-            eprintln!("error: cannot write traces: {e}");
-            return 2;
-        }
-        let unexpected: Vec<String> = report
-            .properties
-            .iter()
-            .filter(|p| {
-                (p.status == Status::Violated) != case.violated.iter().any(|v| v.name() == p.name)
-                    || p.status == Status::Vacuous
-                    || p.status == Status::Unknown
-            })
-            .map(|p| format!("{} {:?}", p.name, p.status))
-            .collect();
-        let verdict = if case.violated.is_empty() {
-            "proven".to_string()
-        } else {
-            format!("caught: {}", case.violated.iter().map(|p| p.name()).collect::<Vec<_>>().join(", "))
-        };
-        let verdict = if unexpected.is_empty() { verdict } else { format!("UNEXPECTED: {}", unexpected.join(", ")) };
-        failures += usize::from(!unexpected.is_empty());
-        let faults = match case.client {
-            Java => case.faults.to_string(),
-            Kazoo => format!("{} (kazoo)", case.faults),
-        };
-        say!(
-            "{:<18} {:>2}  {:<50} {:>9} {:>8}  {verdict}",
-            case.recipe,
-            case.clients,
-            faults,
-            report.unique_states,
-            report.elapsed_ms
-        );
-        say!("{:<22}  {}", "", case.lesson);
-        for p in report.properties.iter().filter(|p| p.trace_file.is_some()) {
-            say!("{:<22}  {} trace: {}", "", p.name, p.trace_file.as_deref().unwrap_or_default());
-        }
-    }
-    legend();
-    if failures == 0 {
-        say!("\nall {} cases as expected", CASES.len());
-        0
-    } else {
-        say!("\n{failures} of {} cases NOT as expected", CASES.len());
-        1
-    }
+/// What `report` gets wrong about `case`: a property violated that should hold or the reverse,
+/// a vacuous proof, an unknown verdict. Empty: the case is as expected.
+pub fn unexpected(case: &Case, report: &Report) -> Vec<String> {
+    let wrong = report.properties.iter().filter(|p| {
+        (p.status == Status::Violated) != case.violated.iter().any(|v| v.name() == p.name)
+            || p.status == Status::Vacuous
+            || p.status == Status::Unknown
+    });
+    wrong.map(|p| format!("{} {:?}", p.name, p.status)).collect()
 }

@@ -1160,3 +1160,34 @@ fn an_html_timeline_that_cannot_be_written_is_refused_with_one_line() {
     // `-o` says where the page goes: without `--html` it means nothing.
     zklab(&tmp, &["replay", trace.to_str().unwrap(), "-o", "t.html"]).assert_bad_input();
 }
+
+// ---- structure -----------------------------------------------------------------------------------
+
+/// Every library module computes and returns; only `src/cli/` parses flags and prints (the
+/// printing macros are defined in lib.rs, and progress goes through a `Progress` sink).
+#[test]
+fn only_the_command_line_parses_flags_and_prints() {
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let cli = src.join("cli");
+    let library: Vec<&PathBuf> = files.iter().filter(|f| !f.starts_with(&cli) && !f.ends_with("lib.rs")).collect();
+    assert!(library.len() >= 20 && files.iter().any(|f| f.starts_with(&cli)), "{files:?}");
+    for file in library {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        for word in ["println!", "eprintln!", "print!(", "say!", "say_raw!", "clap::", "use clap"] {
+            assert!(!code.contains(word), "{} uses {word}: only src/cli/ parses flags and prints", file.display());
+        }
+    }
+}

@@ -14,6 +14,7 @@ pub mod swarm;
 
 pub use builder::{check, Builder, Checked};
 
+use crate::exit::Exit;
 use crate::scenario::Scenario;
 use crate::trace::{starving, summarize, summarize_cycle, summarize_step, Trace, Verdict as TraceVerdict, FORMAT};
 use bfs::{Budget, Counterexample, Progress};
@@ -32,8 +33,8 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// Stop when the process's resident memory passes this many MiB.
     pub max_memory_mib: Option<u64>,
-    /// Print progress to stderr (at most once a second).
-    pub progress: bool,
+    /// Where to say how far the search got (at most once a second); none: say nothing.
+    pub progress: Option<crate::progress::Progress>,
     /// Explore one state per symmetry class (clients running the same recipe are
     /// interchangeable), where the recipe supports it. State counts are then of classes.
     pub symmetry: bool,
@@ -83,7 +84,7 @@ impl Default for Options {
             max_states: 50_000_000,
             timeout: None,
             max_memory_mib: default_max_memory_mib(),
-            progress: false,
+            progress: None,
             symmetry: false,
             partial_order: true,
             cross_check: false,
@@ -196,33 +197,34 @@ impl Report {
         Ok(())
     }
 
-    /// 0: everything holds; 1: a property is violated, the run is vacuous or stateright
-    /// disagrees; 3: a budget ran out (before the answer, or before stateright's).
-    pub fn exit_code(&self) -> i32 {
+    /// Passed: everything holds; failed: a property is violated, the run is vacuous or
+    /// stateright disagrees; unknown: a budget ran out (before the answer, or before
+    /// stateright's).
+    pub fn exit(&self) -> Exit {
         let any = |s: Status| self.properties.iter().any(|p| p.status == s);
         let disagrees = self.cross_check.as_ref().is_some_and(|c| !c.disagreements.is_empty());
         let unfinished = self.cross_check.as_ref().is_some_and(|c| !c.complete);
         if any(Status::Violated) || any(Status::Vacuous) || disagrees {
-            1
+            Exit::Failed
         } else if any(Status::Unknown) || unfinished {
-            3
+            Exit::Unknown
         } else {
-            0
+            Exit::Passed
         }
     }
 }
 
 /// One progress line: states, unique states, rate and depth.
-fn report_progress(progress: Progress, started: Instant) {
+fn progress_line(progress: Progress, started: Instant) -> String {
     let secs = started.elapsed().as_secs_f64().max(0.001);
-    eprintln!(
+    format!(
         "{:>6.1}s  {} states, {} unique, depth {} | {:.0} states/s",
         secs,
         progress.total,
         progress.unique,
         progress.depth,
         progress.total as f64 / secs,
-    );
+    )
 }
 
 /// The verdict on one property, with a counterexample when violated.
@@ -379,9 +381,9 @@ fn explore_within<R: Recipe>(
     let reduction =
         bfs::Reduction { symmetry: symmetric, partial_order: options.partial_order, settle: options.settle };
     let graph = bfs::explore(init.clone(), &judged_by_the_pass, budget, reduction, options.threads, &mut |p| {
-        if options.progress && last.elapsed() >= Duration::from_secs(1) {
+        if let Some(say) = options.progress.filter(|_| last.elapsed() >= Duration::from_secs(1)) {
             last = Instant::now();
-            report_progress(p, started);
+            say(&progress_line(p, started));
         }
     });
 
@@ -416,8 +418,8 @@ fn explore_within<R: Recipe>(
         None
     };
     if let Some((why, without)) = rerun {
-        if options.progress {
-            eprintln!("{why} needs the graph without this reduction: exploring again");
+        if let Some(say) = options.progress {
+            say(&format!("{why} needs the graph without this reduction: exploring again"));
         }
         let left = max_states.saturating_sub(graph.unique()).max(1);
         let mut full = explore_within(init, &without, deadline, left, started);

@@ -18,8 +18,8 @@ pub struct FuzzOptions {
     pub seed: u64,
     /// How many shrinking steps a mismatch may take (each runs the server once).
     pub max_shrink_iters: u32,
-    /// Progress lines to stderr.
-    pub progress: bool,
+    /// Where to say how far the run got; none: say nothing.
+    pub progress: Option<crate::progress::Progress>,
 }
 
 /// A script on which the model and the server disagree, shrunk.
@@ -76,13 +76,14 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzReport, ScriptError> {
     let outcome = runner.run(&scripts(MAX_OPS), |script| {
         if failed.get() {
             shrink_runs.set(shrink_runs.get() + 1);
-            if options.progress {
-                eprintln!("zk-fuzz: shrinking, run {} ({} ops)", shrink_runs.get(), script.ops.len());
+            if let Some(say) = options.progress {
+                say(&format!("zk-fuzz: shrinking, run {} ({} ops)", shrink_runs.get(), script.ops.len()));
             }
         } else {
             compared.set(compared.get() + 1);
-            if options.progress && (compared.get().is_multiple_of(10) || compared.get() == total) {
-                eprintln!("zk-fuzz: {}/{total} scripts compared", compared.get());
+            if let Some(say) = options.progress.filter(|_| compared.get().is_multiple_of(10) || compared.get() == total)
+            {
+                say(&format!("zk-fuzz: {}/{total} scripts compared", compared.get()));
             }
         }
         let json = script.to_json(&name(options.seed), "");
@@ -91,8 +92,8 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzReport, ScriptError> {
             Ok((_, found)) => Err(TestCaseError::fail(found.join("; "))),
             Err(e) => Err(TestCaseError::fail(format!("the live runner failed: {e}"))),
         };
-        if verdict.is_err() && !failed.replace(true) && options.progress {
-            eprintln!("zk-fuzz: script {} differs; shrinking it", compared.get());
+        if let Some(say) = options.progress.filter(|_| verdict.is_err() && !failed.replace(true)) {
+            say(&format!("zk-fuzz: script {} differs; shrinking it", compared.get()));
         }
         verdict
     });

@@ -38,7 +38,7 @@ pub struct Goal {
 
 /// The checker's shortest violation of `scenario`, within `timeout`.
 pub fn goal(scenario: &Scenario, timeout: Duration) -> Goal {
-    let options = Options { timeout: Some(timeout), progress: false, ..Options::default() };
+    let options = Options { timeout: Some(timeout), progress: None, ..Options::default() };
     let report = check::run(scenario, &options);
     let violated = report.properties.iter().filter(|p| p.status == Status::Violated);
     let shortest = violated.filter_map(|p| Some((p, p.trace.as_ref()?))).min_by_key(|(_, t)| t.steps.len());

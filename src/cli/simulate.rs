@@ -1,6 +1,8 @@
 //! The `zklab simulate` command line: flags to a simulator config, runs to a report, a violation
 //! to a trace file and the command that reproduces it.
 
+use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
+use crate::exit::Exit;
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::{parse_rates, run_seeds, RunReport};
 use std::path::PathBuf;
@@ -9,7 +11,7 @@ use zklab_model::WorldConfig;
 use zklab_sim::{Breaks, Latency, Schedule, SimConfig};
 
 #[derive(clap::Args, Clone, Debug)]
-pub struct SimulateArgs {
+pub struct Args {
     /// Recipe name, or a comma list of one name per client.
     #[arg(long)]
     pub recipe: String,
@@ -51,7 +53,7 @@ pub struct SimulateArgs {
     pub start_spread_ms: u64,
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
-    pub client: crate::scenario::ClientChoice,
+    pub client: super::ClientChoice,
     /// The Java client's jute.maxbuffer in bytes: a reply longer than this drops its connection,
     /// as a real client does [default: 1048575, the Java client's own].
     #[arg(long, value_name = "BYTES")]
@@ -81,15 +83,15 @@ pub struct SimulateArgs {
     pub html: bool,
 }
 
-/// Runs the command; returns the exit code (0 every run passed, 1 a violation, 3 stopped by
-/// Ctrl-C before every run had passed).
-pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
+/// Runs the command: passed when every run passed, failed on a violation, unknown when Ctrl-C
+/// stopped it before every run had passed.
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let world = WorldConfig {
         rounds: args.rounds,
         client_behaviour: args.client.behaviour(),
         jute_maxbuffer: args.client.jute_maxbuffer(args.jute_maxbuffer)?.or(match args.client {
-            crate::scenario::ClientChoice::Java => Some(zklab_model::JAVA_MAX_PACKET_BYTES),
-            crate::scenario::ClientChoice::Kazoo => None,
+            super::ClientChoice::Java => Some(zklab_model::JAVA_MAX_PACKET_BYTES),
+            super::ClientChoice::Kazoo => None,
         }),
         ..WorldConfig::default()
     };
@@ -102,10 +104,10 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
         },
     };
     if args.seeds == 0 || args.seeds > 1_000_000 {
-        return Err(BadInput(format!("--seeds must be between 1 and 1000000, got {}", args.seeds)));
+        return Err(BadInput(format!("--seeds must be between 1 and 1000000, got {}", args.seeds)).into());
     }
     if args.threads == 0 || args.threads > 256 {
-        return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
+        return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)).into());
     }
     crate::trace::check_writable(&args.trace_dir)?;
     let mut config = SimConfig::new(world, first);
@@ -125,19 +127,20 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
     if let Some(cases) = args.search {
         if !(1..=1_000_000).contains(&cases) {
-            return Err(BadInput(format!("--search must be between 1 and 1000000 schedules, got {cases}")));
+            return Err(BadInput(format!("--search must be between 1 and 1000000 schedules, got {cases}")).into());
         }
         if !(1..=100).contains(&args.max_faults) {
-            return Err(BadInput(format!("--max-faults must be between 1 and 100, got {}", args.max_faults)));
+            return Err(BadInput(format!("--max-faults must be between 1 and 100, got {}", args.max_faults)).into());
         }
         return search(args, &scenario, &config, cases, first);
     }
     let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
-    crate::interrupt::stop_on_ctrl_c();
+    stop_on_ctrl_c();
     let started = Instant::now();
     let reports = match seeds.as_slice() {
         [seed] => {
-            vec![crate::simulate::run_watched(&scenario, &SimConfig { seed: *seed, ..config.clone() }, !args.quiet)]
+            let progress = (!args.quiet).then_some(progress_to_stderr as crate::progress::Progress);
+            vec![crate::simulate::run_watched(&scenario, &SimConfig { seed: *seed, ..config.clone() }, progress)]
         }
         _ => run_seeds(&scenario, &config, &seeds, args.threads),
     };
@@ -185,9 +188,9 @@ pub fn command(args: &SimulateArgs) -> Result<i32, BadInput> {
     }
     // A violation found is a verdict; otherwise an interrupted sweep is unfinished work.
     Ok(match (failed, interrupted) {
-        (true, _) => 1,
-        (false, true) => 3,
-        (false, false) => 0,
+        (true, _) => Exit::Failed,
+        (false, true) => Exit::Unknown,
+        (false, false) => Exit::Passed,
     })
 }
 
@@ -198,7 +201,7 @@ fn parse_latency(text: &str) -> Result<Latency, BadInput> {
     Ok(Latency { min_us, max_us })
 }
 
-fn write_trace(args: &SimulateArgs, report: &RunReport, trace: &crate::trace::Trace) -> Result<String, BadInput> {
+fn write_trace(args: &Args, report: &RunReport, trace: &crate::trace::Trace) -> Result<String, BadInput> {
     let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
     std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
     let name = format!(
@@ -217,7 +220,7 @@ fn write_trace(args: &SimulateArgs, report: &RunReport, trace: &crate::trace::Tr
 }
 
 /// The command that runs exactly this seed again.
-fn reproduce(args: &SimulateArgs, seed: u64) -> String {
+fn reproduce(args: &Args, seed: u64) -> String {
     let mut words = vec!["zklab".to_string()];
     words.extend(run_args(args, seed, &args.faults));
     if let Some(schedule) = &args.schedule {
@@ -227,7 +230,7 @@ fn reproduce(args: &SimulateArgs, seed: u64) -> String {
 }
 
 /// The `simulate` arguments that fix a run, apart from its schedule.
-fn run_args(args: &SimulateArgs, seed: u64, faults: &str) -> Vec<String> {
+fn run_args(args: &Args, seed: u64, faults: &str) -> Vec<String> {
     let mut words: Vec<String> = [
         "simulate",
         "--recipe",
@@ -264,13 +267,7 @@ fn run_args(args: &SimulateArgs, seed: u64, faults: &str) -> Vec<String> {
 }
 
 /// `--search`: random schedules, the first failing one shrunk and kept.
-fn search(
-    args: &SimulateArgs,
-    scenario: &Scenario,
-    config: &SimConfig,
-    cases: u32,
-    seed: u64,
-) -> Result<i32, BadInput> {
+fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed: u64) -> Result<Exit, CliError> {
     let kinds: Vec<zklab_model::FaultKind> = zklab_model::FaultKind::ALL
         .into_iter()
         .filter(|k| match k {
@@ -282,11 +279,11 @@ fn search(
         .collect();
     let Some(found) = crate::schedules::search(scenario, config, &kinds, cases, args.max_faults)? else {
         say!("{cases} schedules of up to {} faults: none breaks a property", args.max_faults);
-        return Ok(0);
+        return Ok(Exit::Passed);
     };
     let report = &found.report;
     let (Some(property), Some(trace)) = (report.violated.clone(), report.trace.as_ref()) else {
-        return Err(BadInput("the shrunk schedule no longer fails (the run is not deterministic)".to_string()));
+        return Err(BadInput("the shrunk schedule no longer fails (the run is not deterministic)".to_string()).into());
     };
     let cant = |e: std::io::Error| BadInput(format!("cannot write to {}: {e}", args.trace_dir.display()));
     std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
@@ -315,7 +312,7 @@ fn search(
     say!("schedule: {}", schedule_file.display());
     say!("trace: {}", trace_file.display());
     say!("reproduce: zklab {} --schedule {}", run_args(args, seed, "none").join(" "), schedule_file.display());
-    Ok(1)
+    Ok(Exit::Failed)
 }
 
 fn print_summary(reports: &[RunReport], wall: std::time::Duration) {

@@ -1,0 +1,305 @@
+//! `zklab check`: one scenario explored and every property judged (or a manifest of them), the
+//! report printed with each counterexample's timeline.
+
+use super::{progress_to_stderr, stop_on_ctrl_c, CliError, WorldArgs};
+use crate::check::bfs::Spent;
+use crate::check::{self, Options, Report, Status};
+use crate::exit::Exit;
+use crate::progress::Progress;
+use crate::scenario::{parse_faults, BadInput, Scenario};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use zklab_model::WorldConfig;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Recipe name, or a comma list of one name per client.
+    #[arg(long, required_unless_present = "manifest")]
+    recipe: Option<String>,
+    /// Run every entry of a manifest (tests/manifest.json) and compare with its expectations.
+    #[arg(long, conflicts_with = "recipe")]
+    manifest: Option<PathBuf>,
+    #[command(flatten)]
+    world: WorldArgs,
+    /// Start the lock's sequence counter here (e.g. 2147483647 to cross the 32-bit wrap).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    first_sequence: i32,
+    /// The Java client's jute.maxbuffer in bytes: a reply longer than this drops its connection,
+    /// as with a real client (default: no limit; the client's own 1048575 is far above any
+    /// checked world). Switches symmetry and renumbering off: names' lengths then matter.
+    #[arg(long, value_name = "BYTES")]
+    jute_maxbuffer: Option<u64>,
+    /// Threads that expand states (the answer does not depend on it).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// After a complete run, have stateright's own checker explore the same model and compare
+    /// its state count and verdicts (exit 1 if they differ). Implies --continue.
+    #[arg(long)]
+    cross_check: bool,
+    /// Stop after this many unique states (the answer is then unknown, exit 3).
+    #[arg(long, default_value_t = 50_000_000)]
+    max_states: usize,
+    /// Stop after this many seconds (the answer is then unknown, exit 3).
+    #[arg(long)]
+    timeout: Option<u64>,
+    /// Stop when memory use passes this many MiB (default: three quarters of the machine's).
+    #[arg(long)]
+    max_memory: Option<u64>,
+    /// Explore one state per symmetry class: clients running the same recipe are
+    /// interchangeable (recipes that support it; state counts are then counts of classes).
+    #[arg(long)]
+    symmetry: bool,
+    /// Explore every interleaving, without taking a client's invisible local steps alone
+    /// (partial-order reduction; see docs/reference.md): to compare state counts.
+    #[arg(long)]
+    no_partial_order: bool,
+    /// Explore everything and judge every property, instead of stopping once the
+    /// breadth-first level of the first violation or deadlock is finished (the default, as in
+    /// Spin and TLC: its counterexample is the shortest either way).
+    #[arg(long = "continue")]
+    explore_everything: bool,
+    /// For worlds too big to exhaust: take this many seeded random walks instead of the
+    /// exhaustive search. Reports the violations they meet and the states they covered; never
+    /// says a property holds (always bounded, exit 1 or 3).
+    #[arg(long, value_name = "WALKS")]
+    swarm: Option<u64>,
+    /// With --swarm: the longest walk, in steps.
+    #[arg(long, default_value_t = 200, requires = "swarm")]
+    walk_depth: usize,
+    /// With --swarm: the seed of the walks' random streams (same seed, same report).
+    #[arg(long, default_value_t = 0, requires = "swarm")]
+    seed: u64,
+    /// Keep states with their sequence numbers and zxids as they are, not renumbered by rank
+    /// (to compare: a recipe that creates nodes forever then never closes).
+    #[arg(long)]
+    no_renumber: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Where counterexample traces are written.
+    #[arg(long, default_value = "zklab-traces")]
+    trace_dir: PathBuf,
+    /// Also write each counterexample's HTML timeline beside its trace (`.html`).
+    #[arg(long)]
+    html: bool,
+    /// Print no progress.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs a check (or a manifest) and prints its report.
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    if args.threads == 0 || args.threads > 256 {
+        return Err(CliError::BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
+    }
+    if args.max_states == 0 {
+        return Err(CliError::BadInput("--max-states must be at least 1".to_string()));
+    }
+    if args.max_memory == Some(0) {
+        return Err(CliError::BadInput("--max-memory must be at least 1 (MiB)".to_string()));
+    }
+    if let Some(file) = &args.manifest {
+        return run_manifest(file, args);
+    }
+    if let Some(walks) = args.swarm {
+        if !(1..=1_000_000_000).contains(&walks) {
+            return Err(CliError::BadInput(format!("--swarm must be between 1 and 1000000000 walks, got {walks}")));
+        }
+        if !(1..=1_000_000).contains(&args.walk_depth) {
+            return Err(CliError::BadInput(format!(
+                "--walk-depth must be between 1 and 1000000, got {}",
+                args.walk_depth
+            )));
+        }
+        if args.symmetry || args.cross_check || args.explore_everything || args.no_partial_order {
+            return Err(CliError::BadInput(
+                "--swarm walks the world as it is: --symmetry, --cross-check, --continue and --no-partial-order are for the exhaustive search"
+                    .to_string(),
+            ));
+        }
+    }
+    let config = WorldConfig {
+        rounds: args.world.rounds,
+        first_sequence: args.first_sequence,
+        faults: parse_faults(&args.world.faults)?,
+        client_behaviour: args.world.client.behaviour(),
+        jute_maxbuffer: args.world.client.jute_maxbuffer(args.jute_maxbuffer)?,
+        renumber: !args.no_renumber,
+        ..WorldConfig::default()
+    };
+    let recipe = args.recipe.as_deref().unwrap_or_default();
+    let scenario = Scenario::new(recipe, args.world.clients, config)?;
+    if args.symmetry && args.jute_maxbuffer.is_some() {
+        return Err(CliError::BadInput(
+            "--symmetry renames clients, which changes the lengths of their names: it cannot be used with --jute-maxbuffer"
+                .to_string(),
+        ));
+    }
+    if args.symmetry && scenario.world().canonical().is_none() {
+        return Err(CliError::BadInput(format!(
+            "--symmetry needs clients that all run one recipe that supports renaming (`{recipe}` does not)"
+        )));
+    }
+    crate::trace::check_writable(&args.trace_dir)?;
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        timeout: args.timeout.map(Duration::from_secs),
+        max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
+        progress: (!args.quiet).then_some(progress_to_stderr as Progress),
+        symmetry: args.symmetry,
+        partial_order: !args.no_partial_order,
+        cross_check: args.cross_check,
+        settle: true,
+        // stateright's second opinion is of a complete graph.
+        stop_at_violation: !args.explore_everything && !args.cross_check,
+        swarm: args.swarm.map(|walks| check::Walks { walks, depth: args.walk_depth, seed: args.seed }),
+        interrupt: Some(&crate::interrupt::INTERRUPTED),
+    };
+    stop_on_ctrl_c();
+    let mut report = check::run(&scenario, &options);
+    report.write_traces(&args.trace_dir, args.html).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
+    if args.json {
+        say!("{}", serde_json::to_string(&report).expect("reports serialize"));
+    } else {
+        print_report(&report);
+    }
+    Ok(report.exit())
+}
+
+/// Runs a manifest: one table row per entry, exit 1 on any deviation.
+fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
+    let text = std::fs::read_to_string(file).map_err(|e| BadInput(format!("cannot read {}: {e}", file.display())))?;
+    let entries = crate::manifest::parse(&text).map_err(|e| BadInput(format!("{}: {e}", file.display())))?;
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        timeout: args.timeout.map(Duration::from_secs),
+        max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
+        progress: None,
+        // The manifest's counts are of the full graph (`manifest::run` says so itself).
+        symmetry: false,
+        partial_order: false,
+        cross_check: args.cross_check,
+        settle: true,
+        // Every property of every entry is compared, and every count.
+        stop_at_violation: false,
+        swarm: None,
+        interrupt: None,
+    };
+    let mut failed = 0;
+    let mut rows = Vec::new();
+    if !args.json {
+        say!("{:<50} {:>10}  verdict", "entry", "states");
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        if !args.quiet {
+            eprintln!("[{}/{}] {}", i + 1, entries.len(), entry.label);
+        }
+        let (states, deviations) = crate::manifest::run(entry, &options);
+        failed += usize::from(!deviations.is_empty());
+        if args.json {
+            rows.push(serde_json::json!({ "entry": entry.label, "unique_states": states, "deviations": deviations }));
+        } else {
+            let verdict = if deviations.is_empty() { "as expected".to_string() } else { deviations.join("; ") };
+            say!("{:<50} {:>10}  {verdict}", entry.label, states);
+        }
+    }
+    if args.json {
+        let summary =
+            serde_json::json!({ "entries": rows, "as_expected": entries.len() - failed, "total": entries.len() });
+        say!("{summary}");
+    } else {
+        say!("{} of {} entries as expected", entries.len() - failed, entries.len());
+    }
+    Ok(Exit::passed_if(failed == 0))
+}
+
+fn print_report(report: &Report) {
+    let faults = if report.faults.is_empty() { "none".to_string() } else { report.faults.join(",") };
+    say!(
+        "{} x{} (faults: {faults}; client: {:?}; rounds: {}): {} unique {}, {} total, depth {}, {} ms{}",
+        report.recipe,
+        report.clients,
+        report.client_behaviour,
+        match report.rounds {
+            zklab_model::UNBOUNDED_ROUNDS => "unbounded".to_string(),
+            n => n.to_string(),
+        },
+        report.unique_states,
+        if report.symmetry { "symmetry classes" } else { "states" },
+        report.total_states,
+        report.max_depth,
+        report.elapsed_ms,
+        match (report.swarm.is_some(), report.bounded, report.bounded_by) {
+            (_, _, Some(Spent::Interrupted)) => " (BOUNDED: interrupted by Ctrl-C)",
+            (true, _, _) => " (BOUNDED: random walks prove nothing)",
+            (false, true, Some(Spent::States)) => " (BOUNDED: --max-states ran out)",
+            (false, true, Some(Spent::Time)) => " (BOUNDED: --timeout ran out)",
+            (false, true, Some(Spent::Memory)) => " (BOUNDED: --max-memory ran out)",
+            (false, true, None) => " (BOUNDED: a budget ran out)",
+            (false, false, _) => "",
+        }
+    );
+    if let Some(swarm) = &report.swarm {
+        say!(
+            "  swarm: {} walks of at most {} steps (seed {}) met {} distinct states in {} visits; the chance that the next visit meets a new one is {:.3} (Good-Turing). What no walk met is unknown.",
+            swarm.walks,
+            swarm.depth,
+            swarm.seed,
+            swarm.distinct_states,
+            swarm.visits,
+            swarm.chance_next_is_new
+        );
+    }
+    if report.stopped_at_violation {
+        say!(
+            "  stopped at the first violation, every state to depth {} judged: what was not decided by then is unknown (starving cycles need the whole graph); --continue explores everything",
+            report.max_depth
+        );
+    }
+    if let Some(why) = &report.symmetry_refused {
+        say!("  --symmetry refused: the recipe claims its clients are interchangeable, but {why}; judged without it");
+    }
+    if let Some(why) = &report.renumbering_refused {
+        say!("  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged without it");
+    }
+    for p in &report.properties {
+        let status = match p.status {
+            Status::Holds => "holds",
+            Status::Violated => "VIOLATED",
+            Status::Vacuous => "VACUOUS (never reached)",
+            Status::Unknown if report.stopped_at_violation => "unknown (stopped at the first violation)",
+            Status::Unknown if report.swarm.is_some() => "unknown (random walks cannot tell)",
+            Status::Unknown => "unknown (budget ran out)",
+        };
+        say!("  {:<28} {status}", p.name);
+    }
+    say!(
+        "  states are 128-bit fingerprints: the chance that two shared one (and one went unexplored) is below {:.1e}",
+        report.fingerprint_collision_probability
+    );
+    if let Some(cross) = &report.cross_check {
+        match cross.agrees() {
+            true => say!("  stateright agrees ({} unique states)", cross.stateright_unique_states),
+            false if !cross.complete => say!(
+                "  cross-check unknown: stateright did not finish within the budget ({} unique states)",
+                cross.stateright_unique_states
+            ),
+            false => {
+                for d in &cross.disagreements {
+                    say!("  CROSS-CHECK FAILED: {d}");
+                }
+            }
+        }
+    }
+    for p in &report.properties {
+        if let (Some(trace), Some(file)) = (&p.trace, &p.trace_file) {
+            say!("\n{} counterexample, {} steps ({file}):", p.name, trace.steps.len());
+            match crate::timeline::render(trace) {
+                Ok(text) => say_raw!("{text}"),
+                Err(e) => say!("  (cannot render: {e})"),
+            }
+        }
+    }
+}

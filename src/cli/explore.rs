@@ -1,0 +1,65 @@
+//! `zklab explore`: the explorer's page served on 127.0.0.1, its goal found by the checker first.
+
+use super::{CliError, WorldArgs};
+use crate::exit::Exit;
+use crate::scenario::{parse_faults, BadInput, Scenario};
+use crate::trace::Trace;
+use std::path::PathBuf;
+use std::time::Duration;
+use zklab_model::WorldConfig;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Recipe name, or a comma list of one name per client.
+    #[arg(long, required_unless_present = "trace", conflicts_with = "trace")]
+    recipe: Option<String>,
+    /// The world (the faults are those the learner may inject).
+    #[command(flatten)]
+    world: WorldArgs,
+    /// Start at the end of this trace, in its world (step back with undo).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// The local port to serve on (default: a free one, printed).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// How long the checker may look for the shortest violation to set as the goal, in seconds.
+    #[arg(long, default_value_t = 30)]
+    goal_timeout: u64,
+}
+
+/// Serves the explorer until the process is stopped.
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    if !(1..=3600).contains(&args.goal_timeout) {
+        return Err(
+            BadInput(format!("--goal-timeout must be between 1 and 3600 seconds, got {}", args.goal_timeout)).into()
+        );
+    }
+    let (scenario, start) = match &args.trace {
+        Some(file) => {
+            let trace = Trace::load(file).map_err(|e| BadInput(e.to_string()))?;
+            (trace.scenario, trace.steps)
+        }
+        None => {
+            let config = WorldConfig {
+                rounds: args.world.rounds,
+                faults: parse_faults(&args.world.faults)?,
+                client_behaviour: args.world.client.behaviour(),
+                ..WorldConfig::default()
+            };
+            (Scenario::new(args.recipe.as_deref().unwrap_or_default(), args.world.clients, config)?, Vec::new())
+        }
+    };
+    crate::explore::position(&scenario, &start).map_err(|e| BadInput(format!("the trace does not replay: {e}")))?;
+    let server = tiny_http::Server::http(("127.0.0.1", args.port))
+        .map_err(|e| BadInput(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
+    let address = server.server_addr().to_ip().map(|a| a.to_string()).unwrap_or_default();
+    say!("looking for the shortest violation to set as the goal (at most {} s)...", args.goal_timeout);
+    let goal = crate::explore::goal(&scenario, Duration::from_secs(args.goal_timeout));
+    match (&goal.property, goal.shortest) {
+        (Some(property), Some(steps)) => say!("goal: break {property} (the shortest way takes {steps} steps)"),
+        _ => say!("{}", goal.summary),
+    }
+    say!("zklab explore: http://{address}/ (only this machine can reach it; Ctrl-C stops)");
+    crate::explore::serve(&server, &scenario, &goal, &start);
+    Ok(Exit::Passed)
+}

@@ -1,0 +1,183 @@
+//! The zklab command line: one file per command, each turning its arguments into a result
+//! (`Result<Exit, CliError>`); this file parses, dispatches and hands the exit code to the shell.
+//! Only the command line parses flags and prints: the library modules compute and return.
+
+mod calibrate;
+mod check;
+mod client_choice;
+mod explore;
+mod herd;
+mod recipes;
+mod replay;
+pub mod simulate;
+mod suite;
+mod world_args;
+mod zk_fuzz;
+mod zk_script;
+
+use crate::exit::Exit;
+use crate::scenario::BadInput;
+use clap::{Parser, Subcommand};
+pub use client_choice::ClientChoice;
+use std::process::ExitCode;
+use world_args::WorldArgs;
+
+#[derive(Parser)]
+#[command(
+    name = "zklab",
+    version,
+    about = "Proves or breaks ZooKeeper lock recipes. With no command, runs the built-in suite.",
+    after_help = "Examples:
+  zklab check --recipe standard --clients 3 --faults loss-after-apply,expire   prove the standard lock
+  zklab check --recipe wait-on-null --clients 2          a broken recipe: its shortest counterexample
+  zklab replay --show zklab-traces/wait-on-null-n2-eventual_acquire.json   the trace as a timeline
+  zklab simulate --recipe standard --clients 1000 --faults loss-after-apply=0.01,expire=3
+  zklab recipes                                          every recipe, its flaw, the fault names"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Explore every interleaving and fault of a scenario and judge every property.
+    Check(check::Args),
+    /// List the recipes, their flaws and the fault names.
+    Recipes,
+    /// Re-apply a trace's steps and re-check its verdict.
+    Replay(replay::Args),
+    /// Play the scheduler in a local page: pick each next step, see the state, undo, load a
+    /// trace; with a broken recipe, reach its violation ("break it").
+    Explore(explore::Args),
+    /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
+    Simulate(simulate::Args),
+    /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
+    /// chart of notifications per release.
+    Herd(herd::Args),
+    /// How far simulation can be trusted: which fraction of the checker's states a number of
+    /// simulated seeds reaches, for a world small enough to explore.
+    Calibrate(calibrate::Args),
+    /// Run the built-in suite: the standard lock proven, every broken variant caught.
+    Suite(suite::Args),
+    /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
+    /// and print the results.
+    ZkScript(zk_script::Args),
+    /// Differential fuzzing: run random op scripts against the model and a live ZooKeeper; on a
+    /// difference, shrink the script, save it with the server's answer as a case, exit 1.
+    ZkFuzz(zk_fuzz::Args),
+    /// Print a shell completion script: `zklab completions bash > ~/.local/share/bash-completion/completions/zklab`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Why a command stopped short: bad input (exit 2, before any long work) or a failure found on
+/// the way (exit 1, such as a trace that does not replay).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    fn exit(&self) -> Exit {
+        match self {
+            CliError::BadInput(_) => Exit::BadInput,
+            CliError::Failed(_) => Exit::Failed,
+        }
+    }
+}
+
+impl From<BadInput> for CliError {
+    fn from(BadInput(message): BadInput) -> Self {
+        CliError::BadInput(message)
+    }
+}
+
+/// Parses the command line, runs the command, prints its one-line error if it has one, and
+/// returns the exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            eprintln!("{} (see zklab --help)", one_line(&e.to_string()));
+            return ExitCode::from(Exit::BadInput.code());
+        }
+        Err(e) => {
+            say_raw!("{e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let outcome = match cli.command {
+        None => suite::run(&suite::Args::default()),
+        Some(Command::Suite(args)) => suite::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Recipes) => Ok(recipes::run()),
+        Some(Command::Replay(args)) => replay::run(&args),
+        Some(Command::Explore(args)) => explore::run(&args),
+        Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Herd(args)) => herd::run(&args),
+        Some(Command::Calibrate(args)) => calibrate::run(&args),
+        Some(Command::ZkScript(args)) => zk_script::run(&args),
+        Some(Command::ZkFuzz(args)) => zk_fuzz::run(&args),
+        Some(Command::Completions { shell }) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "zklab", &mut std::io::stdout());
+            Ok(Exit::Passed)
+        }
+    };
+    let exit = outcome.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        e.exit()
+    });
+    ExitCode::from(exit.code())
+}
+
+/// clap's message up to its usage section, on one line (it names missing arguments on the
+/// lines after the first).
+fn one_line(message: &str) -> String {
+    let words: Vec<&str> = message
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .flat_map(str::split_whitespace)
+        .collect();
+    if words.is_empty() {
+        "error: bad arguments".to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
+/// `--rounds`: a count of rounds, or `unbounded`.
+pub(crate) fn parse_rounds(text: &str) -> Result<u8, String> {
+    if text == "unbounded" {
+        return Ok(zklab_model::UNBOUNDED_ROUNDS);
+    }
+    match text.parse::<u8>() {
+        Ok(n) if (1..zklab_model::UNBOUNDED_ROUNDS).contains(&n) => Ok(n),
+        _ => Err(format!("must be a number from 1 to 254 or `unbounded`, got {text:?}")),
+    }
+}
+
+/// Where the command line's long work says how far it got: stderr.
+pub(crate) fn progress_to_stderr(line: &str) {
+    eprintln!("{line}");
+}
+
+/// Installs the Ctrl-C handler: the first Ctrl-C raises `interrupt::INTERRUPTED`, which a
+/// check or a simulation polls and stops at, printing what it knows; a second one quits at once.
+/// Without the handler (another is installed already) Ctrl-C keeps its default.
+pub(crate) fn stop_on_ctrl_c() {
+    use std::sync::atomic::Ordering;
+    let installed = ctrlc::set_handler(|| {
+        if crate::interrupt::INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("interrupted: stopping; what is known so far follows (Ctrl-C again quits at once)");
+    });
+    drop(installed);
+}

@@ -1,0 +1,20 @@
+//! The flags that describe a world, shared by the commands that build one (`check`, `explore`).
+
+use super::{parse_rounds, ClientChoice};
+
+#[derive(clap::Args)]
+pub struct WorldArgs {
+    #[arg(long, default_value_t = 2)]
+    pub clients: usize,
+    /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause,
+    /// lagging-read, reap-parent), each once or `kind=N` times, `all` or `none`.
+    #[arg(long, default_value = "none")]
+    pub faults: String,
+    /// How many times each client acquires and releases (1 to 254), or `unbounded`: each client
+    /// asks again whenever it is idle, forever, so starvation by overtaking can be found.
+    #[arg(long, default_value = "1", value_parser = parse_rounds)]
+    pub rounds: u8,
+    /// Client library behaviour on reconnect.
+    #[arg(long, value_enum, default_value = "java")]
+    pub client: ClientChoice,
+}

@@ -1,0 +1,60 @@
+//! `zklab zk-script`: an op script run against the model (or a live server), its results printed
+//! and, with `--expect`, compared with a recording.
+
+use super::CliError;
+use super::ClientChoice;
+use crate::exit::Exit;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    pub script: PathBuf,
+    /// Compare with a recorded result file and list the differences (exit 1 if any).
+    #[arg(long)]
+    pub expect: Option<PathBuf>,
+    /// Run against the ZooKeeper server at HOST:PORT instead of the model (its tree is
+    /// cleaned first: every top-level node but /zookeeper is deleted).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub server: Option<String>,
+    /// The client library whose behaviour over a cut connection (`disconnect`, `reconnect`)
+    /// and whose jute.maxbuffer the session handles have [default: java, as for check and
+    /// simulate; a single-library recording cannot tell the libraries apart].
+    #[arg(long, value_enum)]
+    pub client: Option<ClientChoice>,
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| CliError::BadInput(format!("{} is not JSON: {e}", path.display())))
+}
+
+/// Runs the script and prints its results; failed when they differ from the recording.
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    let path = &args.script;
+    let client = args.client.map_or(crate::conformance::DEFAULT_CLIENT, ClientChoice::behaviour);
+    let script = read_json(path)?;
+    let results = match &args.server {
+        None => crate::conformance::run_script_as(&script, client),
+        Some(server) => crate::conformance::run_script_live_as(&script, server, client),
+    }
+    .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+    let cases = results["results"].as_array().map(Vec::as_slice).unwrap_or_default();
+    say!("{{\"case\": {},\n \"results\": [", results["case"]);
+    for (i, result) in cases.iter().enumerate() {
+        say!("  {result}{}", if i + 1 < cases.len() { "," } else { "" });
+    }
+    say!(" ]}}");
+    let Some(expect) = &args.expect else { return Ok(Exit::Passed) };
+    let expected = read_json(expect)?;
+    let differences = crate::conformance::differences(&expected, &results);
+    for d in &differences {
+        eprintln!("differs: {d}");
+    }
+    // On stderr, like the differences: stdout stays the results, JSON for whoever reads it.
+    match differences.len() {
+        0 => eprintln!("matches {}", expect.display()),
+        n => eprintln!("{n} differences from {}", expect.display()),
+    }
+    Ok(Exit::passed_if(differences.is_empty()))
+}
