@@ -10,8 +10,9 @@
 //! checked.assert_proven();
 //! ```
 //!
-//! The recipe is built once per client from the lock path. A failed assertion prints the
-//! counterexample as a timeline.
+//! The recipe is built once per client from the lock path (`.recipes(|i, lock| ...)` builds
+//! client `i`'s, for a world of different recipes). A failed assertion prints the
+//! counterexample as a timeline, and `Checked` prints as the command line's report does.
 
 use super::{explore, Counterexample, Options, Outcome, Status};
 use crate::scenario::MAX_CLIENTS;
@@ -20,11 +21,19 @@ use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Recipe, World, WorldC
 
 /// Starts a check of the recipe that `make` builds for a lock path.
 pub fn check<R: Recipe>(make: impl Fn(&str) -> R + 'static) -> Builder<R> {
-    Builder { make: Box::new(make), clients: 2, config: WorldConfig::default(), options: Options::default() }
+    Builder {
+        make: Box::new(move |_, lock| make(lock)),
+        clients: 2,
+        config: WorldConfig::default(),
+        options: Options::default(),
+    }
 }
 
+/// Builds client `i`'s recipe for the lock path.
+type Factory<R> = Box<dyn Fn(usize, &str) -> R>;
+
 pub struct Builder<R> {
-    make: Box<dyn Fn(&str) -> R>,
+    make: Factory<R>,
     clients: usize,
     config: WorldConfig,
     options: Options,
@@ -38,6 +47,27 @@ impl<R: Recipe> Builder<R> {
     /// Each of `faults` may happen once per run.
     pub fn faults(mut self, faults: &[FaultKind]) -> Self {
         self.config.faults = FaultBudget::once(faults);
+        self
+    }
+    /// `kind` may happen up to `times` times per run (0: never), the others as set before.
+    pub fn fault(mut self, kind: FaultKind, times: u32) -> Self {
+        self.config.faults.0[kind.index()] = times;
+        self
+    }
+    /// Client `i` runs the recipe `make(i, lock)` builds: a world of different recipes, or of
+    /// one recipe configured per client.
+    pub fn recipes(mut self, make: impl Fn(usize, &str) -> R + 'static) -> Self {
+        self.make = Box::new(make);
+        self
+    }
+    /// Threads that expand states (the answer does not depend on it; default 2).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.options.threads = threads;
+        self
+    }
+    /// Stop when memory use passes this many MiB (the answer is then unknown).
+    pub fn max_memory(mut self, mib: u64) -> Self {
+        self.options.max_memory_mib = Some(mib);
         self
     }
     pub fn rounds(mut self, rounds: u8) -> Self {
@@ -66,6 +96,7 @@ impl<R: Recipe> Builder<R> {
         self.options.symmetry = true;
         self
     }
+    /// Stop after this long (the answer is then unknown).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.options.timeout = Some(timeout);
         self
@@ -86,7 +117,8 @@ impl<R: Recipe> Builder<R> {
         let valid =
             zklab_model::path::validate(lock, false).is_ok() && lock != "/" && zklab_model::path::parent(lock) == "/";
         assert!(valid, "the lock path must be a top-level node such as /lock, got {lock:?}");
-        World::new(self.config.clone(), (0..self.clients).map(|_| (self.make)(lock)).collect())
+        assert!((1..=256).contains(&self.options.threads), "threads must be between 1 and 256");
+        World::new(self.config.clone(), (0..self.clients).map(|i| (self.make)(i, lock)).collect())
     }
 
     /// Explores every interleaving and fault and judges every property.
@@ -139,5 +171,37 @@ impl<R: Recipe> Checked<R> {
             ),
             (status, _) => panic!("expected {property} to be violated, it is {status:?}"),
         }
+    }
+}
+
+/// The report the command line prints: what was explored, each property's verdict, and the
+/// first counterexample as a timeline.
+impl<R: Recipe> std::fmt::Display for Checked<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let o = &self.outcome;
+        let names: Vec<String> = self.init.clients.iter().map(|c| c.recipe.name()).collect();
+        let bounded = match (o.bounded, o.spent) {
+            (false, _) => String::new(),
+            (true, Some(spent)) => format!(" (BOUNDED: {spent:?} ran out)"),
+            (true, None) => " (BOUNDED)".to_string(),
+        };
+        writeln!(
+            f,
+            "{} x{}: {} unique states, {} total, depth {}, {} ms{bounded}",
+            names.join(","),
+            names.len(),
+            o.unique_states,
+            o.total_states,
+            o.max_depth,
+            o.elapsed_ms
+        )?;
+        for v in &o.verdicts {
+            writeln!(f, "  {:<28} {}", v.name(), super::status_text(v.status, o.stopped, o.swarm.is_some()))?;
+        }
+        let shown = o.verdicts.iter().find_map(|v| Some((v.name(), self.timeline(v.name())?)));
+        if let Some((name, timeline)) = shown {
+            writeln!(f, "\n{name} counterexample:\n{timeline}")?;
+        }
+        Ok(())
     }
 }

@@ -214,6 +214,19 @@ impl Report {
     }
 }
 
+/// A verdict in words, as the reports print it: why an unknown is unknown (`stopped`: the run
+/// stopped at the first violation; `swarm`: random walks cannot tell).
+pub fn status_text(status: Status, stopped: bool, swarm: bool) -> &'static str {
+    match status {
+        Status::Holds => "holds",
+        Status::Violated => "VIOLATED",
+        Status::Vacuous => "VACUOUS (never reached)",
+        Status::Unknown if stopped => "unknown (stopped at the first violation)",
+        Status::Unknown if swarm => "unknown (random walks cannot tell)",
+        Status::Unknown => "unknown (budget ran out)",
+    }
+}
+
 /// One progress line: states, unique states, rate and depth.
 fn progress_line(progress: Progress, started: Instant) -> String {
     let secs = started.elapsed().as_secs_f64().max(0.001);

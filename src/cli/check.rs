@@ -3,7 +3,7 @@
 
 use super::{progress_to_stderr, stop_on_ctrl_c, CliError, WorldArgs};
 use crate::check::bfs::Spent;
-use crate::check::{self, Options, Report, Status};
+use crate::check::{self, Options, Report};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::scenario::{parse_faults, BadInput, Scenario};
@@ -265,15 +265,7 @@ fn print_report(report: &Report) {
         say!("  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged without it");
     }
     for p in &report.properties {
-        let status = match p.status {
-            Status::Holds => "holds",
-            Status::Violated => "VIOLATED",
-            Status::Vacuous => "VACUOUS (never reached)",
-            Status::Unknown if report.stopped_at_violation => "unknown (stopped at the first violation)",
-            Status::Unknown if report.swarm.is_some() => "unknown (random walks cannot tell)",
-            Status::Unknown => "unknown (budget ran out)",
-        };
-        say!("  {:<28} {status}", p.name);
+        say!("  {:<28} {}", p.name, check::status_text(p.status, report.stopped_at_violation, report.swarm.is_some()));
     }
     say!(
         "  states are 128-bit fingerprints: the chance that two shared one (and one went unexplored) is below {:.1e}",
