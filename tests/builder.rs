@@ -63,3 +63,18 @@ fn the_outcome_prints_as_a_report_with_its_counterexample() {
     let proven = check(catalogue("standard")).clients(2).run().to_string();
     assert!(proven.contains("belief_exclusion             holds") && !proven.contains("counterexample"), "{proven}");
 }
+
+#[test]
+fn a_variant_of_the_lock_family_is_a_few_lines() {
+    use zklab_recipes::queue::{Order, Queue};
+    use zklab_recipes::sequential::{SequentialLock, Variant};
+    // The standard lock with its own name format, sorting its line as text as Curator does.
+    let mine = Variant { queue: Queue::new("-mutex-", Order::Text), ..Variant::STANDARD };
+    let checked = check(move |lock| SequentialLock::new("my-lock", lock, mine)).clients(2).faults(&[FaultKind::Expire]);
+    checked.run().assert_proven();
+    // Across the counter's wrap, text order puts the newcomer first: two hold at once.
+    let wrapped =
+        check(move |lock| SequentialLock::new("my-lock", lock, mine)).clients(2).first_sequence(i32::MAX).run();
+    wrapped.assert_violates("belief_exclusion");
+    assert!(wrapped.timeline("belief_exclusion").unwrap().contains("-mutex-"), "its nodes carry its marker");
+}

@@ -7,12 +7,13 @@ use crate::contender::{
 };
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
-use crate::queue::Order;
+use crate::queue::{Order, Queue};
 use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{
     OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
+    MARKER,
 };
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
 use crate::write_lock::WriteLock;
@@ -218,13 +219,13 @@ pub const CATALOGUE: &[Entry] = &[
         name: "sequence-wrap",
         summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try --first-sequence 2147483647)",
         flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap", p, Variant { order: Order::Text, ..STANDARD })),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap", p, Variant { queue: Queue::new(MARKER, Order::Text), ..STANDARD })),
     },
     Entry {
         name: "sequence-wrap-signed",
         summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
         flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap-signed", p, Variant { order: Order::Signed, ..STANDARD })),
+        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap-signed", p, Variant { queue: Queue::new(MARKER, Order::Signed), ..STANDARD })),
     },
     Entry {
         name: "curator-mutex",

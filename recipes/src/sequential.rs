@@ -117,9 +117,14 @@ pub enum OnMissingParent {
     Stall,
 }
 
+/// The decisions that make a lock of this family: a user's variant is the standard one with the
+/// decisions it changes, `Variant { queue: Queue::new("-mutex-", Order::Text), ..Variant::STANDARD }`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
-    pub order: Order,
+    /// The line: the marker between a node's guid and its counter (the name format, always
+    /// `<guid><marker><counter>`, so the contender filter must accept names that end in the
+    /// marker and a counter) and the order of contenders.
+    pub queue: Queue,
     pub wait_on: WaitOn,
     pub on_create_loss: OnCreateLoss,
     pub on_missing_predecessor: OnMissingPredecessor,
@@ -132,7 +137,7 @@ impl Variant {
     /// The recipes page's lock, every decision made the right way (its parent is assumed to
     /// exist, as the page does).
     pub const STANDARD: Variant = Variant {
-        order: Order::Serial,
+        queue: Queue::new(MARKER, Order::Serial),
         wait_on: WaitOn::Predecessor,
         on_create_loss: OnCreateLoss::FindOwnNode,
         on_missing_predecessor: OnMissingPredecessor::ListAgain,
@@ -173,8 +178,8 @@ pub struct SequentialLock {
     node: Option<String>,
 }
 
-/// The marker between the guid and the sequence number in every node name.
-pub(crate) const MARKER: &str = "-lock-";
+/// The marker between the guid and the sequence number in the standard lock's node names.
+pub const MARKER: &str = "-lock-";
 
 impl SequentialLock {
     pub fn new(name: &'static str, lock_path: &str, variant: Variant) -> Self {
@@ -196,7 +201,7 @@ impl SequentialLock {
 
     fn create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
         self.phase = Phase::Creating;
-        let prefix = path::join(&self.lock_path, &format!("{}{MARKER}", Self::guid(ctx)));
+        let prefix = path::join(&self.lock_path, &self.own_prefix(ctx));
         out.push(Request::create(&prefix, CreateMode::EphemeralSequential));
     }
 
@@ -205,16 +210,21 @@ impl SequentialLock {
         out.push(Request::get_children(&self.lock_path, self.variant.wait_on == WaitOn::Parent));
     }
 
-    /// The line: `<guid>-lock-<counter>`, in the variant's order (never by name: the guid
+    /// The line: `<guid><marker><counter>`, in the variant's order (never by name: the guid
     /// comes first in the name).
     fn queue(&self) -> Queue {
-        Queue::new(MARKER, self.variant.order)
+        self.variant.queue
+    }
+
+    /// The name of our node up to its counter: the guid and the marker.
+    pub(crate) fn own_prefix(&self, ctx: &Ctx) -> String {
+        format!("{}{}", Self::guid(ctx), self.variant.queue.marker)
     }
 
     /// Our place in line: hold, watch the one before us, or start over if our node is gone.
     fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
-            match find_own(children, &format!("{}{MARKER}", Self::guid(ctx))) {
+            match find_own(children, &self.own_prefix(ctx)) {
                 Some(found) => self.node = Some(path::join(&self.lock_path, found)),
                 None => return self.create(ctx, out),
             }

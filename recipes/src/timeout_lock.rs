@@ -34,7 +34,7 @@
 //! is up, are not modelled.
 
 use crate::queue::find_own;
-use crate::sequential::{guid_of, SequentialLock, Variant};
+use crate::sequential::{SequentialLock, Variant};
 use zklab_model::path;
 use zklab_model::Rewrite;
 use zklab_model::{Belief, ClientId, Ctx, Input, Recipe, Renumber, Request, Response, SessionState, ZkError};
@@ -101,7 +101,7 @@ impl TimeoutLock {
         let Some(state) = self.abandon.clone() else { return };
         match (state, request, result) {
             (Abandon::Finding, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
-                let mine = format!("{}{}", guid_of(ctx.client, ctx.session), crate::sequential::MARKER);
+                let mine = self.lock.own_prefix(ctx);
                 self.abandon = Some(match find_own(&children, &mine) {
                     Some(found) => {
                         let node = path::join(&self.lock_path(), found);

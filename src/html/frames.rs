@@ -73,8 +73,9 @@ pub struct ClientView {
     pub session: String,
     /// up, down (reconnecting), partitioned, crashed or paused.
     pub link: &'static str,
-    /// Messages waiting to be handled.
+    /// Messages waiting to be handled, in the order they will be.
     pub inbound: usize,
+    pub queued: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -249,7 +250,8 @@ pub(crate) fn clients<R: Recipe>(world: &World<R>) -> Vec<ClientView> {
             Link::Down => "down",
             Link::Partitioned => "partitioned",
         };
-        ClientView { belief, token, session: c.session.to_string(), link, inbound: c.inbound.len() }
+        let queued = c.inbound.iter().map(describe_input).collect();
+        ClientView { belief, token, session: c.session.to_string(), link, inbound: c.inbound.len(), queued }
     };
     world.clients.iter().map(view).collect()
 }

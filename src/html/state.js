@@ -20,8 +20,10 @@ function showClients(tbody, clients) {
     const tr = document.createElement("tr");
     tr.dataset.belief = client.belief;
     const belief = client.token !== null ? client.belief + " (token " + client.token + ")" : client.belief;
+    const queued = cell(client.queued.join("; ") || "nothing", "mono");
+    queued.dataset.count = client.inbound;
     tr.append(cell("c" + c), cell(belief, client.belief === "holding" ? "holds" : ""), cell(client.link),
-      cell(client.session, "mono"), cell(String(client.inbound)));
+      cell(client.session, "mono"), queued);
     return tr;
   }));
 }
