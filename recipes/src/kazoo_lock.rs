@@ -8,7 +8,10 @@
 //!
 //! **What it does.** Every Lock object has a prefix made of a fresh uuid and `__lock__`.
 //! `acquire()` runs `_inner_acquire` under a `KazooRetry` with no try limit that also retries
-//! SessionExpired, so a ConnectionLoss or an expiry re-runs `_inner_acquire` from its top. The
+//! SessionExpired, so a ConnectionLoss or an expiry re-runs `_inner_acquire` from its top (an
+//! expiry once the client has its new session). Each run first calls `_ensure_path` until it has
+//! succeeded once for the Lock object (`client.ensure_path`: exists on the lock node, and if it is
+//! missing exists on its parent and a create of it). The
 //! first run creates `<prefix>` ephemeral-sequential; every later run first looks for a child
 //! starting with the prefix (`_find_node`) and creates only if there is none. Then it loops:
 //! `_get_predecessor` lists the children, orders the contenders by the counter's text and raises
@@ -28,10 +31,9 @@
 //! watches.
 //!
 //! **What the model leaves out.** The uuid is the client number here, so runs replay byte for byte.
-//! An expiry while acquiring ends the attempt and the model's application acquires again, where
-//! kazoo's retry re-runs `_inner_acquire` on the new session, lists the children, finds no node
-//! with its prefix and creates one. The lock's parent exists from the start (`_ensure_path` is not
-//! modelled), nodes carry no `identifier` data, and there are no timeouts, cancels, non-blocking
+//! When a create fails NoNode (the lock node reaped after `_ensure_path` succeeded) the acquire
+//! raises, as kazoo's does, without the cleanup's getChildren. Nodes carry no `identifier` data,
+//! and there are no timeouts, cancels, non-blocking
 //! tries, non-ephemeral nodes, `extra_lock_patterns`, retry sleeps or the thread lock that lets one
 //! thread at a time into a Lock object's `acquire()`.
 
@@ -52,6 +54,15 @@ const QUEUE: Queue = Queue::new(NODE_NAME, Order::Text);
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {
     Idle,
+    /// `_ensure_path`: exists(lock path), once per Lock object (`assured_path`).
+    Ensuring,
+    /// `ensure_path` found no lock node: exists(its parent, the root).
+    EnsuringRoot,
+    /// `ensure_path`: create(lock path); NodeExists counts as done.
+    CreatingPath,
+    /// The retry caught SessionExpired: it runs `_inner_acquire` again once the client has its
+    /// new session.
+    Retrying,
     /// `_find_node`: getChildren to look for a node with our prefix.
     Finding,
     Creating,
@@ -69,6 +80,8 @@ enum Phase {
 pub struct KazooLock {
     path: String,
     phase: Phase,
+    /// `_ensure_path` has made sure the lock node exists (kept for the Lock object's life).
+    assured_path: bool,
     create_tried: bool,
     /// Our contender node, as a full path.
     node: Option<String>,
@@ -76,16 +89,26 @@ pub struct KazooLock {
 
 impl KazooLock {
     pub fn new(path: &str) -> Self {
-        KazooLock { path: path.to_string(), phase: Phase::Idle, create_tried: false, node: None }
+        KazooLock { path: path.to_string(), phase: Phase::Idle, assured_path: false, create_tried: false, node: None }
     }
 
     fn prefix(ctx: &Ctx) -> String {
         format!("u{}{NODE_NAME}", ctx.client)
     }
 
-    /// `_inner_acquire` from its top, as each retry runs it.
+    /// `_inner_acquire` from its top, as each retry runs it: `_ensure_path` until it has
+    /// succeeded once, then find or create the node.
     fn inner_acquire(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
         self.node = None;
+        if !self.assured_path {
+            self.phase = Phase::Ensuring;
+            return out.push(Request::exists(&self.path, false));
+        }
+        self.find_or_create(ctx, out);
+    }
+
+    /// The rest of `_inner_acquire`: `_find_node` on a retry, else the first create.
+    fn find_or_create(&mut self, ctx: &Ctx, out: &mut Vec<Request>) {
         if self.create_tried {
             self.phase = Phase::Finding;
             out.push(Request::get_children(&self.path, false));
@@ -138,13 +161,29 @@ impl KazooLock {
                 out.push(Request::delete(&path))
             }
             (Phase::Releasing, _, _) => {}
-            // The retry waits for the new session; the model's application acquires again.
-            (_, _, Err(ZkError::SessionExpired)) => self.reset(),
-            (
-                Phase::Finding | Phase::Creating | Phase::Listing | Phase::Getting(_),
-                _,
-                Err(ZkError::ConnectionLoss),
-            ) => self.inner_acquire(ctx, out),
+            // KazooRetry retries SessionExpired too: `_inner_acquire` runs again on the new
+            // session (see `Input::State(Expired)`).
+            (Phase::Idle | Phase::Holding, _, _) => {}
+            (_, _, Err(ZkError::SessionExpired)) => self.phase = Phase::Retrying,
+            (_, _, Err(ZkError::ConnectionLoss)) => self.inner_acquire(ctx, out),
+            (Phase::Ensuring, Request::Exists { .. }, Ok(Response::Exists(Some(_)))) => {
+                self.assured_path = true;
+                self.find_or_create(ctx, out)
+            }
+            (Phase::Ensuring, Request::Exists { .. }, Ok(Response::Exists(None))) => {
+                self.phase = Phase::EnsuringRoot;
+                out.push(Request::exists("/", false))
+            }
+            (Phase::EnsuringRoot, Request::Exists { .. }, Ok(_)) => {
+                self.phase = Phase::CreatingPath;
+                out.push(Request::create(&self.path, CreateMode::Persistent))
+            }
+            (Phase::CreatingPath, Request::Create { .. }, Ok(_) | Err(ZkError::NodeExists)) => {
+                self.assured_path = true;
+                self.find_or_create(ctx, out)
+            }
+            // NoNodeError is not retried: the acquire raises (its cleanup finds nothing to delete).
+            (Phase::Creating, Request::Create { .. }, Err(ZkError::NoNode)) => self.reset(),
             (Phase::Finding | Phase::Listing, Request::GetChildren { .. }, Ok(Response::Children { children, .. })) => {
                 self.on_children(ctx, &children, out)
             }
@@ -160,6 +199,7 @@ impl KazooLock {
         }
     }
 
+    /// The acquire or release is over; the Lock object keeps `assured_path`.
     fn reset(&mut self) {
         self.phase = Phase::Idle;
         self.node = None;
@@ -182,7 +222,14 @@ impl zklab_model::Recipe for KazooLock {
             Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
             // `_watch_predecessor` and `_watch_session` both just wake the loop.
             Input::Watch(event) if matches!(&self.phase, Phase::Waiting(p) if *p == event.path) => self.list(out),
-            Input::State(SessionState::Expired) if self.phase != Phase::Holding => self.reset(),
+            // A holder never learns; a release's delete is done (the node went with the
+            // session); an acquire's retry runs `_inner_acquire` again on the new session
+            // (a waiter's session listener wakes its loop, whose next call fails and retries).
+            Input::State(SessionState::Expired) => match self.phase {
+                Phase::Idle | Phase::Holding => {}
+                Phase::Releasing => self.reset(),
+                _ => self.inner_acquire(ctx, out),
+            },
             Input::State(SessionState::SyncConnected) if matches!(self.phase, Phase::Waiting(_)) => self.list(out),
             _ => {}
         }
@@ -214,5 +261,62 @@ impl zklab_model::Recipe for KazooLock {
             other => other.clone(),
         };
         Some(KazooLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zklab_model::{Recipe, SessionId, Stat};
+
+    const CTX: Ctx = Ctx { client: 0, session: SessionId(2) };
+
+    fn handle(lock: &mut KazooLock, input: Input) -> Vec<Request> {
+        let mut out = Vec::new();
+        lock.handle(&CTX, input, &mut out);
+        out
+    }
+
+    fn reply(lock: &mut KazooLock, request: Request, result: ZkResult) -> Vec<Request> {
+        handle(lock, Input::Reply { request, result })
+    }
+
+    #[test]
+    fn the_first_acquire_makes_sure_of_the_lock_path_once() {
+        let mut lock = KazooLock::new("/lock");
+        let ensure = handle(&mut lock, Input::Acquire);
+        assert_eq!(ensure, vec![Request::exists("/lock", false)], "_ensure_path asks first");
+        let create = reply(&mut lock, ensure[0].clone(), Ok(Response::Exists(Some(Stat::default()))));
+        assert_eq!(create, vec![Request::create("/lock/u0__lock__", CreateMode::EphemeralSequential)]);
+        // A lost create: the retry runs `_inner_acquire` again, the path already assured.
+        let find = reply(&mut lock, create[0].clone(), Err(ZkError::ConnectionLoss));
+        assert_eq!(find, vec![Request::get_children("/lock", false)], "_find_node, no second exists");
+    }
+
+    #[test]
+    fn a_missing_lock_path_is_created_as_ensure_path_does() {
+        let mut lock = KazooLock::new("/lock");
+        let ensure = handle(&mut lock, Input::Acquire);
+        let root = reply(&mut lock, ensure[0].clone(), Ok(Response::Exists(None)));
+        assert_eq!(root, vec![Request::exists("/", false)]);
+        let create = reply(&mut lock, root[0].clone(), Ok(Response::Exists(Some(Stat::default()))));
+        assert_eq!(create, vec![Request::create("/lock", CreateMode::Persistent)]);
+        let node = reply(&mut lock, create[0].clone(), Err(ZkError::NodeExists));
+        assert_eq!(node, vec![Request::create("/lock/u0__lock__", CreateMode::EphemeralSequential)]);
+    }
+
+    #[test]
+    fn an_expiry_while_waiting_retries_on_the_new_session_and_a_holder_never_learns() {
+        let mut lock = KazooLock::new("/lock");
+        lock.assured_path = true;
+        lock.create_tried = true;
+        lock.node = Some("/lock/u0__lock__0000000001".to_string());
+        lock.phase = Phase::Waiting("/lock/u1__lock__0000000000".to_string());
+        let retry = handle(&mut lock, Input::State(SessionState::Expired));
+        assert_eq!(retry, vec![Request::get_children("/lock", false)], "_find_node on the new session");
+        assert_eq!(lock.belief(), Belief::Acquiring, "still acquiring, not given up");
+        lock.phase = Phase::Holding;
+        assert!(handle(&mut lock, Input::State(SessionState::Expired)).is_empty());
+        assert!(lock.belief().is_holding(), "the holder goes on believing");
     }
 }
