@@ -95,6 +95,8 @@ pub enum TraceError {
     Diverged(String),
     #[error("the trace gives {0} step times for {1} steps")]
     Times(usize, usize),
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 impl Trace {

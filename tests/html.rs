@@ -99,3 +99,11 @@ fn a_simulated_runs_page_has_virtual_time_on_its_axis() {
     let checked = page_data(&zklab::html::render(&self::trace("wait-on-null-n2-eventual_acquire.json")).unwrap());
     assert_eq!(checked["timed"], false);
 }
+
+#[test]
+fn a_trace_too_large_for_a_page_is_refused_with_what_to_use_instead() {
+    let mut big = trace("wait-on-null-n2-eventual_acquire.json");
+    big.steps = vec![big.steps[0]; zklab::html::MAX_STEPS + 1];
+    let error = zklab::html::render(&big).unwrap_err().to_string();
+    assert!(error.contains("too many for a page") && error.contains("replay --show"), "{error}");
+}

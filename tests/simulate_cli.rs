@@ -99,6 +99,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["--recipe", "standard", "--seeds", "0"], "--seeds"),
         (vec!["--recipe", "standard", "--schedule", "/no/such/schedule.json"], "cannot read schedule"),
         (vec!["--recipe", "standard", "--jute-maxbuffer", "0"], "--jute-maxbuffer"),
+        (vec!["--recipe", "standard", "--clients", "1000", "--html"], "--html draws at most 32 clients"),
         (vec!["--recipe", "standard", "--jute-maxbuffer", "-5"], "-5"),
         (vec!["--recipe", "standard", "--client", "kazoo", "--jute-maxbuffer", "9"], "kazoo"),
         // Durations near the clock's end would overflow it (a false violation, or a pass).

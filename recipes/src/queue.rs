@@ -127,11 +127,12 @@ impl Queue {
         match self.order {
             Order::Signed => line.sort(),
             Order::Text => line.sort_by(|(_, a), (_, b)| self.suffix(a).cmp(self.suffix(b)).then(a.cmp(b))),
-            // Serially from the oldest: from the contender no other stands before.
+            // Serially from the oldest: the live numbers span less than half the counter, so on
+            // the circle of counter values the widest gap between neighbours lies just before it.
             Order::Serial => {
                 line.sort();
-                if let Some(start) = (0..line.len()).find(|&i| line.iter().all(|(s, _)| s.wrapping_sub(line[i].0) >= 0))
-                {
+                let gap = |i: usize| line[i].0.wrapping_sub(line[(i + line.len() - 1) % line.len()].0) as u32;
+                if let Some(start) = (0..line.len()).max_by_key(|&i| (gap(i), std::cmp::Reverse(i))) {
                     line.rotate_left(start);
                 }
             }

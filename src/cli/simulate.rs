@@ -125,6 +125,14 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         config.schedule = Schedule::load(path).map_err(|e| BadInput(e.to_string()))?.faults;
     }
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
+    if args.html && args.clients > crate::html::MAX_CLIENTS {
+        return Err(BadInput(format!(
+            "--html draws at most {} clients (a page holds every client's state at every step); got {}: read a trace with `zklab replay --show`",
+            crate::html::MAX_CLIENTS,
+            args.clients
+        ))
+        .into());
+    }
     if let Some(cases) = args.search {
         if !(1..=1_000_000).contains(&cases) {
             return Err(BadInput(format!("--search must be between 1 and 1000000 schedules, got {cases}")).into());

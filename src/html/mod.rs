@@ -27,8 +27,21 @@ pub(crate) fn templates() -> minijinja::Environment<'static> {
     env
 }
 
-/// Renders `trace` as an HTML timeline.
+/// The most clients a page draws a lane for: a page holds every client's state at every step,
+/// so a simulation of thousands of clients is read with `replay --show` instead.
+pub const MAX_CLIENTS: usize = 32;
+
+/// The most steps a page draws.
+pub const MAX_STEPS: usize = 20_000;
+
+/// Renders `trace` as an HTML timeline (at most `MAX_CLIENTS` clients and `MAX_STEPS` steps).
 pub fn render(trace: &Trace) -> Result<String, TraceError> {
+    let (clients, steps) = (trace.scenario.recipes.len(), trace.steps.len());
+    if clients > MAX_CLIENTS || steps > MAX_STEPS {
+        return Err(TraceError::TooLarge(format!(
+            "{clients} clients and {steps} steps are too many for a page (at most {MAX_CLIENTS} clients and {MAX_STEPS} steps): use replay --show"
+        )));
+    }
     let page = frames::page(trace)?;
     let env = templates();
     let template = env.get_template("timeline.html").expect("a built-in template");
