@@ -162,3 +162,44 @@ fn the_explorer_is_broken_by_clicking_the_shortest_trace_and_undo_mends_it() {
         client.close().await.unwrap();
     });
 }
+
+#[test]
+fn a_loaded_trace_is_stepped_back_and_forth_in_the_explorer() {
+    run(async {
+        let trace = Trace::load(&root().join(TRACE)).unwrap();
+        let mut explore = Command::new(env!("CARGO_BIN_EXE_zklab"))
+            .args(["explore", "--trace", root().join(TRACE).to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(explore.stdout.take().unwrap()).lines();
+        let url = lines.find_map(|l| l.unwrap().split_once("http://").map(|(_, r)| format!("http://{r}"))).unwrap();
+        let url = url.split(' ').next().unwrap().to_string();
+        let _explore = Running(explore);
+        let (_driver, client) = browser().await;
+        client.goto(&url).await.unwrap();
+        // It opens at the trace's end, broken.
+        assert!(text(&client, "#goal.broken").await.contains("eventual_acquire"));
+        assert_eq!(text(&client, "#count").await, trace.steps.len().to_string());
+        // Back to the third step, then forward along the trace with `n`.
+        client.find(Locator::Css("#history li:nth-child(3)")).await.unwrap().click().await.unwrap();
+        client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("#goal:not(.broken)")).await.unwrap();
+        assert_eq!(text(&client, "#count").await, "3");
+        client.find(Locator::Css("body")).await.unwrap().send_keys("n").await.unwrap();
+        client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css("#history li:nth-child(4)"))
+            .await
+            .unwrap();
+        assert_eq!(text(&client, "#count").await, "4");
+        for taken in 5..=trace.steps.len() {
+            client.find(Locator::Css("#next")).await.unwrap().click().await.unwrap();
+            let css = format!("#history li:nth-child({taken})");
+            client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(&css)).await.unwrap();
+        }
+        assert!(text(&client, "#goal.broken").await.contains("eventual_acquire"), "the trace's end again");
+        std::fs::write(shots().join("explorer-trace.png"), client.screenshot().await.unwrap()).unwrap();
+        client.close().await.unwrap();
+    });
+}
