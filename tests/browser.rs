@@ -69,6 +69,16 @@ async fn browser() -> (Running, Client) {
     }
 }
 
+/// `zklab explore` with `args`, and the address it serves on.
+fn explore(args: &[&str]) -> (Running, String) {
+    let mut child =
+        Command::new(env!("CARGO_BIN_EXE_zklab")).arg("explore").args(args).stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = lines.find_map(|l| l.unwrap().split_once("http://").map(|(_, r)| format!("http://{r}"))).unwrap();
+    let url = url.split(' ').next().unwrap().to_string();
+    (Running(child), url)
+}
+
 async fn text(client: &Client, css: &str) -> String {
     client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap().text().await.unwrap()
 }
@@ -123,15 +133,7 @@ fn the_timeline_steps_through_the_wait_on_null_deadlock() {
 fn the_explorer_is_broken_by_clicking_the_shortest_trace_and_undo_mends_it() {
     run(async {
         let trace = Trace::load(&root().join(TRACE)).unwrap();
-        let mut explore = Command::new(env!("CARGO_BIN_EXE_zklab"))
-            .args(["explore", "--recipe", "wait-on-null", "--clients", "2"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(explore.stdout.take().unwrap()).lines();
-        let url = lines.find_map(|l| l.unwrap().split_once("http://").map(|(_, r)| format!("http://{r}"))).unwrap();
-        let url = url.split(' ').next().unwrap().to_string();
-        let _explore = Running(explore);
+        let (_explore, url) = explore(&["--recipe", "wait-on-null", "--clients", "2"]);
         let (_driver, client) = browser().await;
         client.goto(&url).await.unwrap();
         let goal = text(&client, "#goal").await;
@@ -167,15 +169,7 @@ fn the_explorer_is_broken_by_clicking_the_shortest_trace_and_undo_mends_it() {
 fn a_loaded_trace_is_stepped_back_and_forth_in_the_explorer() {
     run(async {
         let trace = Trace::load(&root().join(TRACE)).unwrap();
-        let mut explore = Command::new(env!("CARGO_BIN_EXE_zklab"))
-            .args(["explore", "--trace", root().join(TRACE).to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(explore.stdout.take().unwrap()).lines();
-        let url = lines.find_map(|l| l.unwrap().split_once("http://").map(|(_, r)| format!("http://{r}"))).unwrap();
-        let url = url.split(' ').next().unwrap().to_string();
-        let _explore = Running(explore);
+        let (_explore, url) = explore(&["--trace", root().join(TRACE).to_str().unwrap()]);
         let (_driver, client) = browser().await;
         client.goto(&url).await.unwrap();
         // It opens at the trace's end, broken.
