@@ -3,7 +3,6 @@
 //! sub-millisecond network), and the table and chart show what a release costs as N grows.
 
 use crate::scenario::{BadInput, Scenario};
-use plotters::prelude::*;
 use serde::Serialize;
 use zklab_model::WorldConfig;
 use zklab_recipes::AnyRecipe;
@@ -74,7 +73,9 @@ pub fn table(rows: &[Row]) -> String {
 }
 
 /// Notifications per release against N, one line per recipe, as an SVG file.
+#[cfg(feature = "cli")]
 pub fn chart(rows: &[Row], file: &std::path::Path) -> Result<(), String> {
+    use plotters::prelude::*;
     let max_n = rows.iter().map(|r| r.clients).max().unwrap_or(1) as f64;
     let max_y = rows.iter().map(|r| r.herd.notifications_per_release).fold(1.0, f64::max) * 1.1;
     let root = SVGBackend::new(file, (720, 440)).into_drawing_area();

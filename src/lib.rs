@@ -21,10 +21,12 @@ macro_rules! say_raw {
 }
 
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod conformance;
 pub mod diagram;
 pub mod exit;
+#[cfg(feature = "cli")]
 pub mod explore;
 pub mod html;
 pub mod interrupt;

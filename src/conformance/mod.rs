@@ -3,17 +3,25 @@
 //! compared answer by answer. See conformance/FORMAT.md.
 
 mod compare;
+#[cfg(feature = "live")]
 mod differential;
+#[cfg(feature = "live")]
 mod fourlw;
+#[cfg(feature = "live")]
 mod fuzz;
+#[cfg(feature = "live")]
 mod live;
+#[cfg(feature = "live")]
 mod proxy;
 mod runner;
+#[cfg(feature = "live")]
 mod sandbox;
 mod script;
 
 pub use compare::differences;
+#[cfg(feature = "live")]
 pub use differential::{fuzz, results_text, save, script_text, FuzzOptions, FuzzReport, Mismatch};
+#[cfg(feature = "live")]
 pub use live::{run_script_live, run_script_live_as};
 pub use runner::{run_script, run_script_as};
 
