@@ -4,11 +4,17 @@
 //! on a node that is already gone fails NoNode and arms nothing, so the recipe lists again and
 //! no watch is left dangling. It does not recover from ConnectionLoss, and the checker shows
 //! what that costs. Run the proofs with `cargo test --example getdata_lock`, or see the
-//! verdicts with `cargo run --release --example getdata_lock`.
+//! verdicts with `cargo run --release --example getdata_lock`. Given arguments, the example is
+//! the zklab command line with this recipe beside the catalogue's:
+//! `cargo run --release --example getdata_lock -- check --recipe getdata-lock --clients 3`
+//! (or `simulate`, `explore`, `replay` of its traces, mixed worlds with `--recipe
+//! getdata-lock,standard`).
 
+use std::process::ExitCode;
 use zklab::check::check;
 use zklab::model::{Belief, CreateMode, Ctx, EventType, Input, Recipe, Request, Response};
 use zklab::model::{FaultKind, SessionState, ZkError};
+use zklab::recipes::{AnyRecipe, Entry};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -107,7 +113,17 @@ impl Recipe for GetDataLock {
     }
 }
 
-fn main() {
+/// The recipe as the command line names it.
+const RECIPES: &[Entry] = &[Entry::new(
+    "getdata-lock",
+    "waits on its predecessor with getData (no dangling watch); no recovery from ConnectionLoss",
+    |lock| AnyRecipe::custom(GetDataLock::new(lock)),
+)];
+
+fn main() -> ExitCode {
+    if std::env::args().len() > 1 {
+        return zklab::cli::main_with(RECIPES);
+    }
     for faults in [&[][..], &[FaultKind::LossAfterApply][..]] {
         let checked = check(GetDataLock::new).clients(3).faults(faults).run();
         println!("getdata-lock x3, faults {faults:?}: {} unique states", checked.outcome.unique_states);
@@ -115,6 +131,7 @@ fn main() {
             println!("  {:<28} {:?}", verdict.name(), verdict.status);
         }
     }
+    ExitCode::SUCCESS
 }
 
 #[cfg(test)]

@@ -313,6 +313,19 @@ pub fn summarize(property: Property, world: &World<AnyRecipe>) -> String {
         Property::NoOrphans => {
             format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", "))
         }
+        Property::StaleHolder => {
+            let believers = world.believers();
+            let agreed = world.zk_holders_among(&believers);
+            let stale: Vec<ClientId> = believers.into_iter().filter(|c| !agreed.contains(c)).collect();
+            format!(
+                "{} {} it holds, but its session or its node is gone",
+                names(stale.clone()),
+                verb(stale.len(), "believes", "believe")
+            )
+        }
+        Property::FencingAvailable => {
+            "the resource refused the holder ZooKeeper agrees with: its token is below one accepted before".to_string()
+        }
         Property::EventualAcquire => format!(
             "{} {} and nothing but a fault can happen",
             names(world.waiting()),

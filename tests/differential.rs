@@ -45,6 +45,9 @@ struct Case {
     rounds: u8,
     /// The recipe is drawn with `Program::noting_outages` (and a disconnect is in the budget).
     notes_outages: bool,
+    /// The recipe is drawn with `Program::with_application_steps` (re-entrant acquires, and
+    /// giving up while waiting, with the `give-up` fault in the budget).
+    application_steps: bool,
     /// A Java client's jute.maxbuffer small enough to refuse some replies (symmetry and
     /// renumbering must then stay off: names' lengths matter).
     jute_maxbuffer: Option<u32>,
@@ -52,9 +55,10 @@ struct Case {
 
 impl Case {
     fn world(&self, renumber: bool) -> World<RandomRecipe> {
-        let program = Arc::new(match self.notes_outages {
-            true => Program::noting_outages(self.seed),
-            false => Program::from_seed(self.seed),
+        let program = Arc::new(match (self.notes_outages, self.application_steps) {
+            (true, _) => Program::noting_outages(self.seed),
+            (false, true) => Program::with_application_steps(self.seed),
+            (false, false) => Program::from_seed(self.seed),
         });
         let config = WorldConfig {
             faults: FaultBudget::once(&self.faults),
@@ -81,18 +85,25 @@ fn case() -> impl Strategy<Value = Case> {
         // Between a create's reply (38 bytes) and a Stat's (84): lists of two or more names and
         // replies with a Stat are refused, so the refusals do not create nodes without end.
         prop_oneof![2 => Just(None), 1 => (40u32..=90).prop_map(Some)],
+        proptest::bool::weighted(0.3),
     )
-        .prop_map(|(seed, clients, mut faults, mut client, rounds, notes_outages, jute_maxbuffer)| {
-            // The outage alone: other faults reach most of what it does by other paths.
-            if notes_outages {
-                faults = vec![FaultKind::Disconnect];
-            }
-            // Only the Java client has the limit.
-            if jute_maxbuffer.is_some() {
-                client = ClientBehaviour::Java;
-            }
-            Case { seed, clients, faults, client, rounds, notes_outages, jute_maxbuffer }
-        })
+        .prop_map(
+            |(seed, clients, mut faults, mut client, rounds, notes_outages, jute_maxbuffer, application_steps)| {
+                // The outage alone: other faults reach most of what it does by other paths.
+                if notes_outages {
+                    faults = vec![FaultKind::Disconnect];
+                }
+                // Only the Java client has the limit.
+                if jute_maxbuffer.is_some() {
+                    client = ClientBehaviour::Java;
+                }
+                let application_steps = application_steps && !notes_outages;
+                if application_steps && !faults.contains(&FaultKind::GiveUp) {
+                    faults.push(FaultKind::GiveUp);
+                }
+                Case { seed, clients, faults, client, rounds, notes_outages, application_steps, jute_maxbuffer }
+            },
+        )
 }
 
 fn production(world: World<RandomRecipe>, options: Options) -> Outcome {
@@ -108,6 +119,11 @@ fn compare(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mode: &str
     }
     if exact && o.complete {
         prop_assert_eq!(p.unique_states, o.unique_worlds, "{}: state counts differ for {:?}", mode, case);
+    }
+    // Every property that applies to every world (all but `no_herd`) has a verdict: one the
+    // production checker left out would never be compared.
+    for name in oracle::PROPERTIES.into_iter().filter(|&name| name != oracle::properties::NO_HERD) {
+        prop_assert!(p.status(name).is_some(), "{}: no verdict on {} for {:?}", mode, name, case);
     }
     for v in &p.verdicts {
         let expected = o.status(v.name());
@@ -196,6 +212,9 @@ fn agree(case: &Case) -> Result<bool, TestCaseError> {
     // A swarm of random walks is a bounded search: only what it meets may it report.
     let walks = Options { swarm: Some(Walks { walks: 40, depth: 60, seed: case.seed }), ..Options::default() };
     compare_swarm(case, &o, &production(case.world(true), walks))?;
+    if o.reached.contains("reached:give-up") {
+        GAVE_UP.fetch_add(1, Ordering::Relaxed);
+    }
     if case.jute_maxbuffer.is_some() {
         let unlimited = oracle::check(Case { jute_maxbuffer: None, ..case.clone() }.world(false), MAX_STATES);
         if unlimited.unique_worlds != o.unique_worlds {
@@ -212,6 +231,9 @@ static LIMITED: AtomicU32 = AtomicU32::new(0);
 
 /// Violations the swarms met, over all cases: the comparison must not be vacuous.
 static SWARM_FOUND: AtomicU32 = AtomicU32::new(0);
+
+/// Compared cases in which an application gave up waiting somewhere (`reached:give-up`).
+static GAVE_UP: AtomicU32 = AtomicU32::new(0);
 
 /// A swarm (`Options::swarm`) is bounded, reports a violation only where the oracle finds one
 /// (with a walk that replays to it) and a `reached:*` item only where it happens, never
@@ -329,8 +351,9 @@ fn the_production_checker_agrees_with_the_reference_checker() {
     });
     let stopped = STOPPED.load(Ordering::Relaxed);
     let limited = LIMITED.load(Ordering::Relaxed);
+    let gave_up = GAVE_UP.load(Ordering::Relaxed);
     eprintln!(
-        "{} of {cases} random recipes compared (the rest too big for the reference checker), {stopped} runs stopped at a violation, {} violations met by swarms, {limited} worlds changed by a jute.maxbuffer",
+        "{} of {cases} random recipes compared (the rest too big for the reference checker), {stopped} runs stopped at a violation, {} violations met by swarms, {limited} worlds changed by a jute.maxbuffer, {gave_up} with an application giving up",
         compared.get(),
         SWARM_FOUND.load(Ordering::Relaxed)
     );
@@ -358,6 +381,7 @@ fn a_reply_length_limit_is_compared_on_worlds_it_changes() {
             client: ClientBehaviour::Java,
             rounds: 1,
             notes_outages: false,
+            application_steps: false,
             jute_maxbuffer: Some(61),
         };
         let limited = oracle::check(case.world(false), MAX_STATES);
@@ -388,6 +412,7 @@ fn the_cases_the_differential_test_found_stay_fixed() {
         client: ClientBehaviour::Java,
         rounds: 1,
         notes_outages: false,
+        application_steps: false,
         jute_maxbuffer: None,
     };
     let kept = [
@@ -443,6 +468,7 @@ fn symmetry_claimed_by_a_recipe_that_orders_by_client_is_refused() {
         client: ClientBehaviour::Java,
         rounds: 1,
         notes_outages: false,
+        application_steps: false,
         jute_maxbuffer: None,
     };
     assert!(Program::from_seed(case.seed).ordered_by_client);
@@ -470,6 +496,7 @@ fn renumbering_claimed_by_a_recipe_that_reads_numbers_by_value_is_refused() {
         client: ClientBehaviour::Java,
         rounds: 1,
         notes_outages: false,
+        application_steps: false,
         jute_maxbuffer: None,
     };
     assert!(Program::from_seed(case.seed).reads_values);

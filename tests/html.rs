@@ -70,7 +70,7 @@ fn a_safety_violation_is_judged_violated_only_at_its_last_frame() {
     assert!(!judged(frames.last().unwrap()), "the model's judge says violated at the end");
     assert!(frames[..frames.len() - 1].iter().all(judged), "and holds before");
     let faults: Vec<&str> = frames.iter().filter_map(|f| f["fault"].as_str()).collect();
-    assert!(faults.contains(&"lagging-read") && faults.contains(&"expire"), "faults are marked: {faults:?}");
+    assert!(faults.contains(&"lagging-session") && faults.contains(&"expire"), "faults are marked: {faults:?}");
 }
 
 #[test]

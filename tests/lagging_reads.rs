@@ -76,7 +76,8 @@ fn traces_written_before_lagging_reads_existed_still_load() {
     let old: zklab_model::FaultBudget = serde_json::from_str("[0, 1, 0, 0, 0, 0]").unwrap();
     assert_eq!(old.get(FaultKind::LossAfterApply), 1);
     assert_eq!(old.get(FaultKind::LaggingRead), 0);
-    assert!(serde_json::from_str::<zklab_model::FaultBudget>("[0, 0, 0, 0, 0, 0, 0, 0, 0]").is_err());
+    let one_too_many = serde_json::to_string(&[0; FaultKind::COUNT + 1]).unwrap();
+    assert!(serde_json::from_str::<zklab_model::FaultBudget>(&one_too_many).is_err());
 }
 
 #[test]
@@ -88,4 +89,57 @@ fn a_fault_can_be_allowed_more_than_once() {
     for bad in ["expire=0", "expire=x", "expire=99", "nope=2"] {
         assert!(parse_faults(bad).is_err(), "{bad} is refused");
     }
+}
+
+/// The Curator entries that need a new session shown its old nodes: one `lagging-session` on
+/// the new handle answers every read it sends until the follower catches up, which is what the
+/// mutex before CURATOR-498 needs (its search and its lock loop both list) and one lagging read
+/// is not.
+#[test]
+fn one_lagging_session_catches_curator_498_and_696_and_the_fixes_hold() {
+    let options = Options { threads: 2, stop_at_violation: false, ..Options::default() };
+    let run = |recipe: &str, faults: &str| {
+        let config = WorldConfig { faults: parse_faults(faults).unwrap(), ..WorldConfig::default() };
+        check::run(&Scenario::new(recipe, 2, config).unwrap(), &options)
+    };
+    for (flawed, fixed, faults) in [
+        ("curator-mutex-498", "curator-mutex", "loss-after-apply,lagging-session,expire"),
+        ("leader-latch-696", "leader-latch", "lagging-session,expire"),
+    ] {
+        let report = run(flawed, faults);
+        assert_eq!(report.status("belief_exclusion"), Some(Status::Violated), "{flawed} under {faults}");
+        let fixed = run(fixed, faults);
+        assert!(fixed.properties.iter().all(|p| p.status == Status::Holds), "{fixed:?}");
+        assert_eq!(fixed.status("reached:lagging-session"), Some(Status::Holds));
+    }
+    let one_read = run("curator-mutex-498", "loss-after-apply,lagging-read,expire");
+    assert_eq!(one_read.status("belief_exclusion"), Some(Status::Holds), "a single lagging read is not enough");
+}
+
+#[test]
+fn a_lagging_session_lasts_until_its_follower_catches_up() {
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/curator-mutex-498-n2-belief_exclusion.json");
+    let trace = zklab::trace::Trace::load(&file).unwrap();
+    let struck = trace.steps.iter().position(|s| matches!(s, Step::Lossy(FaultKind::LaggingSession, ..))).unwrap();
+    let worlds = trace.worlds().unwrap();
+    // Every world from the fault on has c0 on the lagging follower, and its reads show the
+    // node its expired session left behind.
+    for w in &worlds[struck + 1..] {
+        assert!(w.clients[0].lagging);
+        assert!(w.steps().contains(&Step::CatchUp(0)), "catching up is always possible");
+    }
+    let mut w = worlds.last().unwrap().clone();
+    apply(&mut w, Step::CatchUp(0));
+    assert!(!w.clients[0].lagging && !w.enabled(Step::CatchUp(0)));
+    // A connection that drops takes the lag with it: the same steps, with a disconnect allowed.
+    let mut scenario = trace.scenario.clone();
+    scenario.config.faults.0[FaultKind::Disconnect.index()] = 1;
+    let mut dropped = scenario.world();
+    for step in &trace.steps {
+        apply(&mut dropped, *step);
+    }
+    assert!(dropped.clients[0].lagging);
+    apply(&mut dropped, Step::Fault(FaultKind::Disconnect, 0));
+    assert!(!dropped.clients[0].lagging && !dropped.enabled(Step::CatchUp(0)));
 }

@@ -283,3 +283,118 @@ fn an_unfair_cycle_is_no_starvation() {
     let unfair = [Step::Acquire(0), Step::Receive(0), Step::Receive(0)];
     assert!(oracle::is_fair_lasso(&init, &unfair, 1).unwrap_err().contains("acquire c1"));
 }
+
+/// Replays `steps` from `init` and returns the world reached.
+fn replay<R: Recipe>(init: &World<R>, steps: &[Step]) -> World<R> {
+    let mut world = init.clone();
+    for &step in steps {
+        world.apply(step).unwrap();
+    }
+    world
+}
+
+#[test]
+fn a_holder_that_never_learns_its_session_expired_is_a_stale_holder() {
+    // kazoo-lock does not watch its session: expired under it, it goes on believing it holds.
+    let config = WorldConfig { faults: budget("expire"), ..WorldConfig::default() };
+    let init = world("kazoo-lock", 1, config);
+    let o = oracle::check(init.clone(), 100_000);
+    assert!(o.complete);
+    assert_eq!(o.status("stale_holder"), "violated");
+    let steps = &o.violated["stale_holder"];
+    assert_eq!(oracle::replays_to_violation(&init, steps, "stale_holder"), Ok(()));
+    let end = replay(&init, steps);
+    let c = &end.clients[0];
+    assert!(matches!(c.recipe.belief(), Belief::Holding { .. }), "{steps:?}");
+    assert!(!end.server.is_alive(c.session), "the session is gone: {steps:?}");
+    // Shortest: one step fewer reaches no stale holder. Nobody else holds, so ZooKeeper's own
+    // exclusion holds throughout.
+    assert!(oracle::replays_to_violation(&init, &steps[..steps.len() - 1], "stale_holder").is_err());
+    assert_eq!(o.status("zk_exclusion"), "holds");
+}
+
+#[test]
+fn the_standard_lock_without_faults_has_no_stale_holder() {
+    let init = world("standard", 2, WorldConfig::default());
+    let o = oracle::check(init.clone(), 100_000);
+    assert!(o.complete);
+    assert_eq!(o.status("stale_holder"), "holds");
+    assert_eq!(o.status("fencing_available"), "holds");
+    // A client that holds, replayed: ZooKeeper agrees with it.
+    let holds = [Step::Acquire(0), Step::Receive(0), Step::Receive(0)];
+    let end = replay(&init, &holds);
+    assert!(matches!(end.clients[0].recipe.belief(), Belief::Holding { .. }));
+    assert!(oracle::replays_to_violation(&init, &holds, "stale_holder").is_err());
+}
+
+#[test]
+fn a_wrapped_sequence_counter_locks_the_legitimate_holder_out() {
+    // One client, two rounds, the counter one below the wrap: its first hold writes with token
+    // 2147483647, its second (node -2147483648, which ZooKeeper agrees it owns) is refused.
+    let config = WorldConfig { rounds: 2, first_sequence: i32::MAX, ..WorldConfig::default() };
+    let init = world("standard", 1, config);
+    let o = oracle::check(init.clone(), 100_000);
+    assert!(o.complete);
+    assert_eq!(o.status("fencing_available"), "violated");
+    assert_eq!(o.status("stale_holder"), "holds", "the refused holder is not stale");
+    let steps = &o.violated["fencing_available"];
+    assert_eq!(steps.last(), Some(&Step::Write(0)), "the path ends with the refused write: {steps:?}");
+    assert_eq!(oracle::replays_to_violation(&init, steps, "fencing_available"), Ok(()));
+    // Not before the refused write; but on every state after it along the path.
+    assert!(oracle::replays_to_violation(&init, &steps[..steps.len() - 1], "fencing_available").is_err());
+    let mut longer = steps.clone();
+    longer.push(Step::Release(0));
+    assert_eq!(oracle::replays_to_violation(&init, &longer, "fencing_available"), Ok(()));
+    // The same recipe from 0 never goes backwards.
+    let init = world("standard", 1, WorldConfig { rounds: 2, ..WorldConfig::default() });
+    let o = oracle::check(init, 100_000);
+    assert!(o.complete);
+    assert_eq!(o.status("fencing_available"), "holds");
+}
+
+#[test]
+fn a_reaped_and_recreated_parent_locks_the_legitimate_holder_out() {
+    // container-lock creates the parent again after it was reaped: the counter restarts at 0,
+    // below the tokens already accepted.
+    let config = WorldConfig { faults: budget("reap-parent"), rounds: 2, ..WorldConfig::default() };
+    let init = world("container-lock", 2, config);
+    let o = oracle::check(init.clone(), 1_000_000);
+    assert!(o.complete);
+    assert_eq!(o.status("reached:reap-parent"), "holds");
+    assert_eq!(o.status("fencing_available"), "violated");
+    let steps = &o.violated["fencing_available"];
+    assert!(
+        steps.iter().any(|s| matches!(s, Step::Fault(FaultKind::ReapParent, _))),
+        "the parent is reaped: {steps:?}"
+    );
+    assert!(matches!(steps.last(), Some(Step::Write(_))), "{steps:?}");
+    assert_eq!(oracle::replays_to_violation(&init, steps, "fencing_available"), Ok(()));
+}
+
+#[test]
+fn a_stale_holder_refused_does_not_break_fencing_available() {
+    // A holder paused past its session's expiry writes after the next holder: the resource
+    // refuses it (reached:stale-write-refused), as it should, since ZooKeeper no longer agrees
+    // with it. That breaks stale_holder, not fencing_available.
+    let config = WorldConfig { faults: budget("expire,pause"), ..WorldConfig::default() };
+    let init = world("standard", 2, config);
+    let o = oracle::check(init.clone(), 3_000_000);
+    assert!(o.complete);
+    assert_eq!(o.status("reached:stale-write-refused"), "holds");
+    assert_eq!(o.status("fencing_available"), "holds");
+    assert_eq!(o.status("stale_holder"), "violated");
+    assert_eq!(oracle::replays_to_violation(&init, &o.violated["stale_holder"], "stale_holder"), Ok(()));
+}
+
+#[test]
+fn a_holder_that_names_no_node_is_a_stale_holder() {
+    // The toy creator holds after creating a persistent node it does not name as its own
+    // (`owned_node()` is None): ZooKeeper cannot agree with it, although its session is alive.
+    let init = World::new(WorldConfig::default(), vec![Toy::creator()]);
+    let o = oracle::check(init.clone(), 1000);
+    assert!(o.complete);
+    assert_eq!(o.violated["stale_holder"], vec![Step::Acquire(0), Step::Receive(0)]);
+    let end = replay(&init, &[Step::Acquire(0), Step::Receive(0)]);
+    assert!(end.server.is_alive(end.clients[0].session));
+    assert!(oracle::replays_to_violation(&init, &[Step::Acquire(0)], "stale_holder").is_err());
+}

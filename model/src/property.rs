@@ -45,6 +45,8 @@ pub enum Property {
     FencedExclusion,
     ZkExclusion,
     NoOrphans,
+    StaleHolder,
+    FencingAvailable,
     NoHerd,
     EventualAcquire,
     Reached(Reach),
@@ -52,8 +54,14 @@ pub enum Property {
 
 impl Property {
     /// The safety properties, in report order.
-    pub const SAFETY: [Property; 4] =
-        [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::NoOrphans];
+    pub const SAFETY: [Property; 6] = [
+        Property::BeliefExclusion,
+        Property::FencedExclusion,
+        Property::ZkExclusion,
+        Property::NoOrphans,
+        Property::StaleHolder,
+        Property::FencingAvailable,
+    ];
 
     /// Every property that a name can denote, for parsing and for listing them.
     pub fn all() -> Vec<Property> {
@@ -73,6 +81,8 @@ impl Property {
             Property::FencedExclusion => "fenced_exclusion",
             Property::ZkExclusion => "zk_exclusion",
             Property::NoOrphans => "no_orphans",
+            Property::StaleHolder => "stale_holder",
+            Property::FencingAvailable => "fencing_available",
             Property::NoHerd => "no_herd",
             Property::EventualAcquire => "eventual_acquire",
             Property::Reached(reach) => match reach {
@@ -84,6 +94,8 @@ impl Property {
                 Reach::Fault(FaultKind::Pause) => "reached:pause",
                 Reach::Fault(FaultKind::LaggingRead) => "reached:lagging-read",
                 Reach::Fault(FaultKind::ReapParent) => "reached:reap-parent",
+                Reach::Fault(FaultKind::GiveUp) => "reached:give-up",
+                Reach::Fault(FaultKind::LaggingSession) => "reached:lagging-session",
                 Reach::StaleWriteRefused => "reached:stale-write-refused",
                 Reach::Handoff => "reached:handoff",
                 Reach::PredecessorGone => "reached:predecessor-gone",
@@ -102,6 +114,10 @@ impl Property {
                 "the holders ZooKeeper agrees with (live session, own lock node) may hold together"
             }
             Property::NoOrphans => "once only faults can happen, every lock node has a live owner that knows it",
+            Property::StaleHolder => {
+                "no client believes it holds once ZooKeeper disagrees (its session or its node is gone)"
+            }
+            Property::FencingAvailable => "the resource never refuses a holder that ZooKeeper agrees with",
             Property::NoHerd => "no step wakes two or more waiters of an exclusive lock",
             Property::EventualAcquire => "every waiting client holds eventually, once faults stop (weak fairness)",
             Property::Reached(_) => "it happened somewhere; a proof in which it never does is vacuous",
@@ -114,9 +130,12 @@ impl Property {
 
     pub fn kind(self) -> Kind {
         match self {
-            Property::BeliefExclusion | Property::FencedExclusion | Property::ZkExclusion | Property::NoOrphans => {
-                Kind::Safety
-            }
+            Property::BeliefExclusion
+            | Property::FencedExclusion
+            | Property::ZkExclusion
+            | Property::NoOrphans
+            | Property::StaleHolder
+            | Property::FencingAvailable => Kind::Safety,
             Property::NoHerd => Kind::Transition,
             Property::EventualAcquire => Kind::Liveness,
             Property::Reached(_) => Kind::Reached,
@@ -130,6 +149,8 @@ impl Property {
             Property::BeliefExclusion | Property::ZkExclusion => self.holds_among(world, &world.believers()),
             Property::FencedExclusion => world.fenced_exclusion(),
             Property::NoOrphans => world.no_orphans(),
+            Property::StaleHolder => self.holds_among(world, &world.believers()),
+            Property::FencingAvailable => !world.resource.refused_live,
             Property::NoHerd | Property::EventualAcquire => true,
             Property::Reached(reach) => match reach {
                 Reach::Fault(kind) => world.fault_happened(kind),
@@ -147,6 +168,7 @@ impl Property {
         match self {
             Property::BeliefExclusion => world.compatible(believers),
             Property::ZkExclusion => world.zk_exclusion_among(believers),
+            Property::StaleHolder => world.zk_holders_among(believers).len() == believers.len(),
             other => other.holds(world),
         }
     }
@@ -265,7 +287,7 @@ mod tests {
     #[test]
     fn every_property_is_parsed_back_from_its_name() {
         let all = Property::all();
-        assert_eq!(all.len(), 6 + FaultKind::ALL.len() + 4);
+        assert_eq!(all.len(), 8 + FaultKind::ALL.len() + 4);
         for p in all {
             assert_eq!(Property::parse(p.name()), Some(p));
         }

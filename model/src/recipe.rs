@@ -15,6 +15,10 @@ pub enum Input {
     Acquire,
     /// The application gives the lock back.
     Release,
+    /// The application stops waiting for the lock: its acquire timed out, its task was
+    /// cancelled, or it unlocked while waiting (ZooKeeper's `WriteLock.unlock()` lets it). Only
+    /// handed to a recipe whose `can_abandon` says so (the `give-up` fault).
+    Abandon,
     /// The reply to a request this recipe sent, with the request it answers.
     Reply { request: Request, result: ZkResult },
     /// A one-shot watch fired.
@@ -125,6 +129,19 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// vanish between the listing and the watch: the delete-before-watch race must then be
     /// reached for a proof to count.
     fn waits_on_one_node(&self) -> bool {
+        false
+    }
+    /// Whether the application may ask for the lock again while the recipe answers from a local
+    /// count, sending nothing (a re-entrant acquire, as Curator's `InterProcessMutex` counts
+    /// them per thread). The world then enables `Step::Acquire` whatever the belief, and the
+    /// acquire spends no round. A recipe bounds its own nesting by saying no.
+    fn accepts_reentry(&self) -> bool {
+        false
+    }
+    /// Whether the application may stop waiting now (the `give-up` fault hands the recipe
+    /// `Input::Abandon`): a recipe that implements giving up says so where its source lets the
+    /// application do it. Only asked while the client waits.
+    fn can_abandon(&self) -> bool {
         false
     }
     /// For symmetry reduction, which is opt-in: this recipe's state with the clients' roles

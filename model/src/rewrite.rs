@@ -54,7 +54,7 @@ pub trait Rewrite {
 
     fn input(&self, input: &Input) -> Input {
         match input {
-            Input::Acquire | Input::Release | Input::State(_) => input.clone(),
+            Input::Acquire | Input::Release | Input::Abandon | Input::State(_) => input.clone(),
             Input::Reply { request, result } => {
                 Input::Reply { request: self.request(request), result: self.result(request, result) }
             }

@@ -24,7 +24,13 @@
 //!   NoNode means "list again". InterProcessMutex wakes on any event, LeaderLatch on NodeDeleted.
 //! - Release is a guaranteed delete: retried after ConnectionLoss until it is done.
 //! - The mutex never watches the connection; applications are told to add a listener that treats
-//!   SUSPENDED as "maybe lost" and LOST as lost, and that listener is modelled here. A waiter whose
+//!   SUSPENDED as "maybe lost" and LOST as lost, and that listener is modelled here: on LOST it
+//!   releases the thread's hold (its `LockData`) to zero.
+//! - The mutex is re-entrant (`InterProcessMutex.internalLock`): a thread that holds and asks
+//!   again gets `true` at once, its `lockCount` up and no request; `release` counts down and
+//!   deletes the node at zero. One nested acquire per hold is modelled.
+//! - A waiter whose `acquire(time, unit)` runs out deletes its node (`deleteOurPath`, a
+//!   guaranteed delete): the `give-up` fault, while it waits on its predecessor. A waiter whose
 //!   node went with its session creates a new one (attemptLock retries on the NoNode its driver
 //!   throws).
 //! - LeaderLatch drops leadership on SUSPENDED and LOST, and on RECONNECTED lists again (since
@@ -47,6 +53,10 @@
 //! - `LEADER_LATCH_BEFORE_696` (`leader-latch-696`): first in a listing, it leads without reading
 //!   whose its node is, so after an expiry a listing that still shows its old node first (a
 //!   follower lagging behind the expiry) makes it leader again, beside the real leader.
+//! - `CURATOR_MUTEX_REENTER_AFTER_LOST` (`curator-mutex-reenter-after-lost`): the application's
+//!   listener only notes LOST, so the thread's `LockData` outlives the session, and the thread's
+//!   next acquire is answered from it: it holds with its old token and no node, beside the
+//!   client that holds the lock (CURATOR-206's holder that "still thinks it has the lock").
 //! - `LEADER_LATCH_BEFORE_644` (`leader-latch-644`): before CURATOR-644/645 LeaderLatch reset
 //!   itself on RECONNECTED: delete its node and create a new one, which is also what it did when
 //!   getData found its predecessor gone. After a single disconnect, two latches resetting each
@@ -56,9 +66,11 @@
 //! a random uuid. Curator's retries (the create call's, and attemptLock's on NoNode) go on while
 //! the retry policy allows; here they go on for as long as it takes. LeaderLatch drops leadership
 //! on SUSPENDED only under the default connection-state error policy, which is the one modelled.
-//! Not modelled: acquire timeouts, reentrancy and thread ownership, revocation, the latch's
-//! participant id, listeners and close modes, parents created as containers (the lock node exists
-//! from the start), and LeaderLatch's reset when the latch path itself is gone (CURATOR-724).
+//! Not modelled: a timeout that runs out during the create or the listing (only while waiting),
+//! re-entry deeper than one nested acquire, threads other than the one that holds, revocation,
+//! the latch's participant id, listeners and close modes, parents created as containers (the
+//! lock node exists from the start), and LeaderLatch's reset when the latch path itself is gone
+//! (CURATOR-724).
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
@@ -97,6 +109,22 @@ pub enum Recheck {
     Reset,
 }
 
+/// Whether the application may ask again while it holds, and what a lost session does to the
+/// count (Curator's `InterProcessMutex` keeps a `LockData` with a `lockCount` per thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reentry {
+    /// Not re-entrant (LeaderLatch, the recipes page's election).
+    None,
+    /// A re-entrant acquire while holding counts up without a request, a release counts down
+    /// and deletes at zero; the application's LOST listener releases the thread's hold to zero,
+    /// so nothing of it survives the session.
+    ReleasedOnLost,
+    /// The same count, but LOST only tells the application the lock is gone: the thread's
+    /// `LockData` stays, and an acquire from that thread afterwards is answered from it,
+    /// `lockCount` up and no request, although the node went with the session.
+    KeptOnLost,
+}
+
 /// What a contender does once its session has expired under it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AfterExpiry {
@@ -127,6 +155,7 @@ pub struct Style {
     /// First in line, it reads its own node and leads only if the node's ephemeral owner is its
     /// session, else resets (CURATOR-696).
     pub owner_check: bool,
+    pub reentry: Reentry,
 }
 
 /// Curator's InterProcessMutex, with the connection listener its documentation asks for.
@@ -141,10 +170,15 @@ pub const CURATOR_MUTEX: Style = Style {
     holder_resumes: true,
     session_check: true,
     owner_check: false,
+    reentry: Reentry::ReleasedOnLost,
 };
 
 /// InterProcessMutex before CURATOR-498: a protected node found on a new session is adopted.
 pub const CURATOR_MUTEX_BEFORE_498: Style = Style { session_check: false, ..CURATOR_MUTEX };
+
+/// InterProcessMutex whose application only notes LOST: the thread's re-entrant count survives
+/// the session, and the thread's next acquire succeeds locally without a node (CURATOR-206).
+pub const CURATOR_MUTEX_REENTER_AFTER_LOST: Style = Style { reentry: Reentry::KeptOnLost, ..CURATOR_MUTEX };
 
 /// Curator's LeaderLatch as of CURATOR-696 (and CURATOR-644/645 before it).
 pub const LEADER_LATCH: Style = Style {
@@ -158,6 +192,7 @@ pub const LEADER_LATCH: Style = Style {
     holder_resumes: false,
     session_check: true,
     owner_check: true,
+    reentry: Reentry::None,
 };
 
 /// LeaderLatch between CURATOR-644/645 and CURATOR-696: first in a listing, it leads without
@@ -176,6 +211,7 @@ pub const LEADER_ELECTION: Style = Style {
     holder_resumes: false,
     session_check: false,
     owner_check: false,
+    reentry: Reentry::None,
 };
 
 /// LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) when
@@ -214,6 +250,13 @@ pub struct Contender {
     create_session: Option<SessionId>,
     /// Old nodes whose guaranteed delete is still going on.
     deleting: Vec<String>,
+    /// The thread's re-entrant count (`LockData.lockCount`): 0 when it has no hold.
+    count: u8,
+    /// The hold has been entered again once. One nested acquire per hold reaches every case
+    /// (a nested acquire while the node lives, or after it went with the session); more would
+    /// only let a holder re-enter and leave forever, a cycle that starves the waiters without
+    /// telling anything about the lock.
+    nested: bool,
 }
 
 impl Contender {
@@ -227,6 +270,28 @@ impl Contender {
             creates: 0,
             create_session: None,
             deleting: Vec::new(),
+            count: 0,
+            nested: false,
+        }
+    }
+
+    /// First in line: the hold begins, counted once.
+    fn hold(&mut self) {
+        self.phase = Phase::Holding;
+        // Only a re-entrant lock counts: a latch that kept a count would tell states apart
+        // by nothing it ever reads.
+        self.count = u8::from(self.style.reentry != Reentry::None);
+        self.nested = false;
+    }
+
+    /// Gives the lock back, or the waiter's place in line: the node goes with a guaranteed
+    /// delete, and the contender is idle once it is done.
+    fn release(&mut self, out: &mut Vec<Request>) {
+        self.count = 0;
+        self.forget_node(out);
+        self.phase = Phase::Releasing;
+        if self.deleting.is_empty() {
+            self.phase = Phase::Idle;
         }
     }
 
@@ -310,10 +375,7 @@ impl Contender {
                 self.phase = Phase::Confirming;
                 return out.push(Request::get_data(&node, false));
             }
-            Place::First => {
-                self.phase = Phase::Holding;
-                return;
-            }
+            Place::First => return self.hold(),
             Place::Gone => {
                 // Our node is gone (our session ended under us): a new one, as Curator does.
                 self.node = None;
@@ -378,9 +440,7 @@ impl Contender {
             (Phase::Checking(_), _, Err(_)) => self.list(Phase::Listing, out),
             // Curator reads the owner from the reply's stat; no stat (any error) means reset.
             (Phase::Confirming, Request::GetData { .. }, result) => match result {
-                Ok(Response::Data { stat, .. }) if stat.ephemeral_owner == Some(ctx.session) => {
-                    self.phase = Phase::Holding
-                }
+                Ok(Response::Data { stat, .. }) if stat.ephemeral_owner == Some(ctx.session) => self.hold(),
                 _ => self.reset(ctx, out),
             },
             _ => {}
@@ -403,7 +463,13 @@ impl Contender {
                 _ => self.recheck(self.style.on_reconnect, ctx, out),
             };
         }
+        if self.style.reentry == Reentry::KeptOnLost && self.count > 0 {
+            // LOST: the application stops, but the thread's LockData (its node, its count) stays.
+            self.phase = Phase::Idle;
+            return;
+        }
         self.node = None;
+        self.count = 0;
         let waiting = !matches!(self.phase, Phase::Idle | Phase::Holding | Phase::Suspended | Phase::Releasing);
         match self.style.after_expiry {
             AfterExpiry::RequeueWaiter if waiting => self.create_new(ctx, out),
@@ -420,11 +486,17 @@ impl zklab_model::Recipe for Contender {
 
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
         match input {
-            Input::Acquire if self.phase == Phase::Idle => self.create_new(ctx, out),
-            Input::Release if self.phase == Phase::Holding => {
-                self.forget_node(out);
-                self.phase = Phase::Releasing;
+            // Re-entry: answered from the thread's count, whatever became of the node.
+            Input::Acquire if self.accepts_reentry() => {
+                self.count += 1;
+                self.nested = true;
+                self.phase = Phase::Holding;
             }
+            Input::Acquire if self.phase == Phase::Idle => self.create_new(ctx, out),
+            Input::Release if self.phase == Phase::Holding && self.count > 1 => self.count -= 1,
+            Input::Release if self.phase == Phase::Holding => self.release(out),
+            // acquire(time, unit) runs out while waiting: the node goes (deleteOurPath).
+            Input::Abandon if matches!(self.phase, Phase::Waiting(_)) => self.release(out),
             Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
             Input::Watch(event) => {
                 if let Phase::Waiting(watched) = &self.phase {
@@ -465,6 +537,19 @@ impl zklab_model::Recipe for Contender {
 
     fn owned_nodes(&self) -> Vec<&str> {
         self.node.iter().chain(&self.deleting).map(String::as_str).collect()
+    }
+
+    /// Holding and not yet nested, or (`KeptOnLost`) idle with a count its session outlived.
+    fn accepts_reentry(&self) -> bool {
+        self.style.reentry != Reentry::None
+            && self.count == 1
+            && !self.nested
+            && matches!(self.phase, Phase::Holding | Phase::Idle)
+    }
+
+    /// While it waits on its predecessor, with nothing in flight.
+    fn can_abandon(&self) -> bool {
+        matches!(self.phase, Phase::Waiting(_))
     }
 
     fn waits_on_one_node(&self) -> bool {

@@ -8,6 +8,8 @@ pub mod registry;
 pub mod sequential;
 pub mod write_lock;
 
+pub mod custom;
+
 pub mod client_id_lock;
 pub mod contender;
 pub mod timeout_lock;
@@ -18,4 +20,5 @@ pub mod rw_queue;
 pub mod semaphore;
 pub mod shared_lock;
 
-pub use registry::{build, entry, AnyRecipe, Entry, Flaw, CATALOGUE};
+pub use custom::Custom;
+pub use registry::{build, entry, register, registered, AnyRecipe, Entry, Flaw, CATALOGUE};

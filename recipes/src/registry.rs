@@ -2,9 +2,10 @@
 
 use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
 use crate::contender::{
-    Contender, CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, LEADER_ELECTION, LEADER_LATCH, LEADER_LATCH_BEFORE_644,
-    LEADER_LATCH_BEFORE_696,
+    Contender, CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, CURATOR_MUTEX_REENTER_AFTER_LOST, LEADER_ELECTION,
+    LEADER_LATCH, LEADER_LATCH_BEFORE_644, LEADER_LATCH_BEFORE_696,
 };
+use crate::custom::Custom;
 use crate::kazoo_lock::KazooLock;
 use crate::naive::NaiveLock;
 use crate::queue::{Order, Queue};
@@ -31,6 +32,40 @@ pub struct Entry {
     build: fn(&str) -> AnyRecipe,
 }
 
+impl Entry {
+    /// An entry for a user's own recipe, built for a lock path by `build` (which wraps it with
+    /// `AnyRecipe::custom`), to `register` beside the catalogue.
+    pub const fn new(name: &'static str, summary: &'static str, build: fn(&str) -> AnyRecipe) -> Entry {
+        Entry { name, summary, flaw: None, build }
+    }
+
+    /// The same entry, with the flaw it is known to have.
+    pub const fn with_flaw(self, flaw: Flaw) -> Entry {
+        Entry { flaw: Some(flaw), ..self }
+    }
+}
+
+/// Recipes a program added to the catalogue (`register`), found by name beside it.
+static REGISTERED: std::sync::OnceLock<&'static [Entry]> = std::sync::OnceLock::new();
+
+/// Adds a program's own recipes to the names everything looks up (`build`, `entry`): the
+/// command line's `--recipe`, trace files, the explorer, the simulator. Once per process, and
+/// no name may be one the catalogue has.
+pub fn register(entries: &'static [Entry]) -> Result<(), String> {
+    if let Some(taken) = entries.iter().find(|e| CATALOGUE.iter().any(|c| c.name == e.name)) {
+        return Err(format!("recipe `{}` is already in the catalogue: give yours another name", taken.name));
+    }
+    if let Some((i, e)) = entries.iter().enumerate().find(|(i, e)| entries[..*i].iter().any(|d| d.name == e.name)) {
+        return Err(format!("recipe `{}` is registered twice (entry {i})", e.name));
+    }
+    REGISTERED.set(entries).map_err(|_| "recipes can be registered once per process".to_string())
+}
+
+/// The recipes `register` added, if any.
+pub fn registered() -> &'static [Entry] {
+    REGISTERED.get().copied().unwrap_or(&[])
+}
+
 pub struct Flaw {
     pub bug: &'static str,
     pub breaks: &'static [Property],
@@ -54,7 +89,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "naive-blind-delete",
         summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still its own (and herds like the single-node lock)",
-        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &[Property::BeliefExclusion, Property::NoHerd] }),
+        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &[Property::BeliefExclusion, Property::StaleHolder, Property::NoHerd] }),
         build: |p| AnyRecipe::Naive(NaiveLock::blind_delete(p)),
     },
     Entry {
@@ -108,7 +143,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "curator-rw-downgrade-621",
         summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the write lock beside it",
-        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
+        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable] }),
         build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
     },
     Entry {
@@ -164,7 +199,7 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "kazoo-lock",
         summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched with get, retries expiry too; the holder never watches its session",
-        flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &[Property::BeliefExclusion] }),
+        flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
         build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
     },
     Entry {
@@ -218,20 +253,26 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "sequence-wrap",
         summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try --first-sequence 2147483647)",
-        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap", p, Variant { queue: Queue::new(MARKER, Order::Text), ..STANDARD })),
     },
     Entry {
         name: "sequence-wrap-signed",
         summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
-        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion] }),
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap-signed", p, Variant { queue: Queue::new(MARKER, Order::Signed), ..STANDARD })),
     },
     Entry {
         name: "curator-mutex",
-        summary: "Curator's InterProcessMutex: protected `_c_<uuid>-lock-` node found by its prefix after ConnectionLoss (a changed session deletes it instead), predecessor read with getData, children sorted as text, guaranteed delete on release; the holder listens to the connection as Curator's docs ask",
+        summary: "Curator's InterProcessMutex: protected `_c_<uuid>-lock-` node found by its prefix after ConnectionLoss (a changed session deletes it instead), predecessor read with getData, children sorted as text, guaranteed delete on release; re-entrant (a per-thread count, one nested acquire); the holder listens to the connection as Curator's docs ask and releases on LOST",
         flaw: None,
         build: |p| AnyRecipe::Contender(Contender::new("curator-mutex", p, CURATOR_MUTEX)),
+    },
+    Entry {
+        name: "curator-mutex-reenter-after-lost",
+        summary: "Curator's InterProcessMutex, re-entrant, whose application only notes LOST: the thread's lock count outlives the session, and the thread's next acquire returns at once, counted, with no node (CURATOR-206)",
+        flaw: Some(Flaw { bug: "reenter-after-lost", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
+        build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-reenter-after-lost", p, CURATOR_MUTEX_REENTER_AFTER_LOST)),
     },
     Entry {
         name: "leader-election",
@@ -248,13 +289,13 @@ pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "curator-mutex-498",
         summary: "Curator's InterProcessMutex before CURATOR-498: after an expiry its protected create finds its old node (a lagging follower still lists it) and adopts it without asking whose session owns it",
-        flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &[Property::BeliefExclusion] }),
+        flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
         build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-498", p, CURATOR_MUTEX_BEFORE_498)),
     },
     Entry {
         name: "leader-latch-696",
         summary: "Curator's LeaderLatch before CURATOR-696: after an expiry a lagging listing still shows its old node first and it leads without checking the node's ephemeral owner",
-        flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &[Property::BeliefExclusion] }),
+        flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch-696", p, LEADER_LATCH_BEFORE_696)),
     },
     Entry {
@@ -265,9 +306,9 @@ pub const CATALOGUE: &[Entry] = &[
     },
 ];
 
-/// The catalogue entry called `name`.
+/// The entry called `name`, in the catalogue or among the registered recipes.
 pub fn entry(name: &str) -> Option<&'static Entry> {
-    CATALOGUE.iter().find(|e| e.name == name)
+    CATALOGUE.iter().chain(registered()).find(|e| e.name == name)
 }
 
 /// A recipe by name for a lock at `lock_path`, or the list of names that exist.
@@ -276,7 +317,7 @@ pub fn build(name: &str, lock_path: &str) -> Result<AnyRecipe, String> {
         Some(e) => Ok((e.build)(lock_path)),
         None => Err(format!(
             "unknown recipe `{name}` (known: {})",
-            CATALOGUE.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+            CATALOGUE.iter().chain(registered()).map(|e| e.name).collect::<Vec<_>>().join(", ")
         )),
     }
 }
@@ -294,189 +335,95 @@ pub enum AnyRecipe {
     Timeout(TimeoutLock),
     ClientId(ClientIdLock),
     Contender(Contender),
+    /// A user's own recipe (see `crate::custom`).
+    Custom(Custom),
+}
+
+impl AnyRecipe {
+    /// A user's own recipe, to run beside the catalogue's.
+    pub fn custom<R: Recipe>(recipe: R) -> AnyRecipe {
+        AnyRecipe::Custom(Custom::new(recipe))
+    }
+}
+
+/// Calls the same method on whichever recipe `self` holds; `wrap` rewraps a returned recipe.
+macro_rules! each {
+    ($self:expr, $r:ident => $call:expr) => {
+        match $self {
+            AnyRecipe::Sequential($r) => $call,
+            AnyRecipe::Naive($r) => $call,
+            AnyRecipe::Shared($r) => $call,
+            AnyRecipe::Semaphore($r) => $call,
+            AnyRecipe::Revocable($r) => $call,
+            AnyRecipe::WriteLock($r) => $call,
+            AnyRecipe::Kazoo($r) => $call,
+            AnyRecipe::Timeout($r) => $call,
+            AnyRecipe::ClientId($r) => $call,
+            AnyRecipe::Contender($r) => $call,
+            AnyRecipe::Custom($r) => $call,
+        }
+    };
+    (wrap $self:expr, $r:ident => $call:expr) => {
+        match $self {
+            AnyRecipe::Sequential($r) => $call.map(AnyRecipe::Sequential),
+            AnyRecipe::Naive($r) => $call.map(AnyRecipe::Naive),
+            AnyRecipe::Shared($r) => $call.map(AnyRecipe::Shared),
+            AnyRecipe::Semaphore($r) => $call.map(AnyRecipe::Semaphore),
+            AnyRecipe::Revocable($r) => $call.map(AnyRecipe::Revocable),
+            AnyRecipe::WriteLock($r) => $call.map(AnyRecipe::WriteLock),
+            AnyRecipe::Kazoo($r) => $call.map(AnyRecipe::Kazoo),
+            AnyRecipe::Timeout($r) => $call.map(AnyRecipe::Timeout),
+            AnyRecipe::ClientId($r) => $call.map(AnyRecipe::ClientId),
+            AnyRecipe::Contender($r) => $call.map(AnyRecipe::Contender),
+            AnyRecipe::Custom($r) => $call.map(AnyRecipe::Custom),
+        }
+    };
 }
 
 impl Recipe for AnyRecipe {
     fn name(&self) -> String {
-        match self {
-            AnyRecipe::Sequential(r) => r.name(),
-            AnyRecipe::Naive(r) => r.name(),
-            AnyRecipe::Shared(r) => r.name(),
-            AnyRecipe::Semaphore(r) => r.name(),
-            AnyRecipe::Revocable(r) => r.name(),
-            AnyRecipe::WriteLock(r) => r.name(),
-            AnyRecipe::Kazoo(r) => r.name(),
-            AnyRecipe::Timeout(r) => r.name(),
-            AnyRecipe::ClientId(r) => r.name(),
-            AnyRecipe::Contender(r) => r.name(),
-        }
+        each!(self, r => r.name())
     }
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
-        match self {
-            AnyRecipe::Sequential(r) => r.handle(ctx, input, out),
-            AnyRecipe::Naive(r) => r.handle(ctx, input, out),
-            AnyRecipe::Shared(r) => r.handle(ctx, input, out),
-            AnyRecipe::Semaphore(r) => r.handle(ctx, input, out),
-            AnyRecipe::Revocable(r) => r.handle(ctx, input, out),
-            AnyRecipe::WriteLock(r) => r.handle(ctx, input, out),
-            AnyRecipe::Kazoo(r) => r.handle(ctx, input, out),
-            AnyRecipe::Timeout(r) => r.handle(ctx, input, out),
-            AnyRecipe::ClientId(r) => r.handle(ctx, input, out),
-            AnyRecipe::Contender(r) => r.handle(ctx, input, out),
-        }
+        each!(self, r => r.handle(ctx, input, out))
     }
     fn belief(&self) -> Belief {
-        match self {
-            AnyRecipe::Sequential(r) => r.belief(),
-            AnyRecipe::Naive(r) => r.belief(),
-            AnyRecipe::Shared(r) => r.belief(),
-            AnyRecipe::Semaphore(r) => r.belief(),
-            AnyRecipe::Revocable(r) => r.belief(),
-            AnyRecipe::WriteLock(r) => r.belief(),
-            AnyRecipe::Kazoo(r) => r.belief(),
-            AnyRecipe::Timeout(r) => r.belief(),
-            AnyRecipe::ClientId(r) => r.belief(),
-            AnyRecipe::Contender(r) => r.belief(),
-        }
-    }
-    fn owned_node(&self) -> Option<&str> {
-        match self {
-            AnyRecipe::Sequential(r) => r.owned_node(),
-            AnyRecipe::Naive(r) => r.owned_node(),
-            AnyRecipe::Shared(r) => r.owned_node(),
-            AnyRecipe::Semaphore(r) => r.owned_node(),
-            AnyRecipe::Revocable(r) => r.owned_node(),
-            AnyRecipe::WriteLock(r) => r.owned_node(),
-            AnyRecipe::Kazoo(r) => r.owned_node(),
-            AnyRecipe::Timeout(r) => r.owned_node(),
-            AnyRecipe::ClientId(r) => r.owned_node(),
-            AnyRecipe::Contender(r) => r.owned_node(),
-        }
+        each!(self, r => r.belief())
     }
     fn mode(&self) -> Mode {
-        match self {
-            AnyRecipe::Sequential(r) => r.mode(),
-            AnyRecipe::Naive(r) => r.mode(),
-            AnyRecipe::Shared(r) => r.mode(),
-            AnyRecipe::Semaphore(r) => r.mode(),
-            AnyRecipe::Revocable(r) => r.mode(),
-            AnyRecipe::WriteLock(r) => r.mode(),
-            AnyRecipe::Kazoo(r) => r.mode(),
-            AnyRecipe::Timeout(r) => r.mode(),
-            AnyRecipe::ClientId(r) => r.mode(),
-            AnyRecipe::Contender(r) => r.mode(),
-        }
+        each!(self, r => r.mode())
+    }
+    fn owned_node(&self) -> Option<&str> {
+        each!(self, r => r.owned_node())
     }
     fn owned_nodes(&self) -> Vec<&str> {
-        match self {
-            AnyRecipe::Sequential(r) => r.owned_nodes(),
-            AnyRecipe::Naive(r) => r.owned_nodes(),
-            AnyRecipe::Shared(r) => r.owned_nodes(),
-            AnyRecipe::Semaphore(r) => r.owned_nodes(),
-            AnyRecipe::Revocable(r) => r.owned_nodes(),
-            AnyRecipe::WriteLock(r) => r.owned_nodes(),
-            AnyRecipe::Kazoo(r) => r.owned_nodes(),
-            AnyRecipe::Timeout(r) => r.owned_nodes(),
-            AnyRecipe::ClientId(r) => r.owned_nodes(),
-            AnyRecipe::Contender(r) => r.owned_nodes(),
-        }
+        each!(self, r => r.owned_nodes())
     }
     fn waits_on_one_node(&self) -> bool {
-        match self {
-            AnyRecipe::Sequential(r) => r.waits_on_one_node(),
-            AnyRecipe::Naive(r) => r.waits_on_one_node(),
-            AnyRecipe::Shared(r) => r.waits_on_one_node(),
-            AnyRecipe::Semaphore(r) => r.waits_on_one_node(),
-            AnyRecipe::Revocable(r) => r.waits_on_one_node(),
-            AnyRecipe::WriteLock(r) => r.waits_on_one_node(),
-            AnyRecipe::Kazoo(r) => r.waits_on_one_node(),
-            AnyRecipe::Timeout(r) => r.waits_on_one_node(),
-            AnyRecipe::ClientId(r) => r.waits_on_one_node(),
-            AnyRecipe::Contender(r) => r.waits_on_one_node(),
-        }
+        each!(self, r => r.waits_on_one_node())
+    }
+    fn accepts_reentry(&self) -> bool {
+        each!(self, r => r.accepts_reentry())
+    }
+    fn can_abandon(&self) -> bool {
+        each!(self, r => r.can_abandon())
     }
     fn renamed(&self, renamer: &Renamer) -> Option<Self> {
-        match self {
-            AnyRecipe::Sequential(r) => r.renamed(renamer).map(AnyRecipe::Sequential),
-            AnyRecipe::Naive(r) => r.renamed(renamer).map(AnyRecipe::Naive),
-            AnyRecipe::Shared(r) => r.renamed(renamer).map(AnyRecipe::Shared),
-            AnyRecipe::Semaphore(r) => r.renamed(renamer).map(AnyRecipe::Semaphore),
-            AnyRecipe::Revocable(r) => r.renamed(renamer).map(AnyRecipe::Revocable),
-            AnyRecipe::WriteLock(r) => r.renamed(renamer).map(AnyRecipe::WriteLock),
-            AnyRecipe::Kazoo(r) => r.renamed(renamer).map(AnyRecipe::Kazoo),
-            AnyRecipe::Timeout(r) => r.renamed(renamer).map(AnyRecipe::Timeout),
-            AnyRecipe::ClientId(r) => r.renamed(renamer).map(AnyRecipe::ClientId),
-            AnyRecipe::Contender(r) => r.renamed(renamer).map(AnyRecipe::Contender),
-        }
+        each!(wrap self, r => r.renamed(renamer))
     }
     fn rename_name(&self, name: &str, renaming: &Renaming) -> String {
-        match self {
-            AnyRecipe::Sequential(r) => r.rename_name(name, renaming),
-            AnyRecipe::Naive(r) => r.rename_name(name, renaming),
-            AnyRecipe::Shared(r) => r.rename_name(name, renaming),
-            AnyRecipe::Semaphore(r) => r.rename_name(name, renaming),
-            AnyRecipe::Revocable(r) => r.rename_name(name, renaming),
-            AnyRecipe::WriteLock(r) => r.rename_name(name, renaming),
-            AnyRecipe::Kazoo(r) => r.rename_name(name, renaming),
-            AnyRecipe::Timeout(r) => r.rename_name(name, renaming),
-            AnyRecipe::ClientId(r) => r.rename_name(name, renaming),
-            AnyRecipe::Contender(r) => r.rename_name(name, renaming),
-        }
+        each!(self, r => r.rename_name(name, renaming))
     }
-    fn renumbered(&self, client: ClientId, r: &Renumber) -> Option<Self> {
-        match self {
-            AnyRecipe::Sequential(x) => x.renumbered(client, r).map(AnyRecipe::Sequential),
-            AnyRecipe::Naive(x) => x.renumbered(client, r).map(AnyRecipe::Naive),
-            AnyRecipe::Shared(x) => x.renumbered(client, r).map(AnyRecipe::Shared),
-            AnyRecipe::Semaphore(x) => x.renumbered(client, r).map(AnyRecipe::Semaphore),
-            AnyRecipe::Revocable(x) => x.renumbered(client, r).map(AnyRecipe::Revocable),
-            AnyRecipe::WriteLock(x) => x.renumbered(client, r).map(AnyRecipe::WriteLock),
-            AnyRecipe::Kazoo(x) => x.renumbered(client, r).map(AnyRecipe::Kazoo),
-            AnyRecipe::Timeout(x) => x.renumbered(client, r).map(AnyRecipe::Timeout),
-            AnyRecipe::ClientId(x) => x.renumbered(client, r).map(AnyRecipe::ClientId),
-            AnyRecipe::Contender(x) => x.renumbered(client, r).map(AnyRecipe::Contender),
-        }
+    fn renumbered(&self, client: ClientId, n: &Renumber) -> Option<Self> {
+        each!(wrap self, r => r.renumbered(client, n))
     }
     fn renumber_name(&self, name: &str, n: &Numbers) -> String {
-        match self {
-            AnyRecipe::Sequential(x) => x.renumber_name(name, n),
-            AnyRecipe::Naive(x) => x.renumber_name(name, n),
-            AnyRecipe::Shared(x) => x.renumber_name(name, n),
-            AnyRecipe::Semaphore(x) => x.renumber_name(name, n),
-            AnyRecipe::Revocable(x) => x.renumber_name(name, n),
-            AnyRecipe::WriteLock(x) => x.renumber_name(name, n),
-            AnyRecipe::Kazoo(x) => x.renumber_name(name, n),
-            AnyRecipe::Timeout(x) => x.renumber_name(name, n),
-            AnyRecipe::ClientId(x) => x.renumber_name(name, n),
-            AnyRecipe::Contender(x) => x.renumber_name(name, n),
-        }
+        each!(self, r => r.renumber_name(name, n))
     }
     fn renumber_data(&self, data: &str, n: &Numbers) -> Option<String> {
-        match self {
-            AnyRecipe::Sequential(x) => x.renumber_data(data, n),
-            AnyRecipe::Naive(x) => x.renumber_data(data, n),
-            AnyRecipe::Shared(x) => x.renumber_data(data, n),
-            AnyRecipe::Semaphore(x) => x.renumber_data(data, n),
-            AnyRecipe::Revocable(x) => x.renumber_data(data, n),
-            AnyRecipe::WriteLock(x) => x.renumber_data(data, n),
-            AnyRecipe::Kazoo(x) => x.renumber_data(data, n),
-            AnyRecipe::Timeout(x) => x.renumber_data(data, n),
-            AnyRecipe::ClientId(x) => x.renumber_data(data, n),
-            AnyRecipe::Contender(x) => x.renumber_data(data, n),
-        }
+        each!(self, r => r.renumber_data(data, n))
     }
     fn renumber_token(&self, token: i64, n: &Numbers) -> i64 {
-        match self {
-            AnyRecipe::Sequential(x) => x.renumber_token(token, n),
-            AnyRecipe::Naive(x) => x.renumber_token(token, n),
-            AnyRecipe::Shared(x) => x.renumber_token(token, n),
-            AnyRecipe::Semaphore(x) => x.renumber_token(token, n),
-            AnyRecipe::Revocable(x) => x.renumber_token(token, n),
-            AnyRecipe::WriteLock(x) => x.renumber_token(token, n),
-            AnyRecipe::Kazoo(x) => x.renumber_token(token, n),
-            AnyRecipe::Timeout(x) => x.renumber_token(token, n),
-            AnyRecipe::ClientId(x) => x.renumber_token(token, n),
-            AnyRecipe::Contender(x) => x.renumber_token(token, n),
-        }
+        each!(self, r => r.renumber_token(token, n))
     }
 }

@@ -49,7 +49,9 @@
 //! **What the model leaves out.** The guid is the client and its session, where a real client would
 //! use a random one. Nodes carry no data. The lock's parent exists from the start except for the
 //! container variants. There are no timeouts (see `timeout_lock.rs`), threads or retry limits:
-//! every retry goes on for as long as it takes.
+//! every retry goes on for as long as it takes. An application that stops waiting (the
+//! `give-up` fault) is let go only while its watch is set, and deletes its node as a release
+//! does.
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
@@ -315,6 +317,11 @@ impl SequentialLock {
         }
     }
 
+    fn delete_own(&mut self, out: &mut Vec<Request>) {
+        self.phase = Phase::Releasing;
+        out.push(Request::delete(self.node.as_deref().expect("holding or waiting implies a node")));
+    }
+
     fn reset(&mut self) {
         self.phase = Phase::Idle;
         self.node = None;
@@ -329,10 +336,9 @@ impl zklab_model::Recipe for SequentialLock {
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
         match input {
             Input::Acquire if self.phase == Phase::Idle => self.create(ctx, out),
-            Input::Release if self.phase == Phase::Holding => {
-                self.phase = Phase::Releasing;
-                out.push(Request::delete(self.node.as_deref().expect("holding implies a node")));
-            }
+            // Giving up while waiting takes the node out of the line as a release does.
+            Input::Release if self.phase == Phase::Holding => self.delete_own(out),
+            Input::Abandon if self.can_abandon() => self.delete_own(out),
             Input::Reply { request, result } => self.on_reply(ctx, request, result, out),
             Input::Watch(event) => {
                 if let Phase::Waiting(watched) = &self.phase {
@@ -376,6 +382,12 @@ impl zklab_model::Recipe for SequentialLock {
 
     fn waits_on_one_node(&self) -> bool {
         self.variant.wait_on == WaitOn::Predecessor
+    }
+
+    /// While it waits for its watch, with nothing in flight. Not during the create, whose reply
+    /// names the node (the timeout lock gives up there too, and finds the node by its guid).
+    fn can_abandon(&self) -> bool {
+        matches!(self.phase, Phase::Waiting(_))
     }
 
     /// Supported: a client's identity is only in its guid, and contenders are ordered by

@@ -30,8 +30,9 @@
 //! out unseen: during a connection outage. The lock under it is the recipes-page lock, whose guid
 //! is the client and session, not Curator's protected uuid or kazoo's uuid prefix. Curator's
 //! guaranteed delete keeps trying in the background and kazoo tries once; the fixed recipe here
-//! retries until it is done. Interrupts other than the timeout, and giving up while the connection
-//! is up, are not modelled.
+//! retries until it is done. Giving up while the connection is up is the `give-up` fault
+//! (`Input::Abandon`), taken at any point of an acquisition; interrupts of a holder are not
+//! modelled.
 
 use crate::queue::find_own;
 use crate::sequential::{SequentialLock, Variant};
@@ -154,7 +155,9 @@ impl Recipe for TimeoutLock {
                 }
             }
             _ if self.abandon.is_some() => {}
-            Input::State(SessionState::Disconnected) if self.lock.belief() == Belief::Acquiring => self.give_up(out),
+            Input::State(SessionState::Disconnected) | Input::Abandon if self.lock.belief() == Belief::Acquiring => {
+                self.give_up(out)
+            }
             input => self.lock.handle(ctx, input, out),
         }
         self.pending = self.pending.saturating_add((out.len() - before) as u8);
@@ -178,6 +181,11 @@ impl Recipe for TimeoutLock {
 
     fn waits_on_one_node(&self) -> bool {
         self.lock.waits_on_one_node()
+    }
+
+    /// At any point of an acquisition, the create's reply still owed included.
+    fn can_abandon(&self) -> bool {
+        self.abandon.is_none() && self.lock.belief() == Belief::Acquiring
     }
 
     /// Supported as the standard lock is: the node it gives up is one more path.

@@ -18,7 +18,8 @@
 //! SessionExpired ends `lock()`, and the `LockWatcher` or the caller only logs it; the `ZooKeeper`
 //! handle the lock is bound to is dead after an expiry, so the client stops there without the lock.
 //! `unlock()` deletes once, without retrying, and forgets its id whatever the outcome (`id = null`
-//! in a `finally`).
+//! in a `finally`); an application may call it while it waits, to leave the line (the `give-up`
+//! fault, once `lock()` has returned false with its watch set).
 //!
 //! **What it gets wrong.** Each a decision modelled as the source makes it:
 //! - exists() returning null ends the operation: the `do … while (id == null)` loop exits because
@@ -120,6 +121,17 @@ impl WriteLock {
         }
     }
 
+    /// `unlock()`: one delete of the node, if it has one.
+    fn unlock(&mut self, out: &mut Vec<Request>) {
+        match self.id.clone() {
+            Some(id) => {
+                self.phase = Phase::Releasing;
+                out.push(Request::delete(&id));
+            }
+            None => self.phase = Phase::Idle,
+        }
+    }
+
     fn on_reply(&mut self, request: Request, result: ZkResult, ctx: &Ctx, out: &mut Vec<Request>) {
         match (&self.phase, request, result) {
             (Phase::Releasing, Request::Delete { .. }, _) => {
@@ -160,13 +172,9 @@ impl zklab_model::Recipe for WriteLock {
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {
         match input {
             Input::Acquire if self.phase == Phase::Idle => self.execute(out),
-            Input::Release if self.phase == Phase::Holding => match self.id.clone() {
-                Some(id) => {
-                    self.phase = Phase::Releasing;
-                    out.push(Request::delete(&id));
-                }
-                None => self.phase = Phase::Idle,
-            },
+            // unlock() also takes a waiter out of the line, with the same single delete.
+            Input::Release if self.phase == Phase::Holding => self.unlock(out),
+            Input::Abandon if self.can_abandon() => self.unlock(out),
             Input::Reply { request, result } => self.on_reply(request, result, ctx, out),
             // The LockWatcher re-runs lock() on whatever it is told, a node event or the
             // reconnect the Java client hands to every watcher it holds.
@@ -202,5 +210,11 @@ impl zklab_model::Recipe for WriteLock {
 
     fn waits_on_one_node(&self) -> bool {
         true
+    }
+
+    /// While `lock()` has returned false and its watch is set: the application may call
+    /// `unlock()` (which deletes the node and forgets the id) instead of waiting on.
+    fn can_abandon(&self) -> bool {
+        matches!(self.phase, Phase::Waiting(_))
     }
 }

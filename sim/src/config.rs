@@ -40,12 +40,18 @@ pub struct FaultRates {
     pub loss_after_apply: f64,
     /// The probability that a read is answered by a lagging follower.
     pub lagging_read: f64,
+    /// The probability that a read's follower falls behind for the rest of the connection.
+    #[serde(default)]
+    pub lagging_session: f64,
     pub disconnects: u32,
     pub expiries: u32,
     pub crashes: u32,
     pub pauses: u32,
     /// Times the container manager gets to delete an empty lock parent.
     pub reaps: u32,
+    /// Times an application stops waiting (only a waiter whose recipe can give up does).
+    #[serde(default)]
+    pub give_ups: u32,
 }
 
 impl FaultRates {
@@ -60,23 +66,29 @@ impl FaultRates {
             FaultKind::LossBeforeApply => self.loss_before_apply = rate,
             FaultKind::LossAfterApply => self.loss_after_apply = rate,
             FaultKind::LaggingRead => self.lagging_read = rate,
+            FaultKind::LaggingSession => self.lagging_session = rate,
             FaultKind::Disconnect => self.disconnects = rate as u32,
             FaultKind::Expire => self.expiries = rate as u32,
             FaultKind::Crash => self.crashes = rate as u32,
             FaultKind::Pause => self.pauses = rate as u32,
             FaultKind::ReapParent => self.reaps = rate as u32,
+            FaultKind::GiveUp => self.give_ups = rate as u32,
         }
     }
 
     /// How many times a timed fault kind strikes.
     pub fn count(&self, kind: FaultKind) -> u32 {
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => 0,
+            FaultKind::LossBeforeApply
+            | FaultKind::LossAfterApply
+            | FaultKind::LaggingRead
+            | FaultKind::LaggingSession => 0,
             FaultKind::Disconnect => self.disconnects,
             FaultKind::Expire => self.expiries,
             FaultKind::Crash => self.crashes,
             FaultKind::Pause => self.pauses,
             FaultKind::ReapParent => self.reaps,
+            FaultKind::GiveUp => self.give_ups,
         }
     }
 
@@ -84,6 +96,7 @@ impl FaultRates {
         self.loss_before_apply > 0.0
             || self.loss_after_apply > 0.0
             || self.lagging_read > 0.0
+            || self.lagging_session > 0.0
             || FaultKind::ALL.into_iter().any(|k| self.count(k) > 0)
     }
 }
@@ -161,6 +174,7 @@ impl SimConfig {
             ("loss-before-apply", self.rates.loss_before_apply),
             ("loss-after-apply", self.rates.loss_after_apply),
             ("lagging-read", self.rates.lagging_read),
+            ("lagging-session", self.rates.lagging_session),
         ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err(BadConfig(format!("{name} must be a probability between 0 and 1, got {p}")));

@@ -25,6 +25,8 @@ pub enum Event {
     ServerExpire(ClientId),
     /// A paused process runs again.
     Resume(ClientId),
+    /// The lagging follower the client is connected to catches up.
+    CatchUp(ClientId),
     /// A timed fault strikes.
     Fault(FaultKind, ClientId),
 }

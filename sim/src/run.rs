@@ -123,6 +123,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
                 FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
                 FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
+                FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
                 _ => config.rates.count(kind) > 0,
             };
             // A pause that outlasts the session is a partition too.
@@ -311,6 +312,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
                     self.apply(Step::Resume(i));
                 }
             }
+            Event::CatchUp(i) => {
+                if self.world.enabled(Step::CatchUp(i)) {
+                    self.apply(Step::CatchUp(i));
+                }
+            }
             Event::Fault(kind, i) => self.fault(kind, i),
         }
     }
@@ -341,10 +347,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let (lo, hi) = self.timing.expiry_window();
         let rng = &mut self.fault_streams[kind.index()];
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => {
-                unreachable!("armed above")
-            }
-            FaultKind::Disconnect | FaultKind::ReapParent => {}
+            FaultKind::LossBeforeApply
+            | FaultKind::LossAfterApply
+            | FaultKind::LaggingRead
+            | FaultKind::LaggingSession => unreachable!("armed above"),
+            FaultKind::Disconnect | FaultKind::ReapParent | FaultKind::GiveUp => {}
             FaultKind::Expire | FaultKind::Crash => {
                 let expiry = self.now + between(rng, lo, hi);
                 self.queue.push(expiry, Event::ServerExpire(i));
@@ -372,6 +379,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
                 (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
                 (FaultKind::LaggingRead, self.config.rates.lagging_read),
+                (FaultKind::LaggingSession, self.config.rates.lagging_session),
             ] {
                 if p > 0.0 {
                     let draw: f64 = self.fault_streams[kind.index()].random();
@@ -386,6 +394,12 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 self.armed[usize::from(i)] = None;
                 self.metrics.faults[kind.index()] += 1;
                 self.apply(Step::Lossy(kind, sending, i));
+                if kind == FaultKind::LaggingSession {
+                    // A follower behind for up to half a session timeout, then caught up.
+                    let rng = &mut self.fault_streams[kind.index()];
+                    let lag = between(rng, 1, self.timing.timeout / 2);
+                    self.queue.push(self.now + lag, Event::CatchUp(i));
+                }
                 return;
             }
         }

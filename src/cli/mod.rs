@@ -100,6 +100,18 @@ impl From<BadInput> for CliError {
 
 /// Parses the command line, runs the command, prints its one-line error if it has one, and
 /// returns the exit code.
+/// The command line with a program's own recipes beside the catalogue: every command takes
+/// their names (`--recipe mine`, traces that name them, `zklab recipes`), and runs them on the
+/// code path the catalogue's recipes run on. A program that proves its own lock calls this
+/// from its `main` (see examples/my_zklab.rs).
+pub fn main_with(recipes: &'static [zklab_recipes::Entry]) -> ExitCode {
+    if let Err(e) = zklab_recipes::register(recipes) {
+        eprintln!("error: {e}");
+        return ExitCode::from(Exit::BadInput.code());
+    }
+    main()
+}
+
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

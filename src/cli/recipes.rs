@@ -2,10 +2,25 @@
 
 use crate::exit::Exit;
 
-/// Lists the catalogue, the fault names and the client behaviours.
+/// Lists the catalogue, the program's own recipes, the fault names and the client behaviours.
 pub fn run() -> Exit {
     say!("recipes:");
-    for e in zklab_recipes::CATALOGUE {
+    list(zklab_recipes::CATALOGUE);
+    if !zklab_recipes::registered().is_empty() {
+        say!("this program's own recipes:");
+        list(zklab_recipes::registered());
+    }
+    say!("faults:");
+    for k in zklab_model::FaultKind::ALL {
+        say!("  {}", k.name());
+    }
+    say!("  all");
+    say!("client behaviours: java (re-arms watches on reconnect), kazoo (drops them)");
+    Exit::Passed
+}
+
+fn list(entries: &[zklab_recipes::Entry]) {
+    for e in entries {
         match &e.flaw {
             None => say!("  {:<20} {}", e.name, e.summary),
             Some(f) => say!(
@@ -17,11 +32,4 @@ pub fn run() -> Exit {
             ),
         }
     }
-    say!("faults:");
-    for k in zklab_model::FaultKind::ALL {
-        say!("  {}", k.name());
-    }
-    say!("  all");
-    say!("client behaviours: java (re-arms watches on reconnect), kazoo (drops them)");
-    Exit::Passed
 }

@@ -282,6 +282,7 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
             zklab_model::FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
             zklab_model::FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
             zklab_model::FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
+            zklab_model::FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
             _ => config.rates.count(*k) > 0,
         })
         .collect();

@@ -28,14 +28,7 @@ impl Default for Args {
 /// What the verdicts speak of, and where to look next.
 fn legend() {
     say!("\nproperties:");
-    for p in [
-        Property::BeliefExclusion,
-        Property::FencedExclusion,
-        Property::ZkExclusion,
-        Property::NoOrphans,
-        Property::NoHerd,
-        Property::EventualAcquire,
-    ] {
+    for p in Property::SAFETY.into_iter().chain([Property::NoHerd, Property::EventualAcquire]) {
         say!("  {:<18} {}", p.name(), p.summary());
     }
     say!("  {:<18} {}", "reached:*", Property::Reached(zklab_model::Reach::Handoff).summary());

@@ -230,7 +230,7 @@ fn origin(input: &Input, lane: usize) -> (&'static str, usize) {
         Input::Reply { result: Err(ZkError::ConnectionLoss), .. } | Input::State(_) => ("local", lane),
         Input::Reply { .. } => ("reply", 0),
         Input::Watch(_) => ("event", 0),
-        Input::Acquire | Input::Release => ("local", lane),
+        Input::Acquire | Input::Release | Input::Abandon => ("local", lane),
     }
 }
 

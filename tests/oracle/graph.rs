@@ -3,8 +3,9 @@
 //! - the graph of worlds: every distinct `World` (full equality) gets an id in the order the
 //!   search first meets it, and every step of `World::steps()` from it, applied to a clone with
 //!   `World::apply` (never `settle`), is kept as an edge (step, target);
-//! - the search states: a world id with the ghost state `fenced_exclusion` needs (see
-//!   `properties::Ghost`), each with a parent pointer (search state, step).
+//! - the search states: a world id with the ghost state `fenced_exclusion` and
+//!   `fencing_available` need (see `properties::Ghost`), each with a parent pointer (search
+//!   state, step).
 //!
 //! Search states are expanded in breadth-first order, so the first search state of each world
 //! lies on a shortest path to it, and the first violation met on a state or a step has a
@@ -40,7 +41,9 @@ pub struct Graph<R> {
     /// shared (a bound on what they cost).
     pub ghost_entries: usize,
     /// First violation of each safety or transition property: the search state it was met in,
-    /// and for a step, the step (the path is the path to the state plus the step).
+    /// and for a step, the step (the path is the path to the state plus the step). A state
+    /// property is judged on the first search state of each world, `fencing_available` on every
+    /// search state (its ghost).
     pub violations: BTreeMap<String, (u32, Option<Step>)>,
     /// A shortest path to a deadlock, as the search state it was met in.
     pub deadlock: Option<u32>,
@@ -96,9 +99,15 @@ impl<R: Recipe> Graph<R> {
                 }
                 let (to, next) = key;
                 let new_world = g.first_state[to as usize] == u32::MAX;
+                let refused_agreed = next.refused_agreed;
                 let id = g.add_state(to, next, Some((head as u32, step)));
                 if new_world {
                     g.judge_world(to, id);
+                }
+                // `fencing_available` is judged on the search state: its ghost remembers whether
+                // the path to it refused a holder ZooKeeper agreed with.
+                if refused_agreed {
+                    g.violations.entry(p::FENCING_AVAILABLE.to_string()).or_insert((id, None));
                 }
             }
             head += 1;
@@ -155,6 +164,7 @@ impl<R: Recipe> Graph<R> {
             (p::BELIEF_EXCLUSION, p::belief_exclusion(&world)),
             (p::ZK_EXCLUSION, p::zk_exclusion(&world)),
             (p::NO_ORPHANS, p::no_orphans(&world)),
+            (p::STALE_HOLDER, p::stale_holder(&world)),
         ] {
             if !ok {
                 self.violations.entry(name.to_string()).or_insert((state, None));

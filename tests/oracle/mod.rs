@@ -31,13 +31,15 @@ pub struct Oracle {
     pub complete: bool,
     /// The number of distinct `World` values reached.
     pub unique_worlds: usize,
-    /// The number of search states (world and the ghost state of `fenced_exclusion`).
+    /// The number of search states (world and the ghost state of `fenced_exclusion` and
+    /// `fencing_available`).
     pub search_states: usize,
     /// The creations remembered by the ghosts of all search states (see
     /// `graph::GHOST_ENTRIES_PER_STATE`: past 16 per allowed search state the run stops).
     pub ghost_entries: usize,
     /// Property name -> a shortest counterexample path (steps from the initial world). For a
-    /// safety property the path ends in a violating state; for `no_herd` and
+    /// safety property the path ends in a violating state (for `fencing_available`, the state
+    /// right after the refused access); for `no_herd` and
     /// `fenced_exclusion` its last step is the violating step; for `eventual_acquire` it ends in
     /// a deadlock if there is one, else it is the stem of the lasso in `lasso`.
     pub violated: BTreeMap<String, Vec<Step>>,
@@ -110,8 +112,10 @@ pub fn check<R: Recipe>(init: World<R>, max_states: usize) -> Oracle {
 
 /// Replays `steps` from `init` (each must be enabled) and says whether the state reached (or,
 /// for `no_herd` and `fenced_exclusion`, the last step) violates `property` by the oracle's own
-/// definitions. For `eventual_acquire` this judges a deadlock (the state reached has a waiting
-/// client and no non-fault step enabled); a cycle is judged by `is_fair_lasso`.
+/// definitions. `fencing_available` is judged on the state reached with the path that reached
+/// it: violated if any step of the path refused a holder ZooKeeper agreed with. For
+/// `eventual_acquire` this judges a deadlock (the state reached has a waiting client and no
+/// non-fault step enabled); a cycle is judged by `is_fair_lasso`.
 pub fn replays_to_violation<R: Recipe>(init: &World<R>, steps: &[Step], property: &str) -> Result<(), String> {
     let mut world = init.clone();
     let mut ghost = Ghost::new(init.clients.len());
@@ -126,6 +130,8 @@ pub fn replays_to_violation<R: Recipe>(init: &World<R>, steps: &[Step], property
         p::BELIEF_EXCLUSION => !p::belief_exclusion(&world),
         p::ZK_EXCLUSION => !p::zk_exclusion(&world),
         p::NO_ORPHANS => !p::no_orphans(&world),
+        p::STALE_HOLDER => !p::stale_holder(&world),
+        p::FENCING_AVAILABLE => ghost.refused_agreed,
         p::EVENTUAL_ACQUIRE => p::deadlock(&world),
         p::NO_HERD => {
             let (before, step, _) = last.as_ref().ok_or("no_herd is judged on a step: the path is empty")?;

@@ -14,10 +14,20 @@ pub const NO_ORPHANS: &str = "no_orphans";
 pub const FENCED_EXCLUSION: &str = "fenced_exclusion";
 pub const NO_HERD: &str = "no_herd";
 pub const EVENTUAL_ACQUIRE: &str = "eventual_acquire";
+pub const STALE_HOLDER: &str = "stale_holder";
+pub const FENCING_AVAILABLE: &str = "fencing_available";
 
 /// Every property the oracle judges (the `reached:*` items aside).
-pub const PROPERTIES: [&str; 6] =
-    [BELIEF_EXCLUSION, ZK_EXCLUSION, NO_ORPHANS, FENCED_EXCLUSION, NO_HERD, EVENTUAL_ACQUIRE];
+pub const PROPERTIES: [&str; 8] = [
+    BELIEF_EXCLUSION,
+    ZK_EXCLUSION,
+    NO_ORPHANS,
+    FENCED_EXCLUSION,
+    NO_HERD,
+    EVENTUAL_ACQUIRE,
+    STALE_HOLDER,
+    FENCING_AVAILABLE,
+];
 
 /// "A client *holds* when `recipe.belief()` is `Belief::Holding{..}`."
 pub fn holds<R: Recipe>(c: &Client<R>) -> bool {
@@ -59,6 +69,27 @@ pub fn zk_agrees<R: Recipe>(w: &World<R>, c: &Client<R>) -> bool {
 pub fn zk_exclusion<R: Recipe>(w: &World<R>) -> bool {
     let modes: Vec<Mode> = w.clients.iter().filter(|c| zk_agrees(w, c)).map(|c| c.recipe.mode()).collect();
     Mode::compatible(&modes)
+}
+
+/// The clients that break `stale_holder`: those that hold (`Belief::Holding{..}`; a
+/// `Belief::Suspended{..}` client does not hold) and that ZooKeeper does not agree with (see
+/// `zk_agrees`). A holder that names no node (`owned_node()` is None) is one of them: ZooKeeper
+/// cannot agree with it.
+pub fn stale_holders<R: Recipe>(w: &World<R>) -> Vec<ClientId> {
+    (0..w.clients.len())
+        .filter(|&i| holds(&w.clients[i]) && !zk_agrees(w, &w.clients[i]))
+        .map(|i| i as ClientId)
+        .collect()
+}
+
+/// `stale_holder` (safety, judged in every reachable state): "no client believes it holds
+/// (`Belief::Holding{..}`; `Belief::Suspended{..}` is not holding) while ZooKeeper disagrees: in
+/// every reachable state, every client whose belief is `Holding` has a live session
+/// (`server.is_alive(client.session)`), and the node it believes it owns
+/// (`recipe.owned_node()`) exists in the server's tree and its ephemeral owner is that
+/// session." True when the property holds in `w` (see `stale_holders`).
+pub fn stale_holder<R: Recipe>(w: &World<R>) -> bool {
+    stale_holders(w).is_empty()
 }
 
 /// "At or below the lock path (`config().lock_path`, at any depth)": the lock path itself or a
@@ -211,8 +242,28 @@ fn accepted(before: &Resource, after: &Resource, mode: Mode, token: i64) -> bool
     accepted
 }
 
-/// What `fenced_exclusion` needs of a path beyond the world it reaches (ghost state, kept next
-/// to the world in the oracle's search states):
+/// Whether `step`, from `before` to `after`, breaks `fencing_available` (safety,
+/// path-dependent): "the resource never refuses a holder that ZooKeeper agrees with: whenever a
+/// client takes a `Step::Write` while it believes `Holding`, and (in the state before the step)
+/// its session is alive and the node it believes it owns exists and is owned by that session,
+/// the resource accepts its token." Holders in `Mode::Read` read, other fenced modes write;
+/// `Mode::Lease{..}` holders are not fenced and always accepted. The resource's acceptance is
+/// decided by `accepted`. A violation makes the state after the step, and every state reached
+/// from it along that path, violate the property (see `Ghost::refused_agreed`).
+pub fn refuses_agreed_holder<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> bool {
+    let Step::Write(client) = step else { return false };
+    let c = &before.clients[usize::from(client)];
+    let Belief::Holding { token } = c.recipe.belief() else { return false };
+    let mode = c.recipe.mode();
+    if matches!(mode, Mode::Lease { .. }) || !zk_agrees(before, c) {
+        return false;
+    }
+    !accepted(&before.resource, &after.resource, mode, token)
+}
+
+/// What `fenced_exclusion` and `fencing_available` (see `refuses_agreed_holder`) need of a path
+/// beyond the world it reaches (ghost state, kept next to the world in the oracle's search
+/// states):
 ///
 /// `fenced_exclusion` (safety, path-dependent): "every hold has a position in ZooKeeper's lock
 /// order: when a client comes to hold (a step after which it holds and before which it did not
@@ -239,6 +290,9 @@ pub struct Ghost {
     pub max_access: Option<i64>,
     /// The highest position of an accepted write.
     pub max_write: Option<i64>,
+    /// `fencing_available` is broken on the path: some step of it refused a holder that
+    /// ZooKeeper agreed with (see `refuses_agreed_holder`). Set on that step, never cleared.
+    pub refused_agreed: bool,
 }
 
 impl Ghost {
@@ -248,6 +302,7 @@ impl Ghost {
             positions: vec![None; clients],
             max_access: None,
             max_write: None,
+            refused_agreed: false,
         }
     }
 
@@ -264,8 +319,12 @@ impl Ghost {
     }
 
     /// Follows `step` from `before` to `after`; returns a description of the violation of
-    /// `fenced_exclusion` if the step is an accepted access out of lock order.
+    /// `fenced_exclusion` if the step is an accepted access out of lock order, and sets
+    /// `refused_agreed` if the step breaks `fencing_available`.
     pub fn advance<R: Recipe>(&mut self, before: &World<R>, step: Step, after: &World<R>) -> Option<String> {
+        if refuses_agreed_holder(before, step, after) {
+            self.refused_agreed = true;
+        }
         // 1. The nodes the step created. Only the client taking a step sends requests in it (the
         // server applies a request as it is sent), so every node that appears in the tree (a new
         // path, or a path with a new czxid) is that client's, and so is every Created reply in

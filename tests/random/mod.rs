@@ -60,8 +60,9 @@ enum Class {
     Disconnected,
     SyncConnected,
     Expired,
+    Abandon,
 }
-const CLASSES: usize = 22;
+const CLASSES: usize = 23;
 
 /// One request an action may send, resolved against what the recipe remembers (an op whose
 /// register is empty sends nothing).
@@ -130,6 +131,12 @@ pub struct Program {
     /// Told of an outage while idle, it moves silently to another idle phase, whose acquire
     /// does something else.
     pub notes_outages: bool,
+    /// Drawn by `with_application_steps`.
+    pub application_steps: bool,
+    /// The phases that answer an acquire while they hold (re-entry).
+    reenters: [bool; PHASES],
+    /// The waiting phases in which the application may give up.
+    abandons: [bool; PHASES],
 }
 
 impl Program {
@@ -156,7 +163,9 @@ impl Program {
         };
         let mut table = [[Action { ops: [None, None], forget: false, next: 0 }; CLASSES]; PHASES];
         for row in table.iter_mut() {
-            for cell in row.iter_mut() {
+            // The give-up row is drawn last (below), so that a seed draws the same table it drew
+            // before giving up existed.
+            for cell in row.iter_mut().take(Class::Abandon as usize) {
                 *cell = action(&mut rng);
             }
         }
@@ -165,7 +174,34 @@ impl Program {
             Action { ops: [Some(Op::CreateSeq), None], forget: true, next: rng.random_range(1..PHASES as u8) };
         let (persistent, ordered_by_client) = (rng.random_bool(0.2), rng.random_bool(0.1));
         let reads_values = rng.random_bool(0.1);
-        Program { seed, beliefs, table, persistent, ordered_by_client, reads_values, notes_outages: false }
+        for row in table.iter_mut() {
+            row[Class::Abandon as usize] = action(&mut rng);
+        }
+        Program {
+            seed,
+            beliefs,
+            table,
+            persistent,
+            ordered_by_client,
+            reads_values,
+            notes_outages: false,
+            application_steps: false,
+            reenters: [false; PHASES],
+            abandons: [false; PHASES],
+        }
+    }
+
+    /// The program drawn from `seed`, in which the application also steps in: some holding
+    /// phases take a re-entrant acquire (their acquire row says what it does), and some waiting
+    /// phases let the application give up (their give-up row says how). A separate draw, so
+    /// that `from_seed` draws what it drew before these existed.
+    pub fn with_application_steps(seed: u64) -> Program {
+        let mut program = Program::from_seed(seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_a991);
+        program.reenters = program.beliefs.map(|b| b == Kind::Holding && rng.random_bool(0.4));
+        program.abandons = program.beliefs.map(|b| b == Kind::Acquiring && rng.random_bool(0.6));
+        program.application_steps = true;
+        program
     }
 
     /// The program drawn from `seed`, changed so that a Disconnected received in idle phase 0
@@ -201,14 +237,16 @@ pub struct RandomRecipe {
 
 impl PartialEq for RandomRecipe {
     fn eq(&self, other: &Self) -> bool {
-        (self.program.seed, self.program.notes_outages) == (other.program.seed, other.program.notes_outages)
+        (self.program.seed, self.program.notes_outages, self.program.application_steps)
+            == (other.program.seed, other.program.notes_outages, other.program.application_steps)
             && (self.phase, &self.node, self.seq, &self.pred) == (other.phase, &other.node, other.seq, &other.pred)
     }
 }
 impl Eq for RandomRecipe {}
 impl Hash for RandomRecipe {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        (self.program.seed, self.program.notes_outages, self.phase, &self.node, self.seq, &self.pred).hash(state);
+        let program = (self.program.seed, self.program.notes_outages, self.program.application_steps);
+        (program, self.phase, &self.node, self.seq, &self.pred).hash(state);
     }
 }
 
@@ -233,6 +271,7 @@ impl RandomRecipe {
         match input {
             Input::Acquire => Class::Acquire,
             Input::Release => Class::Release,
+            Input::Abandon => Class::Abandon,
             Input::State(SessionState::Disconnected) => Class::Disconnected,
             Input::State(SessionState::SyncConnected) => Class::SyncConnected,
             Input::State(_) => Class::Expired,
@@ -355,6 +394,14 @@ impl Recipe for RandomRecipe {
 
     fn owned_node(&self) -> Option<&str> {
         self.node.as_deref()
+    }
+
+    fn accepts_reentry(&self) -> bool {
+        self.program.reenters[usize::from(self.phase)]
+    }
+
+    fn can_abandon(&self) -> bool {
+        self.program.abandons[usize::from(self.phase)]
     }
 
     fn waits_on_one_node(&self) -> bool {

@@ -54,6 +54,8 @@ pub struct Client<R> {
     pub created: Vec<(String, i64)>,
     /// A connection-loss fault waiting for the client's next request.
     pub armed: Option<FaultKind>,
+    /// The connection is to a lagging follower (`lagging-session`) until it drops.
+    pub lagging: bool,
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,
@@ -77,6 +79,7 @@ impl<R: Recipe> Client<R> {
             grant: 0,
             created: Vec::new(),
             armed: None,
+            lagging: false,
             numbers: Memo::default(),
         }
     }

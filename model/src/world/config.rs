@@ -26,14 +26,25 @@ pub enum FaultKind {
     /// though never older than what its session has already seen (a new session, after an
     /// expiry, has seen nothing).
     LaggingRead,
+    /// The follower the client is connected to falls behind the leader and stays behind until
+    /// it catches up (`Step::CatchUp`, a fair step) or the connection drops: the read the step sends and every read after it on this connection
+    /// see the state just before the latest write, though never older than what the session
+    /// has seen (its own writes included). Struck at a step that reads first; the new handle
+    /// after an expiry is one, and its first listing is what CURATOR-498 and CURATOR-696 see
+    /// stale.
+    LaggingSession,
     /// The lock's parent is a container (as Curator creates it) and the server's container
     /// manager deletes it once it has had children and has none left.
     ReapParent,
+    /// The application stops waiting for the lock (a timeout, a cancelled task, an unlock
+    /// while waiting): the recipe is handed `Input::Abandon`. Not a failure of ZooKeeper, but an
+    /// event from outside the recipe, bounded like one; only recipes that can give up take it.
+    GiveUp,
 }
 
 impl FaultKind {
     /// How many kinds there are.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 10;
 
     pub const ALL: [FaultKind; FaultKind::COUNT] = [
         FaultKind::LossBeforeApply,
@@ -44,6 +55,8 @@ impl FaultKind {
         FaultKind::Pause,
         FaultKind::LaggingRead,
         FaultKind::ReapParent,
+        FaultKind::GiveUp,
+        FaultKind::LaggingSession,
     ];
 
     pub fn name(self) -> &'static str {
@@ -56,13 +69,23 @@ impl FaultKind {
             FaultKind::Pause => "pause",
             FaultKind::LaggingRead => "lagging-read",
             FaultKind::ReapParent => "reap-parent",
+            FaultKind::GiveUp => "give-up",
+            FaultKind::LaggingSession => "lagging-session",
         }
     }
 
     /// Connection loss and lagging reads strike the request a step sends (taken as
     /// `Step::Lossy`).
     pub fn strikes_a_request(self) -> bool {
-        matches!(self, FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead)
+        matches!(
+            self,
+            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead | FaultKind::LaggingSession
+        )
+    }
+
+    /// A lagging follower answers reads (a single read, or a whole connection's).
+    pub fn lags(self) -> bool {
+        matches!(self, FaultKind::LaggingRead | FaultKind::LaggingSession)
     }
 
     pub fn index(self) -> usize {
@@ -81,8 +104,21 @@ impl fmt::Display for FaultKind {
 }
 
 /// How many times each fault may happen in one run (0: never), in `FaultKind::ALL` order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FaultBudget(pub [u32; FaultKind::COUNT]);
+
+/// How many kinds the first traces listed; every budget lists at least these.
+const FIRST_KINDS: usize = 8;
+
+/// Written up to its last allowed kind, and at least the first kinds: a kind added later is
+/// listed last, so a budget that does not allow it is written as before, and a trace stays
+/// byte for byte what it was.
+impl Serialize for FaultBudget {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let used = self.0.iter().rposition(|n| *n > 0).map_or(0, |last| last + 1);
+        self.0[..used.max(FIRST_KINDS)].serialize(serializer)
+    }
+}
 
 /// A budget written before a fault kind existed lists fewer kinds: the missing ones are 0, so
 /// older traces still load.

@@ -110,7 +110,8 @@ pub struct NotEnabled(pub Step);
 impl<R: Recipe> World<R> {
     /// A world whose lock parent exists and whose clients each have an open session.
     pub fn new(mut config: WorldConfig, recipes: Vec<R>) -> Self {
-        if config.faults.get(FaultKind::LaggingRead) > 0 && config.server.lag_window == 0 {
+        let lags = FaultKind::ALL.into_iter().any(|k| k.lags() && config.faults.get(k) > 0);
+        if lags && config.server.lag_window == 0 {
             config.server.lag_window = DEFAULT_LAG_WINDOW;
         }
         let mut server = Server::new(config.server);
@@ -210,7 +211,11 @@ impl<R: Recipe> World<R> {
         };
         let alive = || self.server.is_alive(c.session);
         match step {
-            Step::Acquire(_) => c.runs() && c.link == Link::Up && c.rounds_left > 0 && c.belief() == Belief::Idle,
+            Step::Acquire(_) => {
+                c.runs()
+                    && (c.recipe.accepts_reentry()
+                        || (c.link == Link::Up && c.rounds_left > 0 && c.belief() == Belief::Idle))
+            }
             Step::Write(_) => c.runs() && c.belief().is_holding() && !c.wrote,
             Step::Release(_) => c.runs() && c.belief().is_holding() && c.wrote,
             Step::Receive(_) => c.runs() && !c.inbound.is_empty(),
@@ -219,12 +224,15 @@ impl<R: Recipe> World<R> {
                 (c.crashed || (c.link == Link::Partitioned && (c.noticed_disconnect || c.paused))) && alive()
             }
             Step::Resume(_) => c.paused && !c.crashed,
+            Step::CatchUp(_) => c.lagging,
             Step::Lossy(kind, sending, i) => {
                 kind.strikes_a_request()
                     && self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && self.enabled(sending.step(i))
                     && match kind {
                         FaultKind::LaggingRead => self.would_read_lagging(usize::from(i), sending),
+                        // A connection already on a lagging follower has nowhere further to land.
+                        FaultKind::LaggingSession => !c.lagging && self.would_read_lagging(usize::from(i), sending),
                         _ => self.would_send(usize::from(i), sending),
                     }
             }
@@ -234,13 +242,17 @@ impl<R: Recipe> World<R> {
                     // The server's own event does not wait for client 0, crashed or not.
                     && (!c.crashed || kind == FaultKind::ReapParent)
                     && match kind {
-                        FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => false,
+                        FaultKind::LossBeforeApply
+                        | FaultKind::LossAfterApply
+                        | FaultKind::LaggingRead
+                        | FaultKind::LaggingSession => false,
                         FaultKind::Disconnect => c.link == Link::Up,
                         FaultKind::Expire => c.link != Link::Partitioned && alive(),
                         FaultKind::Crash => true,
                         FaultKind::Pause => !c.paused,
                         // A server event: listed once, under client 0.
                         FaultKind::ReapParent => step.client() == 0 && self.server.reapable(&self.config.lock_path),
+                        FaultKind::GiveUp => c.runs() && c.is_waiting() && c.recipe.can_abandon(),
                     }
             }
         }
@@ -263,8 +275,12 @@ impl<R: Recipe> World<R> {
         let i = usize::from(step.client());
         match step {
             Step::Acquire(_) => {
-                if self.clients[i].rounds_left != UNBOUNDED_ROUNDS {
-                    self.clients[i].rounds_left -= 1;
+                // A re-entrant acquire is answered from the recipe's own count: no new round.
+                let c = &mut self.clients[i];
+                if c.recipe.accepts_reentry() {
+                    note(log, || Note::Client("re-entrant acquire: answered from the local count".to_string()));
+                } else if c.rounds_left != UNBOUNDED_ROUNDS {
+                    c.rounds_left -= 1;
                 }
                 self.run_recipe(i, Input::Acquire, log);
             }
@@ -278,6 +294,10 @@ impl<R: Recipe> World<R> {
                     _ if mode.is_fenced() => self.resource.write(token, c.grant),
                     _ => true,
                 };
+                if !accepted && !self.zk_holders_among(&[i as ClientId]).is_empty() {
+                    // Refused although ZooKeeper agrees it holds: its token is not the newest.
+                    self.resource.refused_live = true;
+                }
                 note(log, || Note::Write { token, accepted, mode });
             }
             Step::Release(_) => self.run_recipe(i, Input::Release, log),
@@ -296,6 +316,10 @@ impl<R: Recipe> World<R> {
                 if !c.crashed {
                     c.link = Link::Down;
                 }
+            }
+            Step::CatchUp(_) => {
+                self.clients[i].lagging = false;
+                note(log, || Note::Client("the lagging follower catches up".to_string()));
             }
             Step::Resume(_) => {
                 self.clients[i].paused = false;
@@ -380,6 +404,7 @@ impl<R: Recipe> World<R> {
             _ if c.link != Link::Up && !new_handle => return None,
             Sending::Acquire => Input::Acquire,
             Sending::Release => Input::Release,
+            Sending::GiveUp => Input::Abandon,
             Sending::Receive => c.inbound.front()?.clone(),
         };
         let mut recipe = c.recipe.clone();
@@ -390,9 +415,10 @@ impl<R: Recipe> World<R> {
 
     fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<Note>>) {
         match kind {
-            FaultKind::LossBeforeApply | FaultKind::LossAfterApply | FaultKind::LaggingRead => {
-                unreachable!("taken as Step::Lossy")
-            }
+            FaultKind::LossBeforeApply
+            | FaultKind::LossAfterApply
+            | FaultKind::LaggingRead
+            | FaultKind::LaggingSession => unreachable!("taken as Step::Lossy"),
             FaultKind::Disconnect => {
                 self.drop_link(i, Link::Down, None);
                 note(log, || Note::Client("connection drops".to_string()));
@@ -417,6 +443,10 @@ impl<R: Recipe> World<R> {
             FaultKind::Pause => {
                 self.clients[i].paused = true;
                 note(log, || Note::Client("process pauses".to_string()));
+            }
+            FaultKind::GiveUp => {
+                note(log, || Note::Client("the application stops waiting".to_string()));
+                self.run_recipe(i, Input::Abandon, log);
             }
             FaultKind::ReapParent => {
                 let lock = self.config.lock_path.clone();
@@ -444,7 +474,14 @@ impl<R: Recipe> World<R> {
                 return;
             }
             let session = self.clients[i].session;
-            let lagging = armed == Some(FaultKind::LaggingRead) && self.server.attach_lagging(session).is_some();
+            if armed == Some(FaultKind::LaggingSession) {
+                note(log, || Note::Client("!! the connection lands on a lagging follower".to_string()));
+                self.clients[i].lagging = true;
+            }
+            let lags = armed == Some(FaultKind::LaggingRead) || self.clients[i].lagging;
+            // Each read attaches again: the follower stays one transaction behind the leader,
+            // and a session that has seen a state (its own write's) is never shown an older one.
+            let lagging = lags && !request.is_write() && self.server.attach_lagging(session).is_some();
             if lagging {
                 note(log, || Note::Client("!! a lagging follower answers the read".to_string()));
                 self.coverage.lagged_read = true;
@@ -547,6 +584,8 @@ impl<R: Recipe> World<R> {
         let c = &mut self.clients[i];
         c.link = link;
         c.noticed_disconnect = false;
+        // The next connection may land anywhere: on the leader's state as far as reads go.
+        c.lagging = false;
         c.drop_zxid = self.server.zxid();
         c.armed = None;
         behaviour.on_disconnect(&mut self.server, c.session, &mut c.watches);
@@ -607,7 +646,7 @@ impl<R: Recipe> World<R> {
             c.inbound.clear();
             c.watches.clear();
         }
-        if !matches!(input, Input::Acquire | Input::Release) {
+        if !matches!(input, Input::Acquire | Input::Release | Input::Abandon) {
             note(log, || Note::Handled(input.clone()));
         }
         let mut out = Vec::new();
@@ -649,6 +688,7 @@ impl<R: Recipe> World<R> {
             c.session = session;
             c.link = Link::Up;
             c.drop_zxid = 0;
+            c.lagging = false;
             if self.server.config().lag_window > 0 {
                 self.server.forget_seen(session);
             }
@@ -711,6 +751,7 @@ pub fn describe_input(input: &Input) -> String {
     match input {
         Input::Acquire => "acquire".to_string(),
         Input::Release => "release".to_string(),
+        Input::Abandon => "give up".to_string(),
         Input::Reply { request, result } => format!("<- {} = {}", request.op_name(), describe_result(result)),
         Input::Watch(event) => format!("<- event {:?} {}", event.kind, event.path),
         Input::State(state) => format!("<- state {state:?}"),

@@ -113,8 +113,8 @@ impl<R: Recipe> World<R> {
             && after.link == c.link
             && after.outbound == c.outbound
             && after.watches == c.watches
-            && (after.drop_zxid, after.rounds_left, after.grant, after.armed)
-                == (c.drop_zxid, c.rounds_left, c.grant, c.armed)
+            && (after.drop_zxid, after.rounds_left, after.grant, after.armed, after.lagging)
+                == (c.drop_zxid, c.rounds_left, c.grant, c.armed, c.lagging)
             && (after.paused, after.crashed, after.wrote) == (c.paused, c.crashed, c.wrote)
             && (disconnected || after.noticed_disconnect == c.noticed_disconnect)
             && after.created == c.created
@@ -127,9 +127,11 @@ impl<R: Recipe> World<R> {
     /// may not be enabled now (the link is down), a step that commutes with the receive (the
     /// reconnect) enables it. Such a receive is never taken alone: an ample set must hold back
     /// nothing that a path of other steps could turn into a dependent step (condition C1).
-    /// Write and release need a belief of holding, which only the client's own recipe steps
-    /// change, and crash and pause only lose budget, so no other step of the client's can be
-    /// enabled that way.
+    /// Write and release need a belief of holding, a re-entrant acquire and giving up need the
+    /// recipe to say so (`accepts_reentry`, `can_abandon`), and only the client's own recipe
+    /// steps change either; crash, pause and give-up only lose budget. So no other step of the
+    /// client's can be enabled that way, and one that is enabled now is among the steps that do
+    /// not commute, which keeps the receive from being taken alone.
     fn may_ask_to_acquire(c: &super::Client<R>) -> bool {
         c.belief() == crate::Belief::Idle && c.rounds_left > 0
     }

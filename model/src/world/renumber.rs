@@ -188,6 +188,7 @@ impl<R: Recipe> Client<R> {
             grant: r.zxid(self.grant),
             created: self.created.iter().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))).collect(),
             armed: self.armed,
+            lagging: self.lagging,
             numbers: r.carry(&self.numbers),
         })
     }

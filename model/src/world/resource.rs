@@ -25,6 +25,9 @@ pub struct Resource {
     pub max_write_token: Option<i64>,
     /// The latest position in lock order whose write (reads aside) was accepted.
     pub newest_write_grant: i64,
+    /// A holder that ZooKeeper agreed with was refused: its token was below one accepted
+    /// before (tokens restarted with a recreated parent, or wrapped at 2^31).
+    pub refused_live: bool,
 }
 
 impl Resource {

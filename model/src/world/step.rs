@@ -23,6 +23,9 @@ pub enum Step {
     Expire(ClientId),
     /// A paused process resumes.
     Resume(ClientId),
+    /// The lagging follower the client's connection is on catches up with the leader (see
+    /// `FaultKind::LaggingSession`): not a fault, so every fair run takes it eventually.
+    CatchUp(ClientId),
     /// An injected fault.
     Fault(FaultKind, ClientId),
     /// The client takes a step that sends a request, and the connection drops before the
@@ -39,10 +42,13 @@ pub enum Sending {
     Release,
     Receive,
     Reconnect,
+    /// The application gives up (the `give-up` fault), and its recipe deletes its node.
+    GiveUp,
 }
 
 impl Sending {
-    pub const ALL: [Sending; 4] = [Sending::Acquire, Sending::Release, Sending::Receive, Sending::Reconnect];
+    pub const ALL: [Sending; 5] =
+        [Sending::Acquire, Sending::Release, Sending::Receive, Sending::Reconnect, Sending::GiveUp];
 
     /// The plain step this one is a lossy version of.
     pub fn step(self, client: ClientId) -> Step {
@@ -51,13 +57,14 @@ impl Sending {
             Sending::Release => Step::Release(client),
             Sending::Receive => Step::Receive(client),
             Sending::Reconnect => Step::Reconnect(client),
+            Sending::GiveUp => Step::Fault(FaultKind::GiveUp, client),
         }
     }
 }
 
 impl Step {
     /// Every step of client `i` that is not a fault, in the order the world lists them.
-    pub fn of_client(i: ClientId) -> [Step; 7] {
+    pub fn of_client(i: ClientId) -> [Step; 8] {
         [
             Step::Acquire(i),
             Step::Write(i),
@@ -66,6 +73,7 @@ impl Step {
             Step::Reconnect(i),
             Step::Expire(i),
             Step::Resume(i),
+            Step::CatchUp(i),
         ]
     }
 
@@ -78,6 +86,7 @@ impl Step {
             | Step::Reconnect(c)
             | Step::Expire(c)
             | Step::Resume(c)
+            | Step::CatchUp(c)
             | Step::Fault(_, c)
             | Step::Lossy(_, _, c) => c,
         }
@@ -92,6 +101,7 @@ impl Step {
             Step::Reconnect(_) => Step::Reconnect(to),
             Step::Expire(_) => Step::Expire(to),
             Step::Resume(_) => Step::Resume(to),
+            Step::CatchUp(_) => Step::CatchUp(to),
             // The server's own event stays where it is listed.
             Step::Fault(FaultKind::ReapParent, c) => Step::Fault(FaultKind::ReapParent, c),
             Step::Fault(kind, _) => Step::Fault(kind, to),
@@ -114,9 +124,17 @@ impl fmt::Display for Step {
             Step::Reconnect(c) => write!(f, "reconnect c{c}"),
             Step::Expire(c) => write!(f, "expire c{c}"),
             Step::Resume(c) => write!(f, "resume c{c}"),
+            Step::CatchUp(c) => write!(f, "catch-up c{c}"),
             Step::Fault(kind, c) => write!(f, "FAULT {kind} c{c}"),
             Step::Lossy(kind, sending, c) => {
-                write!(f, "FAULT {kind} on {} c{c}", sending.step(*c).to_string().split(' ').next().unwrap_or(""))
+                let on = match sending {
+                    Sending::Acquire => "acquire",
+                    Sending::Release => "release",
+                    Sending::Receive => "receive",
+                    Sending::Reconnect => "reconnect",
+                    Sending::GiveUp => "give-up",
+                };
+                write!(f, "FAULT {kind} on {on} c{c}")
             }
         }
     }

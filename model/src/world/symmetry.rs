@@ -174,6 +174,7 @@ impl<R: Recipe> Client<R> {
             grant: self.grant,
             created: self.created.iter().map(|(path, czxid)| (r.path(path), *czxid)).collect(),
             armed: self.armed,
+            lagging: self.lagging,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
         })
     }
