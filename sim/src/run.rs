@@ -110,6 +110,9 @@ struct Sim<'a, R> {
     outcome: Outcome,
 }
 
+/// The longest a follower stays behind after a `lagging-session` fault, in microseconds.
+const LAG_CATCH_UP_US: u64 = 100_000;
+
 impl<'a, R: Recipe> Sim<'a, R> {
     fn new(config: &'a SimConfig, recipes: Vec<R>, observe: &'a mut dyn FnMut(&World<R>)) -> Self {
         let n = recipes.len();
@@ -395,9 +398,10 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 self.metrics.faults[kind.index()] += 1;
                 self.apply(Step::Lossy(kind, sending, i));
                 if kind == FaultKind::LaggingSession {
-                    // A follower behind for up to half a session timeout, then caught up.
+                    // A follower that falls behind catches up within a tenth of a second: a
+                    // healthy ensemble's followers trail by milliseconds, a busy one's by more.
                     let rng = &mut self.fault_streams[kind.index()];
-                    let lag = between(rng, 1, self.timing.timeout / 2);
+                    let lag = between(rng, 1_000, LAG_CATCH_UP_US);
                     self.queue.push(self.now + lag, Event::CatchUp(i));
                 }
                 return;
