@@ -27,7 +27,12 @@ fn every_timeline_in_the_docs_is_a_fresh_replay_of_its_trace() {
                 let shown = rest.split_once("```").expect("the block is closed").0;
                 let trace = Trace::load(&root.join(trace_path)).unwrap_or_else(|e| panic!("{e}"));
                 let fresh = render(&trace).unwrap();
-                assert_eq!(shown, fresh, "{}: the block for {trace_path} is stale", page.display());
+                assert_eq!(
+                    shown,
+                    fresh,
+                    "{}: the block for {trace_path} is stale (run scripts/docs-timelines.sh)",
+                    page.display()
+                );
                 checked += 1;
             }
         }

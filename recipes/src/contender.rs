@@ -288,6 +288,7 @@ impl Contender {
     /// delete, and the contender is idle once it is done.
     fn release(&mut self, out: &mut Vec<Request>) {
         self.count = 0;
+        self.nested = false;
         self.forget_node(out);
         self.phase = Phase::Releasing;
         if self.deleting.is_empty() {
@@ -470,6 +471,7 @@ impl Contender {
         }
         self.node = None;
         self.count = 0;
+        self.nested = false;
         let waiting = !matches!(self.phase, Phase::Idle | Phase::Holding | Phase::Suspended | Phase::Releasing);
         match self.style.after_expiry {
             AfterExpiry::RequeueWaiter if waiting => self.create_new(ctx, out),

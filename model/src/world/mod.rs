@@ -224,15 +224,16 @@ impl<R: Recipe> World<R> {
                 (c.crashed || (c.link == Link::Partitioned && (c.noticed_disconnect || c.paused))) && alive()
             }
             Step::Resume(_) => c.paused && !c.crashed,
-            Step::CatchUp(_) => c.lagging,
+            Step::CatchUp(_) => c.lagging && !c.crashed,
             Step::Lossy(kind, sending, i) => {
                 kind.strikes_a_request()
                     && self.faults_used[kind.index()] < self.config.faults.get(kind)
                     && self.enabled(sending.step(i))
                     && match kind {
-                        FaultKind::LaggingRead => self.would_read_lagging(usize::from(i), sending),
-                        // A connection already on a lagging follower has nowhere further to land.
-                        FaultKind::LaggingSession => !c.lagging && self.would_read_lagging(usize::from(i), sending),
+                        // A connection already on a lagging follower reads from it anyway.
+                        FaultKind::LaggingRead | FaultKind::LaggingSession => {
+                            !c.lagging && self.would_read_lagging(usize::from(i), sending)
+                        }
                         _ => self.would_send(usize::from(i), sending),
                     }
             }
@@ -434,6 +435,7 @@ impl<R: Recipe> World<R> {
             FaultKind::Crash => {
                 let c = &mut self.clients[i];
                 c.crashed = true;
+                c.lagging = false;
                 c.outbound.clear();
                 c.inbound.clear();
                 c.watches.clear();
@@ -484,7 +486,9 @@ impl<R: Recipe> World<R> {
             let lagging = lags && !request.is_write() && self.server.attach_lagging(session).is_some();
             if lagging {
                 note(log, || Note::Client("!! a lagging follower answers the read".to_string()));
-                self.coverage.lagged_read = true;
+                // What `reached:lagging-read` asks for: the single lagging read, not a read of a
+                // lagging session (whose own item is that its fault happened).
+                self.coverage.lagged_read |= armed == Some(FaultKind::LaggingRead);
             }
             let outcome = self.server.apply(session, &request);
             if lagging {

@@ -9,8 +9,11 @@
 //!   inbound queue. Other clients' steps only append to that queue (a notification), and the
 //!   client's own connection faults (a disconnect, a partition, the server expiring the session
 //!   afterwards, a reconnect) change its link and append to the back: they commute with it.
-//!   The client's steps that do not commute (acquire, write, release, crash, pause, resume) are
-//!   not enabled, and none of the steps that commute can enable them: a reconnect enables an
+//!   The client's steps that do not commute (acquire, a re-entrant acquire among them, write,
+//!   release, giving up, a lagging follower catching up, crash, pause, resume) are not enabled,
+//!   and none of the steps that commute can enable them, except that a follower struck during
+//!   a reconnect can then catch up, which the step, sending nothing, never reads: a reconnect
+//!   enables an
 //!   acquire, so a client that is idle with rounds left never has its receive taken alone
 //!   (condition C1 of ample sets: no step dependent on the ample one can occur before it).
 //!   So along every run from
