@@ -477,7 +477,7 @@ impl<R: Recipe> World<R> {
             }
             let session = self.clients[i].session;
             if armed == Some(FaultKind::LaggingSession) {
-                note(log, || Note::Client("!! the connection lands on a lagging follower".to_string()));
+                note(log, || Note::Client("!! the follower this connection is on falls behind".to_string()));
                 self.clients[i].lagging = true;
             }
             let lags = armed == Some(FaultKind::LaggingRead) || self.clients[i].lagging;
