@@ -29,10 +29,10 @@
 //! - The mutex is re-entrant (`InterProcessMutex.internalLock`): a thread that holds and asks
 //!   again gets `true` at once, its `lockCount` up and no request; `release` counts down and
 //!   deletes the node at zero. One nested acquire per hold is modelled.
+//! - A waiter whose node went with its session creates a new one (attemptLock retries on the
+//!   NoNode its driver throws).
 //! - A waiter whose `acquire(time, unit)` runs out deletes its node (`deleteOurPath`, a
-//!   guaranteed delete): the `give-up` fault, while it waits on its predecessor. A waiter whose
-//!   node went with its session creates a new one (attemptLock retries on the NoNode its driver
-//!   throws).
+//!   guaranteed delete): the `give-up` fault, while it waits on its predecessor.
 //! - LeaderLatch drops leadership on SUSPENDED and LOST, and on RECONNECTED lists again (since
 //!   CURATOR-644/645). LOST only drops leadership: the latch keeps its node's path and handles the
 //!   new session's connect like any reconnect. Since CURATOR-696 a latch that finds itself first
