@@ -314,9 +314,7 @@ pub fn summarize(property: Property, world: &World<AnyRecipe>) -> String {
             format!("nothing can happen, yet {} is owned by no client that knows it", world.orphans().join(", "))
         }
         Property::StaleHolder => {
-            let believers = world.believers();
-            let agreed = world.zk_holders_among(&believers);
-            let stale: Vec<ClientId> = believers.into_iter().filter(|c| !agreed.contains(c)).collect();
+            let stale = world.stale_holders_among(&world.believers());
             format!(
                 "{} {} it holds, but its session or its node is gone",
                 names(stale.clone()),

@@ -168,7 +168,7 @@ impl Property {
         match self {
             Property::BeliefExclusion => world.compatible(believers),
             Property::ZkExclusion => world.zk_exclusion_among(believers),
-            Property::StaleHolder => world.zk_holders_among(believers).len() == believers.len(),
+            Property::StaleHolder => world.stale_holders_among(believers).is_empty(),
             other => other.holds(world),
         }
     }

@@ -295,7 +295,7 @@ impl<R: Recipe> World<R> {
                     _ if mode.is_fenced() => self.resource.write(token, c.grant),
                     _ => true,
                 };
-                if !accepted && !self.zk_holders_among(&[i as ClientId]).is_empty() {
+                if !accepted && self.zk_agrees(i as ClientId) {
                     // Refused although ZooKeeper agrees it holds: its token is not the newest.
                     self.resource.refused_live = true;
                 }

@@ -72,17 +72,20 @@ impl<R: Recipe> World<R> {
 
     /// Those of the believers `ids` that ZooKeeper agrees with.
     pub fn zk_holders_among(&self, ids: &[ClientId]) -> Vec<ClientId> {
-        ids.iter()
-            .copied()
-            .filter(|i| {
-                let c = &self.clients[usize::from(*i)];
-                self.server.is_alive(c.session)
-                    && c.recipe
-                        .owned_node()
-                        .and_then(|p| self.server.tree().get(p))
-                        .is_some_and(|n| n.owner == Some(c.session))
-            })
-            .collect()
+        ids.iter().copied().filter(|i| self.zk_agrees(*i)).collect()
+    }
+
+    /// Those of the believers `ids` that ZooKeeper does not agree with: stale holders.
+    pub fn stale_holders_among(&self, ids: &[ClientId]) -> Vec<ClientId> {
+        ids.iter().copied().filter(|i| !self.zk_agrees(*i)).collect()
+    }
+
+    /// Whether ZooKeeper agrees that client `i` may hold: its session is alive, and the node it
+    /// believes it owns exists and belongs to that session (whether it believes it holds aside).
+    pub fn zk_agrees(&self, i: ClientId) -> bool {
+        let c = &self.clients[usize::from(i)];
+        self.server.is_alive(c.session)
+            && c.recipe.owned_node().and_then(|p| self.server.tree().get(p)).is_some_and(|n| n.owner == Some(c.session))
     }
 
     /// The holders that ZooKeeper agrees with may all hold at once.
