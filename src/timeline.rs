@@ -40,7 +40,7 @@ pub fn render_steps<R: Recipe>(
         };
         let mut lines = vec![title];
         lines.extend(log.unwrap_or_default().into_iter().map(|note| format!("  {note}")));
-        let column = usize::from(step.client());
+        let column = step.client() as usize;
         let wrapped = lines.iter().flat_map(|line| wrap(line));
         for (n, line) in wrapped.enumerate() {
             let mut cells = vec![String::new(); clients];

@@ -269,7 +269,7 @@ pub fn starving(cycle: &[World<AnyRecipe>]) -> Vec<ClientId> {
     let clients = cycle.first().map_or(0, |w| w.clients.len()) as ClientId;
     (0..clients)
         .filter(|&c| {
-            let c = usize::from(c);
+            let c = c as usize;
             cycle.iter().any(|w| w.clients[c].is_waiting()) && cycle.iter().all(|w| !w.clients[c].belief().is_holding())
         })
         .collect()

@@ -12,7 +12,7 @@ fn catalogue(name: &'static str) -> impl Fn(&str) -> AnyRecipe {
 }
 
 /// Receives client `i`'s messages until it has none left.
-fn settle(world: &mut World<AnyRecipe>, i: u16) {
+fn settle(world: &mut World<AnyRecipe>, i: zklab_model::ClientId) {
     while world.enabled(Step::Receive(i)) {
         world.apply(Step::Receive(i)).unwrap();
     }

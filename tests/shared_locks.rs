@@ -232,7 +232,7 @@ fn reachable(world: World<AnyRecipe>, happened: impl Fn(&World<AnyRecipe>, Step,
 fn a_revoked_holder_gives_the_lock_up_without_being_asked_by_its_application() {
     let world = scenario("revocable-writer,revocable-writer", "none", ClientBehaviour::Java).world();
     let revoked = |before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>| {
-        let c = usize::from(step.client());
+        let c = step.client() as usize;
         matches!(step, Step::Receive(_))
             && before.clients[c].belief().is_holding()
             && after.clients[c].belief() == Belief::Releasing

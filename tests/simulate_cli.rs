@@ -244,9 +244,9 @@ fn a_queue_longer_than_jute_maxbuffer_allows_is_reported_and_its_trace_replays()
 #[test]
 fn ctrl_c_stops_a_simulation_and_prints_what_is_known_with_exit_3() {
     let dir = temp_dir("ctrl-c");
-    // Tens of seconds of work: the interruption, not the end, stops it.
+    // A herd of a hundred million steps, minutes of work: the interruption, not the end, stops it.
     let child = Command::new(env!("CARGO_BIN_EXE_zklab"))
-        .args(["simulate", "--recipe", "standard", "--clients", "20000", "--trace-dir", dir.to_str().unwrap()])
+        .args(["simulate", "--recipe", "parent-watch", "--clients", "10000", "--trace-dir", dir.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

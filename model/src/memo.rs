@@ -5,7 +5,7 @@
 //!
 //! A memo is never part of its owner's identity (equality and hashing ignore it), and a copy
 //! starts empty: an owner is copied only to be changed (copy on write), and whoever changes an
-//! owner in place clears its memo.
+//! owner in place clears its memo, or changes it along with the owner (`get_mut`).
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -20,6 +20,11 @@ impl<T> Memo<T> {
     /// The value, if it has been computed.
     pub fn get(&self) -> Option<&T> {
         self.0.get()
+    }
+
+    /// The value, if it has been computed, to be changed along with its owner.
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        self.0.get_mut()
     }
 
     /// The memo of a copy of the owner changed in a way whose effect on the value `carry`

@@ -271,7 +271,7 @@ pub fn herd<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> Vec<C
         .iter()
         .copied()
         .filter(|&i| {
-            let c = &before.clients[usize::from(i)];
+            let c = &before.clients[i as usize];
             Some(i) != actor(step) && c.is_waiting() && exclusive(c.recipe.mode())
         })
         .collect();

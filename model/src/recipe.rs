@@ -29,7 +29,7 @@ pub enum Input {
 
 /// A client's number in its world. Wide enough for the simulator's thousands of clients; the
 /// checker explores a handful.
-pub type ClientId = u16;
+pub type ClientId = u32;
 
 /// Who the recipe is running as. The session changes when an expired session is replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

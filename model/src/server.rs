@@ -28,13 +28,14 @@ impl ChildrenOrder {
             // The tree lists children in key order already: reversing it is all it takes.
             ChildrenOrder::Reversed if names.is_sorted() => names.reverse(),
             ChildrenOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
-            ChildrenOrder::Scrambled(seed) => names.sort_by_key(|n| (fnv1a(seed, n), n.clone())),
+            ChildrenOrder::Scrambled(seed) => names.sort_by_key(|n| (scramble_key(seed, n), n.clone())),
         }
         names
     }
 }
 
-fn fnv1a(seed: u64, text: &str) -> u64 {
+/// Where a name sorts in a scrambled order: FNV-1a of its bytes, from the seed.
+pub(crate) fn scramble_key(seed: u64, text: &str) -> u64 {
     let mut hash = 0xcbf2_9ce4_8422_2325u64 ^ seed;
     for byte in text.bytes() {
         hash ^= u64::from(byte);

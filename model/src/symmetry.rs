@@ -29,22 +29,22 @@ impl Renaming {
         debug_assert!({
             let mut sorted = to.clone();
             sorted.sort_unstable();
-            sorted.iter().enumerate().all(|(i, c)| usize::from(*c) == i)
+            sorted.iter().enumerate().all(|(i, c)| (*c as usize) == i)
         });
         Renaming { to, first_session: first_session.0 }
     }
 
     pub fn is_identity(&self) -> bool {
-        self.to.iter().enumerate().all(|(i, c)| usize::from(*c) == i)
+        self.to.iter().enumerate().all(|(i, c)| (*c as usize) == i)
     }
 
     pub fn client(&self, c: ClientId) -> ClientId {
-        self.to[usize::from(c)]
+        self.to[c as usize]
     }
 
     pub fn session(&self, s: SessionId) -> SessionId {
         match s.0.checked_sub(self.first_session) {
-            Some(i) if (i as usize) < self.to.len() => SessionId(self.first_session + u32::from(self.to[i as usize])),
+            Some(i) if (i as usize) < self.to.len() => SessionId(self.first_session + self.to[i as usize]),
             _ => s,
         }
     }
@@ -53,7 +53,7 @@ impl Renaming {
     pub fn inverse(&self) -> Renaming {
         let mut back = vec![0; self.to.len()];
         for (i, c) in self.to.iter().enumerate() {
-            back[usize::from(*c)] = i as ClientId;
+            back[*c as usize] = i as ClientId;
         }
         Renaming { to: back, first_session: self.first_session }
     }

@@ -52,7 +52,8 @@ pub struct DataTree {
     /// The numbers renumbering collects from this tree (see `Numbers::collect_part`).
     #[serde(skip)]
     pub numbers: Memo<Option<Collected>>,
-    /// The first long listing handed out since the tree last changed (see `listing`).
+    /// The first long listing handed out, kept up to date as the children it lists change
+    /// (see `listing`).
     #[serde(skip)]
     listed: Memo<Listed>,
 }
@@ -64,10 +65,11 @@ struct Listed {
     names: Listing,
 }
 
-/// Listings at least this long are kept with their tree and shared by every reply that lists
-/// the same children in the same order: a herd of N clients each listing N children holds one
-/// listing, not N. Shorter ones (every listing the checker ever makes) are built afresh, so the
-/// states it stores carry nothing extra.
+/// Listings at least this long are kept with their tree, changed in place as children come and
+/// go, and shared by every reply that lists the same children in the same order: a herd of N
+/// clients each listing N children holds one listing, not N, and N changes to a queue of N
+/// children cost O(N log N) (see `Listing`). Shorter ones (every listing the checker ever makes)
+/// are built afresh, so the states it stores carry nothing extra.
 pub const SHARED_LISTING: usize = 64;
 
 impl Default for DataTree {
@@ -120,32 +122,37 @@ impl DataTree {
     }
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
-        self.changing();
+        // A node's data and stat are not in a listing: the kept one stays.
+        self.numbers.clear();
         self.nodes.get_mut(path)
     }
 
-    /// Forgets what was derived from the tree as it was.
-    fn changing(&mut self) {
-        self.numbers.clear();
-        self.listed.clear();
+    /// `parent`'s children arranged in `order`, as a reply carries them: the kept listing when
+    /// it is of these children in this order (see `SHARED_LISTING`).
+    pub fn listing(&self, parent: &str, order: ChildrenOrder) -> Listing {
+        if let Some(kept) = self.listed.get() {
+            if kept.parent == parent && kept.order == order {
+                return kept.names.clone();
+            }
+        }
+        let children = self.children(parent);
+        if children.len() < SHARED_LISTING || self.listed.get().is_some() {
+            return Listing::new(order.arrange(children));
+        }
+        let names = Listing::kept(order, children);
+        self.listed.get_or_init(|| Listed { parent: parent.to_string(), order, names: names.clone() });
+        names
     }
 
-    /// `parent`'s children arranged in `order`, as a reply carries them: shared with every
-    /// earlier listing of the same children in the same order when it is long (see
-    /// `SHARED_LISTING`).
-    pub fn listing(&self, parent: &str, order: ChildrenOrder) -> Listing {
-        let build = || Listing::new(order.arrange(self.children(parent)));
-        if let Some(kept) = self.listed.get() {
-            return match kept.parent == parent && kept.order == order {
-                true => kept.names.clone(),
-                false => build(),
-            };
+    /// Tells the kept listing that `path` came (`added`) or went.
+    fn relist(&mut self, path: &str, added: bool) {
+        let Some(kept) = self.listed.get_mut() else { return };
+        if path::parent(path) == kept.parent {
+            match added {
+                true => kept.names.insert(path::name(path)),
+                false => kept.names.remove(path::name(path)),
+            }
         }
-        let names = build();
-        if names.len() >= SHARED_LISTING {
-            self.listed.get_or_init(|| Listed { parent: parent.to_string(), order, names: names.clone() });
-        }
-        names
     }
 
     /// Child names in key order (the server scrambles them before replying).
@@ -167,7 +174,8 @@ impl DataTree {
 
     /// Inserts a node under an existing parent, updating the parent's counters.
     pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
-        self.changing();
+        self.numbers.clear();
+        self.relist(&path, true);
         let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
         parent.num_children += 1;
         parent.cversion += 1;
@@ -178,10 +186,11 @@ impl DataTree {
 
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
-        self.changing();
+        self.numbers.clear();
         if self.nodes.remove(path).is_none() {
             return;
         }
+        self.relist(path, false);
         // The server never lets a node outlive its parent (NotEmpty), so the parent is there; a
         // tree built by hand (a test, a rewrite gone wrong) must still not panic here.
         if let Some(parent) = self.nodes.get_mut(path::parent(path)) {

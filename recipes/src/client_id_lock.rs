@@ -36,6 +36,7 @@
 
 use crate::queue::{Names, Order, Place, Queue};
 use zklab_model::path;
+use zklab_model::Listing;
 use zklab_model::Rewrite;
 use zklab_model::{
     Belief, ClientId, CreateMode, Ctx, EventType, Input, Numbers, Renumber, Request, Response, SessionState, ZkError,
@@ -113,7 +114,7 @@ impl ClientIdLock {
         self.phase = Phase::Reading(rest);
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &Listing, out: &mut Vec<Request>) {
         if self.phase == Phase::Searching {
             let line = QUEUE.line(children).into_iter().cloned().collect();
             return self.read_next(ctx, line, out);

@@ -74,6 +74,7 @@
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
+use zklab_model::Listing;
 use zklab_model::Rewrite;
 use zklab_model::{
     Belief, ClientId, CreateMode, Ctx, EventType, Input, Numbers, Renumber, Request, Response, SessionId, SessionState,
@@ -347,7 +348,7 @@ impl Contender {
         Queue::new(self.style.marker, self.style.order)
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &Listing, out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             let found = find_own(children, &self.prefix(ctx)).map(|c| path::join(&self.lock_path, c));
             // Protected mode's session check: a node made by an earlier session is not ours.

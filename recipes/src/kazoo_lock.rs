@@ -39,6 +39,7 @@
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
+use zklab_model::Listing;
 use zklab_model::Rewrite;
 use zklab_model::{
     Belief, ClientId, CreateMode, Ctx, Input, Renumber, Request, Response, SessionState, ZkError, ZkResult,
@@ -128,7 +129,7 @@ impl KazooLock {
         out.push(Request::get_children(&self.path, false));
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &Listing, out: &mut Vec<Request>) {
         if self.phase == Phase::Finding {
             let prefix = Self::prefix(ctx);
             return match find_own(children, &prefix) {

@@ -7,7 +7,7 @@
 //! signed 32-bit counter that wraps from 2147483647 to -2147483648. The orders differ only at
 //! that wrap (see [`Order`]).
 
-use zklab_model::path;
+use zklab_model::{path, Listing};
 
 /// How contenders are put in line. They agree until the parent's counter wraps, so a node
 /// created after the wrap has the smallest number.
@@ -43,7 +43,7 @@ pub enum Place<'a> {
     /// No contender stands before ours: the lock is ours.
     First,
     /// The contender just before ours: the one to watch.
-    Behind(&'a String),
+    Behind(&'a str),
 }
 
 /// A recipe's line: how its contenders are named and ordered.
@@ -98,13 +98,18 @@ impl Queue {
     }
 
     /// Where `mine` (a child's name) stands among `children`. One pass, no sort: a waiter
-    /// needs only the contender just before it (it matters with thousands of contenders).
-    pub fn place<'a>(&self, children: &'a [String], mine: &str) -> Place<'a> {
+    /// needs only the contender just before it (it matters with thousands of contenders). A
+    /// long listing that files its names by counter answers without the pass (see
+    /// `place_by_counter`).
+    pub fn place<'a>(&self, children: &'a Listing, mine: &str) -> Place<'a> {
+        if let Some(place) = self.place_by_counter(children, mine) {
+            return place;
+        }
         let Some(my_number) = self.sequence(mine) else { return Place::Gone };
-        if !children.iter().any(|c| c == mine) {
+        if !children.contains(mine) {
             return Place::Gone;
         }
-        let numbered = children.iter().filter_map(|c| Some((self.sequence(c)?, c)));
+        let numbered = children.names().filter_map(|c| Some((self.sequence(c)?, c)));
         let behind = match self.order {
             // Distance back from ours, wrapping: the predecessor is the nearest one behind.
             Order::Serial => numbered
@@ -118,6 +123,29 @@ impl Queue {
             }
         };
         behind.map_or(Place::First, Place::Behind)
+    }
+
+    /// `place`'s answer read from a long listing's counter index (`Listing::counters_below`),
+    /// or `None` to leave it to the pass. The index offers the names ending in a counter below
+    /// ours, greatest first, and only when no name here reads as a negative number after our
+    /// marker. Every number this queue reads from a name is then that name's counter, or none,
+    /// so the contenders before ours are the offered names it reads a number from, each at its
+    /// counter. All three orders agree on non-negative numbers below ours (serially, each is
+    /// behind ours; as text, ten digits each, after the last marker, which ends in a non-digit
+    /// and so cannot end inside the digits): the first such name is the predecessor. Two with
+    /// the same number (a name made to look like another's) are a tie each order breaks its own
+    /// way: the pass decides.
+    fn place_by_counter<'a>(&self, children: &'a Listing, mine: &str) -> Option<Place<'a>> {
+        let marker_end = *self.marker.as_bytes().last().filter(|b| !b.is_ascii_digit())?;
+        let my_number = u64::try_from(self.sequence(mine)?).ok()?;
+        let mut before = children.counters_below(my_number, marker_end)?;
+        if !children.contains(mine) {
+            return Some(Place::Gone);
+        }
+        let mut contenders = before.by_ref().filter_map(|(at, name)| Some((at, name, self.sequence(name)?)));
+        let Some((at, predecessor, number)) = contenders.next() else { return Some(Place::First) };
+        let tied = contenders.next().is_some_and(|(next, _, _)| next == at);
+        (u64::try_from(number) == Ok(at) && !tied).then_some(Place::Behind(predecessor))
     }
 
     /// The contenders among `children`, in line (ties, which only a recipe that names a node
@@ -143,8 +171,8 @@ impl Queue {
 
 /// The child whose name starts with `prefix`: a node found again by its guid after a
 /// ConnectionLoss left its creator unsure whether the create happened.
-pub fn find_own<'a>(children: &'a [String], prefix: &str) -> Option<&'a String> {
-    children.iter().find(|c| c.starts_with(prefix))
+pub fn find_own<'a>(children: &'a Listing, prefix: &str) -> Option<&'a str> {
+    children.names().find(|c| c.starts_with(prefix))
 }
 
 /// ZooKeeper's `ZNodeName` (its WriteLock's): the number after the last `-`, or -1 when that
@@ -157,8 +185,10 @@ pub fn znode_name_sequence(name: &str) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use zklab_model::ChildrenOrder;
 
-    fn names(list: &[&str]) -> Vec<String> {
+    fn names(list: &[&str]) -> Listing {
         list.iter().map(|s| s.to_string()).collect()
     }
 
@@ -204,6 +234,54 @@ mod tests {
         assert_eq!(place(Order::Serial), Place::Behind(&children[0]));
         assert_eq!(place(Order::Signed), Place::Behind(&children[0]));
         assert_eq!(place(Order::Text), Place::First, "\"-2147483647\" < \"-2147483648\" as text");
+    }
+
+    /// Names a recipe could meet under its lock node: contenders of several markers, numbers
+    /// that tie, sit at the wrap or read as negative, and names that are no contender at all.
+    fn child() -> impl Strategy<Value = String> {
+        let prefix = prop_oneof![Just(""), Just("c0-s1"), Just("c1-s2-"), Just("x_"), Just("w-c0")];
+        let marker = prop_oneof![Just("-lock-"), Just("__lock__"), Just("lock-"), Just("-"), Just("")];
+        let number = prop_oneof![
+            (0i64..12).prop_map(|n| format!("{n:010}")),
+            (-3i64..3).prop_map(|n| format!("{n:010}")),
+            Just(format!("{}", i32::MAX)),
+            Just(format!("{}", i32::MIN)),
+            (0i64..12).prop_map(|n| format!("{n:09}")),
+            (0i64..12).prop_map(|n| format!("-{n:010}")),
+        ];
+        (prefix, marker, number).prop_map(|(p, m, n)| format!("{p}{m}{n}"))
+    }
+
+    proptest! {
+        /// A long listing's counter index answers `place` exactly as reading every name does,
+        /// for every marker, kind of name and order.
+        #[test]
+        fn the_counter_index_places_a_waiter_where_the_pass_does(
+            children in proptest::collection::btree_set(child(), 0..24),
+            extra in child(),
+            seed in any::<u64>(),
+        ) {
+            let children: Vec<String> = children.into_iter().collect();
+            for order in [ChildrenOrder::Sorted, ChildrenOrder::Reversed, ChildrenOrder::Scrambled(seed)] {
+                let kept = Listing::kept(order, children.clone());
+                let given = Listing::new(order.arrange(children.clone()));
+                for marker in ["-lock-", "__lock__", "lock-", "-"] {
+                    for names in [Names::EndInMarker, Names::Exactly] {
+                        for queue_order in [Order::Serial, Order::Signed, Order::Text] {
+                            let queue = Queue { marker, names, order: queue_order };
+                            for mine in children.iter().chain([&extra]) {
+                                let owned = |p: Place| format!("{p:?}");
+                                prop_assert_eq!(
+                                    owned(queue.place(&kept, mine)),
+                                    owned(queue.place(&given, mine)),
+                                    "{:?} {:?} {}", queue, order, mine
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

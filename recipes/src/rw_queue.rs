@@ -30,6 +30,7 @@
 
 use crate::queue::{find_own, Order, Queue};
 use zklab_model::path;
+use zklab_model::Listing;
 use zklab_model::{
     Belief, CreateMode, Ctx, EventType, Input, Mode, Request, Response, SessionState, ZkError, ZkResult,
 };
@@ -241,7 +242,7 @@ impl RwQueue {
         }
     }
 
-    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &Listing, out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             let mine = self.own_prefix(ctx);
             match find_own(children, &mine) {

@@ -56,6 +56,7 @@
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
 use zklab_model::ClientId;
+use zklab_model::Listing;
 use zklab_model::Rewrite;
 use zklab_model::{
     Belief, CreateMode, Ctx, EventType, Input, Renamer, Renaming, Renumber, Request, Response, SessionId, SessionState,
@@ -224,7 +225,7 @@ impl SequentialLock {
     }
 
     /// Our place in line: hold, watch the one before us, or start over if our node is gone.
-    fn on_children(&mut self, ctx: &Ctx, children: &[String], out: &mut Vec<Request>) {
+    fn on_children(&mut self, ctx: &Ctx, children: &Listing, out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             match find_own(children, &self.own_prefix(ctx)) {
                 Some(found) => self.node = Some(path::join(&self.lock_path, found)),

@@ -40,6 +40,7 @@
 
 use crate::queue::{find_own, znode_name_sequence};
 use zklab_model::path;
+use zklab_model::Listing;
 use zklab_model::{Belief, CreateMode, Ctx, Input, Request, Response, SessionState, ZkError, ZkResult};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -85,11 +86,11 @@ impl WriteLock {
         out.push(Request::get_children(&self.dir, false));
     }
 
-    fn on_found(&mut self, ctx: &Ctx, names: &[String], out: &mut Vec<Request>) {
+    fn on_found(&mut self, ctx: &Ctx, names: &Listing, out: &mut Vec<Request>) {
         let prefix = Self::prefix(ctx);
         match find_own(names, &prefix) {
             Some(name) => {
-                self.id = Some(name.clone());
+                self.id = Some(name.to_string());
                 self.phase = Phase::Listing;
                 out.push(Request::get_children(&self.dir, false));
             }
@@ -100,7 +101,7 @@ impl WriteLock {
         }
     }
 
-    fn on_listed(&mut self, names: &[String], out: &mut Vec<Request>) {
+    fn on_listed(&mut self, names: &Listing, out: &mut Vec<Request>) {
         let Some(id) = self.id.clone() else { return self.execute(out) };
         if names.is_empty() {
             self.id = None;

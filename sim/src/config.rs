@@ -183,7 +183,7 @@ impl SimConfig {
         if self.rates.loss_before_apply + self.rates.loss_after_apply > 1.0 {
             return Err(BadConfig("the connection-loss probabilities add up to more than 1".to_string()));
         }
-        if let Some(fault) = self.schedule.iter().find(|f| usize::from(f.client) >= clients) {
+        if let Some(fault) = self.schedule.iter().find(|f| (f.client as usize) >= clients) {
             return Err(BadConfig(format!(
                 "the schedule names client {} but the run has {clients} clients",
                 fault.client

@@ -245,7 +245,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn latency(&mut self, i: ClientId) -> Micros {
-        let link = self.config.link(usize::from(i));
+        let link = self.config.link(i as usize);
         between(&mut self.streams.network, link.min_us, link.max_us)
     }
 
@@ -253,11 +253,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
         match event {
             Event::Acquire(i) => {
                 if self.world.enabled(Step::Acquire(i)) {
-                    if self.arrival[usize::from(i)].is_none() {
-                        self.arrival[usize::from(i)] = Some(self.arrivals);
+                    if self.arrival[i as usize].is_none() {
+                        self.arrival[i as usize] = Some(self.arrivals);
                         self.arrivals += 1;
                     }
-                    self.asked_at[usize::from(i)] = Some(self.now);
+                    self.asked_at[i as usize] = Some(self.now);
                     self.take(Sending::Acquire, i);
                 } else if self.wants_to_acquire(i) {
                     // Not connected yet: the application asks again once the library is back.
@@ -266,7 +266,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 }
             }
             Event::Deliver(i) => {
-                self.delivering[usize::from(i)] = false;
+                self.delivering[i as usize] = false;
                 if self.world.enabled(Step::Receive(i)) {
                     self.count_input(i);
                     self.take(Sending::Receive, i);
@@ -286,22 +286,22 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 } else if self.paused(i) {
                     // The application finishes its work once the process runs again.
                     self.queue.push(self.now + self.timing.tick, event);
-                } else if matches!(self.world.clients[usize::from(i)].belief(), Belief::Suspended { .. }) {
+                } else if matches!(self.world.clients[i as usize].belief(), Belief::Suspended { .. }) {
                     let later = self.now + self.timing.ping_interval();
                     self.queue.push(later, Event::Release(i));
                 }
             }
             Event::Reconnect(i) => {
-                self.reconnecting[usize::from(i)] = false;
+                self.reconnecting[i as usize] = false;
                 if self.world.enabled(Step::Reconnect(i)) {
                     self.take(Sending::Reconnect, i);
-                } else if self.world.clients[usize::from(i)].link == Link::Down {
+                } else if self.world.clients[i as usize].link == Link::Down {
                     // Paused: the library tries again once the process runs.
                     self.reconnect_at(i, self.now + self.timing.tick);
                 }
             }
             Event::ServerExpire(i) => {
-                let c = &self.world.clients[usize::from(i)];
+                let c = &self.world.clients[i as usize];
                 if self.world.enabled(Step::Expire(i)) {
                     self.apply(Step::Expire(i));
                 } else if self.world.server.is_alive(c.session) && c.link == Link::Partitioned {
@@ -325,19 +325,19 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn paused(&self, i: ClientId) -> bool {
-        let c = &self.world.clients[usize::from(i)];
+        let c = &self.world.clients[i as usize];
         c.paused && !c.crashed
     }
 
     fn wants_to_acquire(&self, i: ClientId) -> bool {
-        let c = &self.world.clients[usize::from(i)];
+        let c = &self.world.clients[i as usize];
         !c.crashed && c.rounds_left > 0 && c.belief() == Belief::Idle
     }
 
     fn fault(&mut self, kind: FaultKind, i: ClientId) {
         // The container manager is the server's: its step is listed under client 0.
         let i = if kind == FaultKind::ReapParent { 0 } else { i };
-        let i_ = usize::from(i);
+        let i_ = i as usize;
         if kind.strikes_a_request() {
             self.armed[i_] = Some(kind);
             return;
@@ -376,7 +376,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     /// Takes a step that may send a request, losing the connection with it when a scheduled
     /// loss is armed or the loss rates say so.
     fn take(&mut self, sending: Sending, i: ClientId) {
-        let mut loss = self.armed[usize::from(i)];
+        let mut loss = self.armed[i as usize];
         if loss.is_none() && self.now < self.config.chaos_us {
             for (kind, p) in [
                 (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
@@ -394,7 +394,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         }
         if let Some(kind) = loss {
             if self.world.enabled(Step::Lossy(kind, sending, i)) {
-                self.armed[usize::from(i)] = None;
+                self.armed[i as usize] = None;
                 self.metrics.faults[kind.index()] += 1;
                 self.apply(Step::Lossy(kind, sending, i));
                 if kind == FaultKind::LaggingSession {
@@ -411,7 +411,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn count_input(&mut self, i: ClientId) {
-        let c = &self.world.clients[usize::from(i)];
+        let c = &self.world.clients[i as usize];
         match c.inbound.front() {
             Some(Input::Reply { request, .. }) => {
                 self.metrics.requests += 1;
@@ -421,7 +421,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             }
             Some(Input::Watch(_)) if c.is_waiting() => {
                 self.metrics.wakeups += 1;
-                if std::mem::replace(&mut self.woken[usize::from(i)], true) {
+                if std::mem::replace(&mut self.woken[i as usize], true) {
                     self.metrics.futile_wakeups += 1;
                 }
             }
@@ -431,7 +431,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
 
     fn apply(&mut self, step: Step) {
         let i = step.client();
-        let i_ = usize::from(i);
+        let i_ = i as usize;
         let belief = self.world.clients[i_].belief();
         self.world.apply(step).expect("the simulator takes only enabled steps");
         (self.observe)(&self.world);
@@ -473,12 +473,12 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn reconnect_at(&mut self, i: ClientId, at: Micros) {
-        self.reconnecting[usize::from(i)] = true;
+        self.reconnecting[i as usize] = true;
         self.queue.push(at, Event::Reconnect(i));
     }
 
     fn granted(&mut self, i: ClientId) {
-        let i_ = usize::from(i);
+        let i_ = i as usize;
         self.metrics.acquisitions += 1;
         self.woken[i_] = false;
         if let Some(asked) = self.asked_at[i_].take() {
@@ -496,7 +496,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     /// Schedules the client's next delivery if it has mail and none is scheduled. A client cut
     /// off from the server hears of it only when its read timeout passes.
     fn deliver_soon(&mut self, j: ClientId) {
-        let j_ = usize::from(j);
+        let j_ = j as usize;
         let c = &self.world.clients[j_];
         if self.delivering[j_] || c.inbound.is_empty() || !c.runs() {
             return;

@@ -33,7 +33,7 @@ pub struct Choice {
     pub text: String,
     pub fault: bool,
     /// The client it belongs to.
-    pub client: u16,
+    pub client: zklab_model::ClientId,
 }
 
 /// Why a list of steps is not a position.
@@ -73,7 +73,7 @@ pub fn position(scenario: &Scenario, steps: &[Step]) -> Result<Position, NotEnab
 fn choice<R: zklab_model::Recipe>(world: &zklab_model::World<R>, step: Step) -> Choice {
     let client = step.client();
     let text = match step {
-        Step::Receive(c) => match world.clients[usize::from(c)].inbound.front() {
+        Step::Receive(c) => match world.clients[c as usize].inbound.front() {
             Some(input) => format!("c{c} handles {}", describe_input(input)),
             None => step.to_string(),
         },

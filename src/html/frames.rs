@@ -123,7 +123,7 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
         let mut log = Some(Vec::new());
         world.apply_logged(*step, &mut log).map_err(|_| TraceError::NotEnabled(i, *step))?;
         let frame = i + 1;
-        let lane = usize::from(step.client()) + 1;
+        let lane = (step.client() as usize) + 1;
         let notes = log.unwrap_or_default();
         let mut arrows = requests(&notes, lane, frame);
         arrows.extend(inbound.advance(&before, *step, &world, frame));
@@ -205,7 +205,7 @@ impl Inbound {
         let mut arrows = Vec::new();
         for (c, queue) in self.queues.iter_mut().enumerate() {
             let lane = c + 1;
-            if step == Step::Receive(c as u16) && before.clients[c].inbound.front().is_some() {
+            if step == Step::Receive(c as zklab_model::ClientId) && before.clients[c].inbound.front().is_some() {
                 if let Some((sent, input)) = queue.pop_front() {
                     let (kind, from) = origin(&input, lane);
                     arrows.push(Arrow { from: (from, sent), to: (lane, frame), kind, label: describe_input(&input) });

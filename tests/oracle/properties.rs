@@ -176,7 +176,7 @@ pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
 pub fn acting_client(step: Step) -> Option<usize> {
     match step {
         Step::Expire(_) | Step::Fault(FaultKind::ReapParent, _) => None,
-        _ => Some(usize::from(step.client())),
+        _ => Some(step.client() as usize),
     }
 }
 
@@ -252,7 +252,7 @@ fn accepted(before: &Resource, after: &Resource, mode: Mode, token: i64) -> bool
 /// from it along that path, violate the property (see `Ghost::refused_agreed`).
 pub fn refuses_agreed_holder<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> bool {
     let Step::Write(client) = step else { return false };
-    let c = &before.clients[usize::from(client)];
+    let c = &before.clients[client as usize];
     let Belief::Holding { token } = c.recipe.belief() else { return false };
     let mode = c.recipe.mode();
     if matches!(mode, Mode::Lease { .. }) || !zk_agrees(before, c) {
@@ -365,7 +365,7 @@ impl Ghost {
         }
         // 3. The access to the resource.
         let Step::Write(client) = step else { return None };
-        let i = usize::from(client);
+        let i = client as usize;
         let c = &before.clients[i];
         let Belief::Holding { token } = c.recipe.belief() else { panic!("oracle: {step} taken by a non-holder") };
         let mode = c.recipe.mode();

@@ -206,7 +206,7 @@ impl<R: Recipe> World<R> {
 
     /// Whether `step` can happen now.
     pub fn enabled(&self, step: Step) -> bool {
-        let Some(c) = self.clients.get(usize::from(step.client())) else {
+        let Some(c) = self.clients.get(step.client() as usize) else {
             return false;
         };
         let alive = || self.server.is_alive(c.session);
@@ -232,9 +232,9 @@ impl<R: Recipe> World<R> {
                     && match kind {
                         // A connection already on a lagging follower reads from it anyway.
                         FaultKind::LaggingRead | FaultKind::LaggingSession => {
-                            !c.lagging && self.would_read_lagging(usize::from(i), sending)
+                            !c.lagging && self.would_read_lagging(i as usize, sending)
                         }
-                        _ => self.would_send(usize::from(i), sending),
+                        _ => self.would_send(i as usize, sending),
                     }
             }
             Step::Fault(kind, _) => {
@@ -273,7 +273,7 @@ impl<R: Recipe> World<R> {
             self.routed.clear();
             self.refused = None;
         }
-        let i = usize::from(step.client());
+        let i = step.client() as usize;
         match step {
             Step::Acquire(_) => {
                 // A re-entrant acquire is answered from the recipe's own count: no new round.
@@ -571,7 +571,7 @@ impl<R: Recipe> World<R> {
     fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<Note>>) {
         for n in notifications {
             let Some(&to) = self.by_session.get(&n.session) else { continue };
-            let c = &mut self.clients[usize::from(to)];
+            let c = &mut self.clients[to as usize];
             if c.session == n.session && c.link == Link::Up && !c.crashed {
                 self.routed.push(to);
                 note(log, || Note::Notified { session: n.session, event: n.event.clone() });

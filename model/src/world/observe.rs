@@ -39,12 +39,12 @@ impl<R: Recipe> World<R> {
 
     /// Clients that believe they hold the lock.
     pub fn believers(&self) -> Vec<ClientId> {
-        (0..self.clients.len() as ClientId).filter(|i| self.clients[usize::from(*i)].belief().is_holding()).collect()
+        (0..self.clients.len() as ClientId).filter(|i| self.clients[*i as usize].belief().is_holding()).collect()
     }
 
     /// The mode each of `ids` holds in.
     pub fn modes(&self, ids: &[ClientId]) -> Vec<Mode> {
-        ids.iter().map(|i| self.clients[usize::from(*i)].recipe.mode()).collect()
+        ids.iter().map(|i| self.clients[*i as usize].recipe.mode()).collect()
     }
 
     /// The clients that believe they hold may all hold at once: one mutex or writer holder
@@ -83,7 +83,7 @@ impl<R: Recipe> World<R> {
     /// Whether ZooKeeper agrees that client `i` may hold: its session is alive, and the node it
     /// believes it owns exists and belongs to that session (whether it believes it holds aside).
     pub fn zk_agrees(&self, i: ClientId) -> bool {
-        let c = &self.clients[usize::from(i)];
+        let c = &self.clients[i as usize];
         self.server.is_alive(c.session)
             && c.recipe.owned_node().and_then(|p| self.server.tree().get(p)).is_some_and(|n| n.owner == Some(c.session))
     }
@@ -147,7 +147,7 @@ impl<R: Recipe> World<R> {
 
     /// Clients waiting for the lock.
     pub fn waiting(&self) -> Vec<ClientId> {
-        (0..self.clients.len() as ClientId).filter(|i| self.clients[usize::from(*i)].is_waiting()).collect()
+        (0..self.clients.len() as ClientId).filter(|i| self.clients[*i as usize].is_waiting()).collect()
     }
 
     /// A waiting client with nothing left that could let it through (faults aside).

@@ -86,7 +86,7 @@ impl<R: Recipe> World<R> {
         // Expired opens a new session. Disconnected only tells the world that the client has
         // noticed the outage (which lets the server expire a partitioned session): a step of
         // the client's own that only it enables.
-        let c = &self.clients[usize::from(i)];
+        let c = &self.clients[i as usize];
         let front = c.inbound.front()?;
         let commutes = *front != Input::State(SessionState::Expired)
             && enabled.contains(&step)
@@ -99,16 +99,16 @@ impl<R: Recipe> World<R> {
     /// the front of its queue, and nothing a property reads.
     fn invisible(&self, step: Step, next: &World<R>) -> bool {
         let i = step.client();
-        let c = &self.clients[usize::from(i)];
+        let c = &self.clients[i as usize];
         let disconnected = c.inbound.front() == Some(&Input::State(SessionState::Disconnected));
-        let after = &next.clients[usize::from(i)];
+        let after = &next.clients[i as usize];
         let unchanged_elsewhere = next.routed.is_empty()
             && next.server == self.server
             && next.resource == self.resource
             && next.faults_used == self.faults_used
             && next.grants == self.grants
             && next.coverage == self.coverage
-            && (0..self.clients.len()).all(|j| j == usize::from(i) || next.clients[j] == self.clients[j]);
+            && (0..self.clients.len()).all(|j| j == (i as usize) || next.clients[j] == self.clients[j]);
         let unchanged_but_recipe_and_queue = after.belief() == c.belief()
             && after.recipe.mode() == c.recipe.mode()
             && after.recipe.owned_nodes() == c.recipe.owned_nodes()

@@ -40,10 +40,10 @@ impl<R: Recipe> World<R> {
             return None;
         }
         let mut order: Vec<ClientId> = (0..self.clients.len() as ClientId).collect();
-        order.sort_by_cached_key(|&i| self.role(usize::from(i)));
+        order.sort_by_cached_key(|&i| self.role(i as usize));
         let mut to = vec![0; order.len()];
         for (slot, &i) in order.iter().enumerate() {
-            to[usize::from(i)] = slot as ClientId;
+            to[i as usize] = slot as ClientId;
         }
         let renaming = Renaming::new(to, self.first_session);
         Some(renaming)
@@ -73,7 +73,7 @@ impl<R: Recipe> World<R> {
         };
         let mut clients: Vec<Option<Client<R>>> = vec![None; self.clients.len()];
         for (i, client) in self.clients.iter().enumerate() {
-            clients[usize::from(renaming.client(i as ClientId))] = Some(client.renamed(&renamer)?);
+            clients[renaming.client(i as ClientId) as usize] = Some(client.renamed(&renamer)?);
         }
         let clients: Clients<R> = clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect();
         Some(World {
