@@ -43,6 +43,16 @@ impl<T> Memo<T> {
     }
 }
 
+/// A value's 128-bit digest (XXH3 of what its `Hash` writes): what an owner that is shared
+/// between many states writes into their hashes instead of its whole self (see `Memo`), so a
+/// state's fingerprint reads each shared part once. Two different values share a digest with
+/// probability about 2^-128.
+pub fn digest(value: &impl std::hash::Hash) -> u128 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    value.hash(&mut hasher);
+    hasher.digest128()
+}
+
 impl<T> Default for Memo<T> {
     fn default() -> Self {
         Memo(OnceLock::new())

@@ -179,18 +179,35 @@ impl Server {
                 Arc::new(renumbered)
             }
         };
-        let table = |t: &WatchTable| -> Arc<WatchTable> {
-            Arc::new(t.iter().map(|(path, s)| (r.path(path), s.clone())).collect())
+        // A walk that only collects the numbers visits every value a ranking walk maps, and
+        // keeps the tables it would rebuild as they are.
+        let collecting = r.numbers.is_collecting();
+        let table = |t: &Arc<WatchTable>| -> Arc<WatchTable> {
+            let renumbered = t.iter().map(|(path, s)| (r.path(path), s));
+            match collecting {
+                true => {
+                    renumbered.for_each(drop);
+                    t.clone()
+                }
+                false => Arc::new(renumbered.map(|(path, s)| (path, s.clone())).collect()),
+            }
         };
         let sessions = self.sessions.iter().map(|(s, info)| {
             (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
         });
+        let sessions = match collecting {
+            true => {
+                sessions.for_each(drop);
+                self.sessions.clone()
+            }
+            false => Arc::new(sessions.collect()),
+        };
         Server {
             config: self.config,
             tree: tree(&self.tree),
             zxid: r.zxid(self.zxid),
             next_session: self.next_session,
-            sessions: Arc::new(sessions.collect()),
+            sessions,
             data_watches: table(&self.data_watches),
             child_watches: table(&self.child_watches),
             history: self.history.iter().map(|(zxid, t)| (r.zxid(*zxid), tree(t))).collect(),
@@ -200,6 +217,12 @@ impl Server {
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }
+    /// Puts in place of the tree the copy `shared` gives, which must be equal to it (see
+    /// `Clients::share`).
+    pub fn share_tree(&mut self, shared: impl FnOnce(&Arc<DataTree>) -> Arc<DataTree>) {
+        self.tree = shared(&self.tree);
+    }
+
     pub fn tree(&self) -> &DataTree {
         &self.tree
     }

@@ -46,7 +46,7 @@ impl Node {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataTree {
     nodes: BTreeMap<String, Node>,
     /// The numbers renumbering collects from this tree (see `Numbers::collect_part`).
@@ -56,6 +56,16 @@ pub struct DataTree {
     /// (see `listing`).
     #[serde(skip)]
     listed: Memo<Listed>,
+    /// The nodes' digest (see `memo::digest`), which a state's hash writes in their place: a
+    /// tree shared between states is hashed once.
+    #[serde(skip)]
+    digest: Memo<u128>,
+}
+
+impl std::hash::Hash for DataTree {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u128(self.digest());
+    }
 }
 
 /// A listing kept with the tree it was taken from.
@@ -76,7 +86,7 @@ impl Default for DataTree {
     fn default() -> Self {
         let mut nodes = BTreeMap::new();
         nodes.insert("/".to_string(), Node::new(String::new(), 0, None, 0));
-        DataTree { nodes, numbers: Memo::default(), listed: Memo::default() }
+        DataTree { nodes, numbers: Memo::default(), listed: Memo::default(), digest: Memo::default() }
     }
 }
 
@@ -88,7 +98,12 @@ impl DataTree {
             .iter()
             .map(|(path, node)| (r.path(path), Node { owner: node.owner.map(|s| r.session(s)), ..node.clone() }))
             .collect();
-        DataTree { nodes, numbers: self.numbers.carried(Clone::clone), listed: Memo::default() }
+        DataTree {
+            nodes,
+            numbers: self.numbers.carried(Clone::clone),
+            listed: Memo::default(),
+            digest: Memo::default(),
+        }
     }
 
     /// The tree with the lock's children, every zxid, the lock's counter and the cversions
@@ -114,7 +129,12 @@ impl DataTree {
                 (r.path(path), renumbered)
             })
             .collect();
-        DataTree { nodes, numbers: r.carry(&self.numbers), listed: Memo::default() }
+        DataTree { nodes, numbers: r.carry(&self.numbers), listed: Memo::default(), digest: Memo::default() }
+    }
+
+    /// What the tree's hash is in a state's (see `memo::digest`).
+    pub fn digest(&self) -> u128 {
+        *self.digest.get_or_init(|| crate::memo::digest(&self.nodes))
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {
@@ -124,6 +144,7 @@ impl DataTree {
     pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
         // A node's data and stat are not in a listing: the kept one stays.
         self.numbers.clear();
+        self.digest.clear();
         self.nodes.get_mut(path)
     }
 
@@ -175,6 +196,7 @@ impl DataTree {
     /// Inserts a node under an existing parent, updating the parent's counters.
     pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
         self.numbers.clear();
+        self.digest.clear();
         self.relist(&path, true);
         let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
         parent.num_children += 1;
@@ -187,6 +209,7 @@ impl DataTree {
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
         self.numbers.clear();
+        self.digest.clear();
         if self.nodes.remove(path).is_none() {
             return;
         }

@@ -5,6 +5,7 @@
 //! Transition properties are judged on every step as it is taken, before its successor is
 //! settled and renamed, since what a step did is not part of the state it leads to.
 
+use super::intern::Interner;
 use super::properties::Kind;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,7 +14,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
-use xxhash_rust::xxh3::Xxh3;
 use zklab_model::{Property, Recipe, Step, World};
 
 const ROOT: u32 = u32::MAX;
@@ -184,20 +184,24 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
 }
 
 /// A state's identity in the index: 128 bits of XXH3, a non-linear hash (FxHash, linear in its
-/// input words, lets two different states be made to collide). Two distinct states share a
-/// fingerprint with probability about 2^-128 per pair; `collision_probability` bounds it for a
-/// whole run, as TLC prints it.
+/// input words, lets two different states be made to collide), over what the state's `Hash`
+/// writes, which puts each client and the tree as its own 128-bit digest (see
+/// `zklab_model::memo::digest`). Two distinct states share a fingerprint only if the two hashes
+/// collide or two of their distinct parts do, each with probability about 2^-128 per pair;
+/// `collision_probability` bounds it for a whole run, as TLC prints it.
 pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
-    let mut hasher = Xxh3::new();
-    world.hash(&mut hasher);
-    hasher.digest128()
+    zklab_model::memo::digest(world)
 }
 
 /// An upper bound on the probability that two distinct states of a run shared a fingerprint, so
 /// that one was taken for the other: each of `transitions` lookups could have hit any of the
-/// `states` fingerprints by chance (TLC's "optimistic" estimate is the same product).
-pub fn collision_probability(states: usize, transitions: usize) -> f64 {
-    states as f64 * transitions.max(states) as f64 / 2f64.powi(128)
+/// `states` fingerprints by chance (TLC's "optimistic" estimate is the same product), or two of
+/// the parts digested on the way could have collided: at most `parts_per_state` (the clients
+/// and the tree) for each state met, so fewer than `(transitions × parts_per_state)²` pairs.
+pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
+    let met = transitions.max(states) as f64;
+    let parts = met * parts_per_state as f64;
+    (states as f64 * met + parts * parts) / 2f64.powi(128)
 }
 
 /// States expanded per round: the helper threads expand a chunk side by side while the merging
@@ -249,9 +253,7 @@ fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<u128> {
     (0..world.clients.len())
         .map(|i| {
             let c = &world.clients[i];
-            let mut hasher = Xxh3::new();
-            (claim, i, c.session, &c.recipe, c.inbound.front()).hash(&mut hasher);
-            hasher.digest128()
+            zklab_model::memo::digest(&(claim, i, c.session, &c.recipe, c.inbound.front()))
         })
         .collect()
 }
@@ -288,6 +290,7 @@ fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, proper
 fn expand<R: Recipe>(
     world: &World<R>,
     known: &Index,
+    interner: &Interner<R>,
     checked: &Checked,
     properties: &[Property],
     reduction: Reduction,
@@ -335,7 +338,7 @@ fn expand<R: Recipe>(
             // may have been found by then (by an earlier state of this chunk or the last).
             let new = known.get(fingerprint).is_none().then(|| {
                 let holds = judge(&next, properties);
-                (next, holds)
+                (interner.share(next), holds)
             });
             Successor { step, fingerprint, new, broken }
         })
@@ -436,11 +439,12 @@ fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
 fn expand_all<R: Recipe>(
     states: Vec<World<R>>,
     known: &Index,
+    interner: &Interner<R>,
     checked: &Checked,
     properties: &[Property],
     reduction: Reduction,
 ) -> Vec<Expansion<R>> {
-    states.into_iter().map(|w| expand(&w, known, checked, properties, reduction)).collect()
+    states.into_iter().map(|w| expand(&w, known, interner, checked, properties, reduction)).collect()
 }
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -459,6 +463,7 @@ pub fn explore<R: Recipe>(
     assert!(properties.len() <= 64, "properties are judged into a 64-bit mask");
     let init = keep(init, reduction);
     let index = Index::new();
+    let interner = Interner::new();
     let mut graph = Graph {
         parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
         offsets: vec![0],
@@ -498,11 +503,14 @@ pub fn explore<R: Recipe>(
         let helpers = if threads > 1 { threads } else { 0 };
         for _ in 0..helpers {
             let done = done.clone();
-            let (index, work) = (&index, &work);
+            let (index, work, interner) = (&index, &work, &interner);
             scope.spawn(move || loop {
                 let next = work.lock().expect("no helper panics holding it").recv();
                 let Ok((chunk, part, states, checked)) = next else { return };
-                if done.send((chunk, part, expand_all(states, index, &checked, properties, reduction))).is_err() {
+                if done
+                    .send((chunk, part, expand_all(states, index, interner, &checked, properties, reduction)))
+                    .is_err()
+                {
                     return;
                 }
             });
@@ -518,7 +526,7 @@ pub fn explore<R: Recipe>(
                         graph.complete = false;
                         break;
                     }
-                    let expansions = expand_all(chunk, &index, &checked, properties, reduction);
+                    let expansions = expand_all(chunk, &index, &interner, &checked, properties, reduction);
                     graph.merge(expansions, &index, &mut next_level, depth, properties);
                     progress(Progress { unique: index.len(), total: graph.total, depth });
                 }
@@ -696,9 +704,10 @@ mod tests {
 
     #[test]
     fn the_collision_bound_grows_with_states_and_transitions() {
-        let small = collision_probability(1_000, 3_000);
-        let large = collision_probability(100_000_000, 400_000_000);
+        let small = collision_probability(1_000, 3_000, 3);
+        let large = collision_probability(100_000_000, 400_000_000, 9);
         assert!(small > 0.0 && small < large && large < 1e-20, "{small:e} {large:e}");
-        assert_eq!(collision_probability(10, 0), collision_probability(10, 10), "at least one lookup a state");
+        assert_eq!(collision_probability(10, 0, 3), collision_probability(10, 10, 3), "at least one lookup a state");
+        assert!(collision_probability(10, 10, 9) > collision_probability(10, 10, 3), "more parts, more pairs");
     }
 }

@@ -7,6 +7,7 @@
 pub mod bfs;
 mod builder;
 pub mod cross_check;
+mod intern;
 pub mod liveness;
 pub mod model;
 pub mod properties;
@@ -358,6 +359,7 @@ fn walk<R: Recipe>(
         collision_probability: bfs::collision_probability(
             found.coverage.distinct_states,
             found.coverage.visits as usize,
+            init.clients.len() + 1,
         ),
         symmetry_refused: None,
         renumbering_refused: None,
@@ -465,7 +467,7 @@ fn explore_within<R: Recipe>(
         stopped: graph.stopped,
         symmetric,
         partial_order: options.partial_order,
-        collision_probability: bfs::collision_probability(graph.unique(), graph.total),
+        collision_probability: bfs::collision_probability(graph.unique(), graph.total, graph.clients + 1),
         symmetry_refused: None,
         renumbering_refused: None,
         verdicts,

@@ -59,6 +59,15 @@ pub struct Client<R> {
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,
+    /// This client's digest (see `memo::digest`), which a world's hash writes in its place.
+    pub digest: Memo<u128>,
+}
+
+impl<R: std::hash::Hash> Client<R> {
+    /// What the client's hash is in a world's (see `Clients`' `Hash`).
+    pub fn digest(&self) -> u128 {
+        *self.digest.get_or_init(|| crate::memo::digest(self))
+    }
 }
 
 impl<R: Recipe> Client<R> {
@@ -81,6 +90,7 @@ impl<R: Recipe> Client<R> {
             armed: None,
             lagging: false,
             numbers: Memo::default(),
+            digest: Memo::default(),
         }
     }
 

@@ -8,8 +8,18 @@ use crate::recipe::Recipe;
 use std::ops::{Index, IndexMut};
 use std::sync::Arc;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clients<R>(Vec<Arc<Client<R>>>);
+
+/// Each client by its digest: a client shared between states is hashed once, not once per state.
+impl<R: std::hash::Hash> std::hash::Hash for Clients<R> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.len());
+        for client in &self.0 {
+            state.write_u128(client.digest());
+        }
+    }
+}
 
 impl<R: Recipe> Clients<R> {
     pub fn len(&self) -> usize {
@@ -31,6 +41,15 @@ impl<R: Recipe> Clients<R> {
     /// Puts `client` in place of client `i` (without copying the one it replaces).
     pub fn set(&mut self, i: usize, client: Client<R>) {
         self.0[i] = Arc::new(client);
+    }
+
+    /// Puts in place of each client `i` the copy `shared(i, client)` gives, which must be equal
+    /// to it: a checker hands every state one copy of each client it has met (see the checker's
+    /// interner).
+    pub fn share(&mut self, mut shared: impl FnMut(usize, &Arc<Client<R>>) -> Arc<Client<R>>) {
+        for (i, client) in self.0.iter_mut().enumerate() {
+            *client = shared(i, client);
+        }
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Client<R>> + DoubleEndedIterator + Clone {
@@ -65,6 +84,7 @@ impl<R: Clone> IndexMut<usize> for Clients<R> {
     fn index_mut(&mut self, i: usize) -> &mut Client<R> {
         let client = Arc::make_mut(&mut self.0[i]);
         client.numbers.clear();
+        client.digest.clear();
         client
     }
 }

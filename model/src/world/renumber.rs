@@ -190,6 +190,7 @@ impl<R: Recipe> Client<R> {
             armed: self.armed,
             lagging: self.lagging,
             numbers: r.carry(&self.numbers),
+            digest: crate::memo::Memo::default(),
         })
     }
 }

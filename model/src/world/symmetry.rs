@@ -176,6 +176,7 @@ impl<R: Recipe> Client<R> {
             armed: self.armed,
             lagging: self.lagging,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
+            digest: crate::memo::Memo::default(),
         })
     }
 }
