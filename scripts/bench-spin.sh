@@ -13,7 +13,7 @@ spin_run=$(cd "$(dirname "$spin_run")" && pwd)/$(basename "$spin_run")
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 echo "zklab (standard lock, --symmetry, --timeout 60, 2 threads):"
-printf '%-2s %-28s %12s %10s %10s %s\n' N faults classes ms peak-MiB verdict
+printf '%-2s %-28s %12s %10s %10s %11s %s\n' N faults classes ms peak-MiB bytes/class verdict
 row() {
   local n=$1 faults=$2 json
   json=$(./target/release/zklab check --recipe standard --clients "$n" --faults "$faults" --symmetry \
@@ -24,11 +24,12 @@ n, faults, text = sys.argv[1:4]
 r = json.loads(text)
 bad = [p["name"] for p in r["properties"] if p["status"] == "violated"]
 verdict = "BOUNDED (60 s)" if r["bounded"] else ("violated: " + ",".join(bad) if bad else "all hold")
-print(f'{n:<2} {faults:<28} {r["unique_states"]:>12} {r["elapsed_ms"]:>10} {(r.get("peak_rss_kib") or 0) // 1024:>10} {verdict}')
+print(f'{n:<2} {faults:<28} {r["unique_states"]:>12} {r["elapsed_ms"]:>10} {(r.get("peak_rss_kib") or 0) // 1024:>10} {r.get("bytes_per_state") or 0:>11} {verdict}')
 PY
 }
 for n in 5 6 7; do row "$n" none; done
 for n in 4 5; do row "$n" loss-after-apply,expire; done
+row 4 all
 echo
 echo "Spin (the same lock; F1 a lost create reply, F2 an expiry):"
 TIMEOUT=60 TRAILS=0 "$spin_run" '^ok N=[567]$|^F1guid\+F2 noP2 N=[45]$'

@@ -23,7 +23,10 @@ pub use property::{Property, Reach};
 pub use renumber::{Collected, Numbers, Renumber};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use rewrite::Rewrite;
-pub use server::{ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, WatchKind};
+pub use server::{
+    ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind,
+    WatchTable,
+};
 pub use stat::Stat;
 pub use symmetry::{Renamer, Renaming};
 pub use tree::{DataTree, Node};

@@ -103,7 +103,11 @@ pub struct Outcome {
     pub notifications: Vec<Notification>,
 }
 
-type WatchTable = BTreeMap<String, BTreeSet<SessionId>>;
+/// Which sessions watch each path.
+pub type WatchTable = BTreeMap<String, BTreeSet<SessionId>>;
+
+/// Every session the server knows, live or not.
+pub type Sessions = BTreeMap<SessionId, SessionInfo>;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
@@ -114,7 +118,7 @@ pub struct Server {
     zxid: i64,
     next_session: u32,
     /// Shared between states like the tree: most steps change no session and no watch.
-    sessions: Arc<BTreeMap<SessionId, SessionInfo>>,
+    sessions: Arc<Sessions>,
     /// Watches set by getData and exists (the server keeps them in one table).
     data_watches: Arc<WatchTable>,
     child_watches: Arc<WatchTable>,
@@ -217,10 +221,22 @@ impl Server {
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }
-    /// Puts in place of the tree the copy `shared` gives, which must be equal to it (see
+    /// Puts in place of each shared part (the tree and the past ones, the sessions, the watch
+    /// tables) the copy the matching function gives, which must be equal to it (see
     /// `Clients::share`).
-    pub fn share_tree(&mut self, shared: impl FnOnce(&Arc<DataTree>) -> Arc<DataTree>) {
-        self.tree = shared(&self.tree);
+    pub fn share(
+        &mut self,
+        mut tree: impl FnMut(&Arc<DataTree>) -> Arc<DataTree>,
+        sessions: impl FnOnce(&Arc<Sessions>) -> Arc<Sessions>,
+        mut watches: impl FnMut(&Arc<WatchTable>) -> Arc<WatchTable>,
+    ) {
+        self.tree = tree(&self.tree);
+        for (_, past) in &mut self.history {
+            *past = tree(past);
+        }
+        self.sessions = sessions(&self.sessions);
+        self.data_watches = watches(&self.data_watches);
+        self.child_watches = watches(&self.child_watches);
     }
 
     pub fn tree(&self) -> &DataTree {

@@ -73,10 +73,12 @@ pub fn resident_mib() -> Option<u64> {
 
 /// The explored graph. States are numbered in breadth-first order.
 pub struct Graph {
-    pub(super) parent: Vec<(u32, Step)>,
-    /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`.
+    /// Each state's parent and the step from it, packed (`Step::packed`): eight bytes a state.
+    parent: Vec<(u32, u32)>,
+    /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`, their steps packed:
+    /// eight bytes a transition (see `out`).
     pub(super) offsets: Vec<u32>,
-    pub(super) edges: Vec<(u32, Step)>,
+    edges: Vec<(u32, u32)>,
     /// Bit `c` set: client `c` is waiting for the lock in that state.
     pub(super) waiting: Vec<u8>,
     /// Bit `c` set: client `c` believes it holds the lock in that state.
@@ -353,9 +355,11 @@ fn expand<R: Recipe>(
 }
 
 /// Which state each fingerprint is, readable by the expanding threads while the merging
-/// thread adds to it (in shards, so that a reader rarely meets the writer).
+/// thread adds to it (in shards, so that a reader rarely meets the writer). A fingerprint is
+/// filed as two 64-bit halves: an entry of 24 bytes, where a `u128`'s 16-byte alignment pads it
+/// to 32.
 struct Index {
-    shards: Vec<RwLock<FxHashMap<u128, u32>>>,
+    shards: Vec<RwLock<FxHashMap<[u64; 2], u32>>>,
     /// Written by the merging thread only.
     len: AtomicUsize,
 }
@@ -367,12 +371,16 @@ impl Index {
         Index { shards: (0..Self::SHARDS).map(|_| RwLock::default()).collect(), len: AtomicUsize::new(0) }
     }
 
-    fn shard(&self, fingerprint: u128) -> &RwLock<FxHashMap<u128, u32>> {
+    fn key(fingerprint: u128) -> [u64; 2] {
+        [(fingerprint >> 64) as u64, fingerprint as u64]
+    }
+
+    fn shard(&self, fingerprint: u128) -> &RwLock<FxHashMap<[u64; 2], u32>> {
         &self.shards[(fingerprint >> 104) as usize % Self::SHARDS]
     }
 
     fn get(&self, fingerprint: u128) -> Option<u32> {
-        self.shard(fingerprint).read().expect("no thread panics holding it").get(&fingerprint).copied()
+        self.shard(fingerprint).read().expect("no thread panics holding it").get(&Self::key(fingerprint)).copied()
     }
 
     fn len(&self) -> usize {
@@ -382,7 +390,7 @@ impl Index {
     /// Numbers a new state: the next number. Only the merging thread inserts.
     fn insert(&self, fingerprint: u128) -> u32 {
         let id = self.len.fetch_add(1, Ordering::Relaxed) as u32;
-        self.shard(fingerprint).write().expect("no thread panics holding it").insert(fingerprint, id);
+        self.shard(fingerprint).write().expect("no thread panics holding it").insert(Self::key(fingerprint), id);
         id
     }
 }
@@ -465,7 +473,7 @@ pub fn explore<R: Recipe>(
     let index = Index::new();
     let interner = Interner::new();
     let mut graph = Graph {
-        parent: vec![(ROOT, zklab_model::Step::Acquire(0))],
+        parent: vec![(ROOT, 0)],
         offsets: vec![0],
         edges: Vec::new(),
         waiting: Vec::new(),
@@ -627,14 +635,14 @@ impl Graph {
                     None => {
                         let (next, holds) = new.expect("a state unknown at the merge was unknown before");
                         let t = index.insert(fingerprint);
-                        self.parent.push((id, step));
+                        self.parent.push((id, step.packed()));
                         self.depth = depth + 1;
                         self.record(t, holds, properties);
                         next_level.push(next);
                         t
                     }
                 };
-                self.edges.push((target, step));
+                self.edges.push((target, step.packed()));
             }
             self.offsets.push(self.edges.len() as u32);
         }
@@ -673,9 +681,18 @@ impl Graph {
         self.offsets.len() - 1
     }
 
-    pub(super) fn out(&self, state: u32) -> &[(u32, Step)] {
+    /// The out-edges of `state`: each step and the state it leads to.
+    pub(super) fn out(&self, state: u32) -> impl DoubleEndedIterator<Item = (u32, Step)> + Clone + '_ {
         let i = state as usize;
-        &self.edges[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+        let edges = &self.edges[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        edges.iter().map(|&(target, step)| (target, Step::unpacked(step)))
+    }
+
+    /// The `n`-th out-edge of `state`, if it has that many.
+    pub(super) fn edge(&self, state: u32, n: usize) -> Option<(u32, Step)> {
+        let i = state as usize;
+        let at = self.offsets[i] as usize + n;
+        (at < self.offsets[i + 1] as usize).then(|| (self.edges[at].0, Step::unpacked(self.edges[at].1)))
     }
 
     /// The steps of a shortest path from the initial state to `state`.
@@ -683,7 +700,7 @@ impl Graph {
         let mut steps = Vec::new();
         while self.parent[state as usize].0 != ROOT {
             let (parent, step) = self.parent[state as usize];
-            steps.push(step);
+            steps.push(Step::unpacked(step));
             state = parent;
         }
         steps.reverse();

@@ -1,56 +1,83 @@
 //! Hash-consing for the checker's stored states. A state is kept as shared parts (its clients,
-//! its tree), and a step changes one or two of them, but renumbering and symmetry rebuild every
-//! part they rename: two states met far apart in the graph, or one state's successors after
-//! renaming, then hold equal parts as separate copies. The interner hands each state the one
-//! copy of each part met so far, so the frontier holds a few pointers per state instead of a
-//! few kilobytes, and what is memoized on a part (its digest, the numbers renumbering collects)
-//! is computed once for all the states that share it.
+//! its trees, its sessions and watch tables), and a step changes one or two of them, but
+//! renumbering and symmetry rebuild every part they rename: two states met far apart in the
+//! graph, or one state's successors after renaming, then hold equal parts as separate copies.
+//! The interner hands each state the one copy of each part met so far, so the frontier holds a
+//! few pointers per state instead of a few kilobytes, and what is memoized on a part (its
+//! digest, the numbers renumbering collects) is computed once for all the states that share it.
 //!
 //! Why it cannot change an answer: a part is replaced only by one equal to it (compared in
 //! full, not by digest), so every state keeps its value, and with it its fingerprint, its
 //! successors and every property's verdict. A client is shared only at the index it was met at,
 //! since what renumbering collects from a client depends on its index.
 
-use rustc_hash::FxHashMap;
-use std::hash::BuildHasher;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::{BuildHasher, Hash};
 use std::sync::{Arc, Mutex};
 use zklab_model::world::Client;
-use zklab_model::{DataTree, Recipe, World};
+use zklab_model::{DataTree, Recipe, Sessions, WatchTable, World};
 
 /// Shards of each table, so that the expanding threads rarely wait for one another.
 const SHARDS: usize = 64;
 
-type Table<K, V> = Vec<Mutex<FxHashMap<K, Arc<V>>>>;
+/// Parts filed under a key (their digest): the tree and the clients, whose digests are
+/// memoized on them.
+type ByDigest<K, V> = Vec<Mutex<FxHashMap<K, Arc<V>>>>;
+
+/// Parts filed by their content: the sessions and the watch tables, small enough to hash.
+type ByContent<V> = Vec<Mutex<FxHashSet<Arc<V>>>>;
 
 pub(super) struct Interner<R> {
-    clients: Table<(usize, u128), Client<R>>,
-    trees: Table<u128, DataTree>,
+    clients: ByDigest<(usize, u128), Client<R>>,
+    trees: ByDigest<u128, DataTree>,
+    sessions: ByContent<Sessions>,
+    watches: ByContent<WatchTable>,
+}
+
+fn shards<T: Default>() -> Vec<Mutex<T>> {
+    (0..SHARDS).map(|_| Mutex::default()).collect()
+}
+
+fn shard_of(key: &impl Hash) -> usize {
+    rustc_hash::FxBuildHasher.hash_one(key) as usize % SHARDS
 }
 
 impl<R: Recipe> Interner<R> {
     pub(super) fn new() -> Self {
-        Interner {
-            clients: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            trees: (0..SHARDS).map(|_| Mutex::default()).collect(),
-        }
+        Interner { clients: shards(), trees: shards(), sessions: shards(), watches: shards() }
     }
 
     /// `world` with each of its parts replaced by the copy met first.
     pub(super) fn share(&self, mut world: World<R>) -> World<R> {
-        world.clients.share(|i, client| intern(&self.clients, (i, client.digest()), client));
-        world.server.share_tree(|tree| intern(&self.trees, tree.digest(), tree));
+        world.clients.share(|i, client| by_digest(&self.clients, (i, client.digest()), client));
+        world.server.share(
+            |tree| by_digest(&self.trees, tree.digest(), tree),
+            |sessions| by_content(&self.sessions, sessions),
+            |watches| by_content(&self.watches, watches),
+        );
         world
     }
 }
 
 /// The copy of `part` filed under `key`, filing `part` if there is none. A different part under
 /// the same key (two digests colliding) is left unshared.
-fn intern<K: std::hash::Hash + Eq, V: PartialEq>(table: &Table<K, V>, key: K, part: &Arc<V>) -> Arc<V> {
-    let shard = rustc_hash::FxBuildHasher.hash_one(&key) as usize % SHARDS;
-    let mut shard = table[shard].lock().expect("no thread panics holding it");
+fn by_digest<K: Hash + Eq, V: PartialEq>(table: &ByDigest<K, V>, key: K, part: &Arc<V>) -> Arc<V> {
+    let mut shard = table[shard_of(&key)].lock().expect("no thread panics holding it");
     let kept = shard.entry(key).or_insert_with(|| part.clone());
     match Arc::ptr_eq(kept, part) || **kept == **part {
         true => kept.clone(),
         false => part.clone(),
+    }
+}
+
+/// The copy of `part` equal to it, filing `part` if there is none.
+fn by_content<V: Hash + Eq>(table: &ByContent<V>, part: &Arc<V>) -> Arc<V> {
+    let mut shard = table[shard_of(&**part)].lock().expect("no thread panics holding it");
+    match shard.get(&**part) {
+        Some(kept) => kept.clone(),
+        None => {
+            shard.insert(part.clone());
+            part.clone()
+        }
     }
 }

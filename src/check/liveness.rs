@@ -112,8 +112,7 @@ impl Graph {
         let mut always: Option<Vec<Step>> = None;
         let mut taken = Vec::new();
         for &s in members {
-            let mut enabled: Vec<Step> =
-                self.out(s).iter().map(|(_, step)| *step).filter(|st| !st.is_fault()).collect();
+            let mut enabled: Vec<Step> = self.out(s).map(|(_, step)| step).filter(|st| !st.is_fault()).collect();
             enabled.sort();
             enabled.dedup();
             always = Some(match always {
@@ -121,8 +120,8 @@ impl Graph {
                 Some(prev) => prev.into_iter().filter(|st| enabled.binary_search(st).is_ok()).collect(),
             });
             for (t, step) in self.out(s) {
-                if !step.is_fault() && member[*t as usize] {
-                    taken.push(*step);
+                if !step.is_fault() && member[t as usize] {
+                    taken.push(step);
                 }
             }
         }
@@ -145,7 +144,7 @@ impl Graph {
         let mut at = entry;
         let mut go = |path: Vec<Step>, steps: &mut Vec<Step>, visited: &mut Vec<u32>| {
             for step in path {
-                let (next, _) = *self.out(at).iter().find(|(_, s)| *s == step).expect("a path of the graph");
+                let (next, _) = self.out(at).find(|(_, s)| *s == step).expect("a path of the graph");
                 at = next;
                 visited.push(at);
                 steps.push(step);
@@ -163,7 +162,7 @@ impl Graph {
         }
         while let Some(neglected) = self.neglected(&visited, &steps) {
             let from = *visited.last().expect("entry");
-            let disabled = |s: u32| self.out(s).iter().all(|(_, st)| *st != neglected);
+            let disabled = |s: u32| self.out(s).all(|(_, st)| st != neglected);
             let (path, _) = self.path_inside(from, &member, |s, _| disabled(s));
             go(path, &mut steps, &mut visited);
         }
@@ -179,8 +178,8 @@ impl Graph {
     /// A fault-free step enabled in every state of `visited` that `steps` never take.
     fn neglected(&self, visited: &[u32], steps: &[Step]) -> Option<Step> {
         let (first, rest) = visited.split_first()?;
-        self.out(*first).iter().map(|(_, st)| *st).find(|st| {
-            !st.is_fault() && !steps.contains(st) && rest.iter().all(|&s| self.out(s).iter().any(|(_, x)| x == st))
+        self.out(*first).map(|(_, st)| st).find(|st| {
+            !st.is_fault() && !steps.contains(st) && rest.iter().all(|&s| self.out(s).any(|(_, x)| x == *st))
         })
     }
 
@@ -192,7 +191,7 @@ impl Graph {
         let mut seen = vec![false; self.expanded()];
         seen[from as usize] = true;
         while let Some(s) = queue.pop_front() {
-            for &(t, step) in self.out(s) {
+            for (t, step) in self.out(s) {
                 if step.is_fault() || !member[t as usize] {
                     continue;
                 }
@@ -241,9 +240,7 @@ impl Graph {
             stack.push(root);
             on_stack[root as usize] = true;
             while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
-                let out = self.out(v);
-                if *edge < out.len() {
-                    let (w, step) = out[*edge];
+                if let Some((w, step)) = self.edge(v, *edge) {
                     *edge += 1;
                     if !edge_inside(w, step) {
                         continue;
@@ -273,7 +270,7 @@ impl Graph {
                                 break;
                             }
                         }
-                        if members.len() > 1 || self.out(v).iter().any(|&(t, s)| t == v && edge_inside(t, s)) {
+                        if members.len() > 1 || self.out(v).any(|(t, s)| t == v && edge_inside(t, s)) {
                             components.push(members);
                         }
                     }

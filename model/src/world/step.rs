@@ -112,6 +112,43 @@ impl Step {
     pub fn is_fault(self) -> bool {
         matches!(self, Step::Fault(..) | Step::Lossy(..))
     }
+
+    /// The step in 32 bits, for a checker that keeps one per transition: the client in the low
+    /// 16 (a checked world has a handful), then which step, its fault and its sending step.
+    pub fn packed(self) -> u32 {
+        let (tag, kind, sending) = match self {
+            Step::Acquire(_) => (0, 0, 0),
+            Step::Write(_) => (1, 0, 0),
+            Step::Release(_) => (2, 0, 0),
+            Step::Receive(_) => (3, 0, 0),
+            Step::Reconnect(_) => (4, 0, 0),
+            Step::Expire(_) => (5, 0, 0),
+            Step::Resume(_) => (6, 0, 0),
+            Step::CatchUp(_) => (7, 0, 0),
+            Step::Fault(kind, _) => (8, kind.index(), 0),
+            Step::Lossy(kind, sending, _) => (9, kind.index(), sending as usize),
+        };
+        debug_assert!(self.client() < 1 << 16, "a checked world has fewer clients");
+        self.client() | (tag << 16) | ((kind as u32) << 20) | ((sending as u32) << 24)
+    }
+
+    /// The step `packed` gave these bits for.
+    pub fn unpacked(bits: u32) -> Step {
+        let client = bits & 0xffff;
+        let kind = FaultKind::ALL[(bits >> 20 & 0xf) as usize];
+        match bits >> 16 & 0xf {
+            0 => Step::Acquire(client),
+            1 => Step::Write(client),
+            2 => Step::Release(client),
+            3 => Step::Receive(client),
+            4 => Step::Reconnect(client),
+            5 => Step::Expire(client),
+            6 => Step::Resume(client),
+            7 => Step::CatchUp(client),
+            8 => Step::Fault(kind, client),
+            _ => Step::Lossy(kind, Sending::ALL[(bits >> 24 & 0x7) as usize], client),
+        }
+    }
 }
 
 impl fmt::Display for Step {
@@ -136,6 +173,28 @@ impl fmt::Display for Step {
                 };
                 write!(f, "FAULT {kind} on {on} c{c}")
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_step_packs_into_32_bits_and_back() {
+        let mut steps = Vec::new();
+        for client in [0, 1, 7, 65_535] {
+            steps.extend(Step::of_client(client));
+            for kind in FaultKind::ALL {
+                steps.push(Step::Fault(kind, client));
+                steps.extend(Sending::ALL.map(|sending| Step::Lossy(kind, sending, client)));
+            }
+        }
+        let packed: std::collections::BTreeSet<u32> = steps.iter().map(|s| s.packed()).collect();
+        assert_eq!(packed.len(), steps.len(), "no two steps pack alike");
+        for step in steps {
+            assert_eq!(Step::unpacked(step.packed()), step);
         }
     }
 }
