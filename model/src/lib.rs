@@ -17,7 +17,7 @@ pub mod tree;
 
 pub use error::ZkError;
 pub use event::{EventType, SessionState, WatchedEvent};
-pub use listing::Listing;
+pub use listing::{Listing, NameIter};
 pub use path::PathError;
 pub use property::{Property, Reach};
 pub use renumber::{Collected, Numbers, Renumber};

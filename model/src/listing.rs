@@ -195,16 +195,13 @@ impl Listing {
     }
 
     /// The names in their order, without making a slice of a kept listing.
-    pub fn names(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+    pub fn names(&self) -> NameIter<'_> {
         match &self.names {
-            Names::Given(names) => Box::new(names.iter().map(String::as_str)),
-            Names::Kept(kept) => {
-                let names = kept.by_order.iter().map(|(_, name)| &**name);
-                match kept.order {
-                    ChildrenOrder::Reversed => Box::new(names.rev()),
-                    _ => Box::new(names),
-                }
-            }
+            Names::Given(names) => NameIter::Given(names.iter()),
+            Names::Kept(kept) => match kept.order {
+                ChildrenOrder::Reversed => NameIter::Backwards(kept.by_order.iter()),
+                _ => NameIter::Forwards(kept.by_order.iter()),
+            },
         }
     }
 
@@ -226,6 +223,27 @@ impl Listing {
             (Names::Given(a), Names::Given(b)) => Arc::ptr_eq(a, b),
             (Names::Kept(a), Names::Kept(b)) => Arc::ptr_eq(a, b),
             _ => false,
+        }
+    }
+}
+
+/// A listing's names in their order (see `Listing::names`).
+pub enum NameIter<'a> {
+    Given(std::slice::Iter<'a, String>),
+    Forwards(KeptIter<'a>),
+    Backwards(KeptIter<'a>),
+}
+
+type KeptIter<'a> = imbl::ordset::Iter<'a, (u64, Arc<str>), imbl::shared_ptr::DefaultSharedPtr>;
+
+impl<'a> Iterator for NameIter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            NameIter::Given(names) => names.next().map(String::as_str),
+            NameIter::Forwards(names) => names.next().map(|(_, name)| &**name),
+            NameIter::Backwards(names) => names.next_back().map(|(_, name)| &**name),
         }
     }
 }
@@ -256,7 +274,10 @@ impl FromIterator<String> for Listing {
 
 impl PartialEq for Listing {
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.names().eq(other.names())
+        match (&self.names, &other.names) {
+            (Names::Given(a), Names::Given(b)) => a == b,
+            _ => self.len() == other.len() && self.names().eq(other.names()),
+        }
     }
 }
 
@@ -270,7 +291,10 @@ impl PartialOrd for Listing {
 
 impl Ord for Listing {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.names().cmp(other.names())
+        match (&self.names, &other.names) {
+            (Names::Given(a), Names::Given(b)) => a.cmp(b),
+            _ => self.names().cmp(other.names()),
+        }
     }
 }
 
