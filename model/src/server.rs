@@ -126,6 +126,19 @@ pub struct Server {
     history: VecDeque<(i64, Arc<DataTree>)>,
 }
 
+/// A shared table walked by renumbering: `renumbered` maps each entry. A walk that only collects
+/// the numbers visits every value a ranking walk maps, and keeps the table as it is instead of
+/// building a copy.
+fn rebuilt<T: FromIterator<I::Item>, I: Iterator>(collecting: bool, kept: &Arc<T>, renumbered: I) -> Arc<T> {
+    match collecting {
+        true => {
+            renumbered.for_each(drop);
+            kept.clone()
+        }
+        false => Arc::new(renumbered.collect()),
+    }
+}
+
 impl Server {
     pub fn new(config: ServerConfig) -> Self {
         Server {
@@ -183,29 +196,15 @@ impl Server {
                 Arc::new(renumbered)
             }
         };
-        // A walk that only collects the numbers visits every value a ranking walk maps, and
-        // keeps the tables it would rebuild as they are.
         let collecting = r.numbers.is_collecting();
-        let table = |t: &Arc<WatchTable>| -> Arc<WatchTable> {
-            let renumbered = t.iter().map(|(path, s)| (r.path(path), s));
-            match collecting {
-                true => {
-                    renumbered.for_each(drop);
-                    t.clone()
-                }
-                false => Arc::new(renumbered.map(|(path, s)| (path, s.clone())).collect()),
-            }
-        };
-        let sessions = self.sessions.iter().map(|(s, info)| {
-            (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
-        });
-        let sessions = match collecting {
-            true => {
-                sessions.for_each(drop);
-                self.sessions.clone()
-            }
-            false => Arc::new(sessions.collect()),
-        };
+        let table = |t: &Arc<WatchTable>| rebuilt(collecting, t, t.iter().map(|(path, s)| (r.path(path), s.clone())));
+        let sessions = rebuilt(
+            collecting,
+            &self.sessions,
+            self.sessions.iter().map(|(s, info)| {
+                (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
+            }),
+        );
         Server {
             config: self.config,
             tree: tree(&self.tree),

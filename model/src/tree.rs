@@ -143,9 +143,15 @@ impl DataTree {
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
         // A node's data and stat are not in a listing: the kept one stays.
+        self.changing();
+        self.nodes.get_mut(path)
+    }
+
+    /// Forgets what was derived from the nodes as they were (the kept listing is changed
+    /// along with them instead, see `relist`).
+    fn changing(&mut self) {
         self.numbers.clear();
         self.digest.clear();
-        self.nodes.get_mut(path)
     }
 
     /// `parent`'s children arranged in `order`, as a reply carries them: the kept listing when
@@ -195,8 +201,7 @@ impl DataTree {
 
     /// Inserts a node under an existing parent, updating the parent's counters.
     pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
-        self.numbers.clear();
-        self.digest.clear();
+        self.changing();
         self.relist(&path, true);
         let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
         parent.num_children += 1;
@@ -208,8 +213,7 @@ impl DataTree {
 
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
-        self.numbers.clear();
-        self.digest.clear();
+        self.changing();
         if self.nodes.remove(path).is_none() {
             return;
         }
