@@ -48,9 +48,51 @@ impl<T> Memo<T> {
 /// state's fingerprint reads each shared part once. Two different values share a digest with
 /// probability about 2^-128.
 pub fn digest(value: &impl std::hash::Hash) -> u128 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    value.hash(&mut hasher);
-    hasher.digest128()
+    let mut bytes = Bytes(Vec::with_capacity(256));
+    value.hash(&mut bytes);
+    xxhash_rust::xxh3::xxh3_128(&bytes.0)
+}
+
+/// What a `Hash` writes, gathered to be digested in one pass: a value writes many small pieces
+/// (a number, a length, a short name), and XXH3's streaming state costs a buffered copy per
+/// piece where appending to a vector costs a few instructions. The digest is XXH3's of the same
+/// bytes either way.
+struct Bytes(Vec<u8>);
+
+impl std::hash::Hasher for Bytes {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.0.push(n);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u128(&mut self, n: u128) {
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.0)
+    }
 }
 
 impl<T> Default for Memo<T> {

@@ -66,6 +66,7 @@ pub struct Numbers {
 
 /// The numbers one part of a state (a tree, a client) holds, as a walk collected them: kept in
 /// that part's memo, so that a part shared with the state before a step is not walked again.
+/// Each kind sorted, each number once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Collected {
     seqs: Vec<i64>,
@@ -78,7 +79,7 @@ pub struct Collected {
 impl Collected {
     /// The numbers of the same part with its client renamed (renaming changes no number).
     pub fn renamed(&self, renaming: &crate::Renaming) -> Collected {
-        let locals = self.locals.iter().map(|&(c, v)| (renaming.client(c), v)).collect();
+        let locals = sorted(self.locals.iter().map(|&(c, v)| (renaming.client(c), v)).collect());
         Collected { locals, ..self.clone() }
     }
 
@@ -108,6 +109,14 @@ impl Collected {
 /// `v`'s rank among the sorted, distinct `values`.
 fn rank(values: &[i64], v: i64, kind: &str) -> i64 {
     values.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected")) as i64
+}
+
+/// `values` sorted, each once. The sort is the stable one, which merges runs already in order:
+/// a state's numbers are mostly its parts' sorted numbers one after another (`collect_part`).
+fn sorted<T: Ord>(mut values: Vec<T>) -> Vec<T> {
+    values.sort();
+    values.dedup();
+    values
 }
 
 /// Whether sorted, distinct `values` are already their own ranks.
@@ -148,10 +157,12 @@ impl Numbers {
         let part = memo.get_or_init(|| {
             let part = Numbers::collecting();
             walk(&part)?;
+            // Kept sorted and distinct: the state's numbers are then mostly sorted runs, which
+            // `into_ranks` merges.
             Some(Collected {
-                seqs: part.seqs.into_inner(),
-                zxids: part.zxids.into_inner(),
-                locals: part.locals.into_inner(),
+                seqs: sorted(part.seqs.into_inner()),
+                zxids: sorted(part.zxids.into_inner()),
+                locals: sorted(part.locals.into_inner()),
                 counted: part.counted.get(),
                 opaque: part.opaque.get(),
             })
@@ -171,20 +182,11 @@ impl Numbers {
 
     /// What the first walk collected, ready to rank on the second.
     pub fn into_ranks(self) -> Numbers {
-        let sort = |cell: RefCell<Vec<i64>>| {
-            let mut values = cell.into_inner();
-            values.sort_unstable();
-            values.dedup();
-            RefCell::new(values)
-        };
-        let mut locals = self.locals.into_inner();
-        locals.sort_unstable();
-        locals.dedup();
         Numbers {
             walk: Walk::Ranking,
-            seqs: sort(self.seqs),
-            zxids: sort(self.zxids),
-            locals: RefCell::new(locals),
+            seqs: RefCell::new(sorted(self.seqs.into_inner())),
+            zxids: RefCell::new(sorted(self.zxids.into_inner())),
+            locals: RefCell::new(sorted(self.locals.into_inner())),
             counted: self.counted,
             opaque: self.opaque,
         }

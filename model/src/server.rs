@@ -129,13 +129,24 @@ pub struct Server {
 /// A shared table walked by renumbering: `renumbered` maps each entry. A walk that only collects
 /// the numbers visits every value a ranking walk maps, and keeps the table as it is instead of
 /// building a copy.
-fn rebuilt<T: FromIterator<I::Item>, I: Iterator>(collecting: bool, kept: &Arc<T>, renumbered: I) -> Arc<T> {
+fn rebuilt<T: FromIterator<I::Item> + PartialEq, I: Iterator>(
+    collecting: bool,
+    kept: &Arc<T>,
+    renumbered: I,
+) -> Arc<T> {
     match collecting {
         true => {
             renumbered.for_each(drop);
             kept.clone()
         }
-        false => Arc::new(renumbered.collect()),
+        false => {
+            // An unchanged table stays the one already shared.
+            let table: T = renumbered.collect();
+            match table == **kept {
+                true => kept.clone(),
+                false => Arc::new(table),
+            }
+        }
     }
 }
 
@@ -222,20 +233,34 @@ impl Server {
     }
     /// Puts in place of each shared part (the tree and the past ones, the sessions, the watch
     /// tables) the copy the matching function gives, which must be equal to it (see
-    /// `Clients::share`).
+    /// `Clients::share`). A part that is the same as `kept`'s (a step left it alone) is left as
+    /// it is: the caller shared `kept`'s parts before.
     pub fn share(
         &mut self,
+        kept: &Server,
         mut tree: impl FnMut(&Arc<DataTree>) -> Arc<DataTree>,
         sessions: impl FnOnce(&Arc<Sessions>) -> Arc<Sessions>,
         mut watches: impl FnMut(&Arc<WatchTable>) -> Arc<WatchTable>,
     ) {
+        let kept_trees = || std::iter::once(&kept.tree).chain(kept.history.iter().map(|(_, t)| t));
+        let mut tree = |t: &Arc<DataTree>| match kept_trees().any(|k| Arc::ptr_eq(k, t)) {
+            true => t.clone(),
+            false => tree(t),
+        };
         self.tree = tree(&self.tree);
         for (_, past) in &mut self.history {
             *past = tree(past);
         }
-        self.sessions = sessions(&self.sessions);
-        self.data_watches = watches(&self.data_watches);
-        self.child_watches = watches(&self.child_watches);
+        if !Arc::ptr_eq(&self.sessions, &kept.sessions) {
+            self.sessions = sessions(&self.sessions);
+        }
+        for (table, kept) in
+            [(&mut self.data_watches, &kept.data_watches), (&mut self.child_watches, &kept.child_watches)]
+        {
+            if !Arc::ptr_eq(table, kept) {
+                *table = watches(table);
+            }
+        }
     }
 
     pub fn tree(&self) -> &DataTree {

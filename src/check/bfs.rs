@@ -248,16 +248,11 @@ enum Claim {
 
 /// What a client's recipe does next, and how it is renamed or renumbered, depends only on its
 /// situation: the client's number and session (its `Ctx`), its recipe's state and the input
-/// it handles next. Each client's, hashed with the claim it is checked for. The model's own
+/// it handles next (`Client::situation`). Each client's, hashed with the claim it is checked for. The model's own
 /// steps do not depend on the recipe's claims: they are symmetric and read numbers by order by
 /// construction, which the differential test holds them to.
 fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<u128> {
-    (0..world.clients.len())
-        .map(|i| {
-            let c = &world.clients[i];
-            zklab_model::memo::digest(&(claim, i, c.session, &c.recipe, c.inbound.front()))
-        })
-        .collect()
+    (0..world.clients.len()).map(|i| zklab_model::memo::digest(&(claim, i, world.clients[i].situation()))).collect()
 }
 
 /// Whether a state where the clients in `waiting` wait, and `steps` are enabled, is
@@ -340,7 +335,7 @@ fn expand<R: Recipe>(
             // may have been found by then (by an earlier state of this chunk or the last).
             let new = known.get(fingerprint).is_none().then(|| {
                 let holds = judge(&next, properties);
-                (interner.share(next), holds)
+                (interner.share(next, world), holds)
             });
             Successor { step, fingerprint, new, broken }
         })

@@ -47,10 +47,13 @@ impl<R: Recipe> Interner<R> {
         Interner { clients: shards(), trees: shards(), sessions: shards(), watches: shards() }
     }
 
-    /// `world` with each of its parts replaced by the copy met first.
-    pub(super) fn share(&self, mut world: World<R>) -> World<R> {
-        world.clients.share(|i, client| by_digest(&self.clients, (i, client.digest()), client));
+    /// `world` with each of its parts replaced by the copy met first. `world` is a successor of
+    /// `from`, a state the interner has seen: the parts a step left alone are `from`'s own,
+    /// shared already, and need no lookup.
+    pub(super) fn share(&self, mut world: World<R>, from: &World<R>) -> World<R> {
+        world.clients.share(&from.clients, |i, client| by_digest(&self.clients, (i, client.digest()), client));
         world.server.share(
+            &from.server,
             |tree| by_digest(&self.trees, tree.digest(), tree),
             |sessions| by_content(&self.sessions, sessions),
             |watches| by_content(&self.watches, watches),

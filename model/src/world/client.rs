@@ -61,12 +61,22 @@ pub struct Client<R> {
     pub numbers: Memo<Option<Collected>>,
     /// This client's digest (see `memo::digest`), which a world's hash writes in its place.
     pub digest: Memo<u128>,
+    /// The digest of what its recipe's next move depends on (see `situation`).
+    pub situation: Memo<u128>,
 }
 
 impl<R: std::hash::Hash> Client<R> {
     /// What the client's hash is in a world's (see `Clients`' `Hash`).
     pub fn digest(&self) -> u128 {
         *self.digest.get_or_init(|| crate::memo::digest(self))
+    }
+
+    /// The digest of what the client's recipe does next, and how it is renamed or renumbered,
+    /// depends on besides the client's number: its session, its recipe's state and the input it
+    /// handles next. A checker checks a recipe's claims once per situation; memoized, a client
+    /// shared between many states is digested once.
+    pub fn situation(&self) -> u128 {
+        *self.situation.get_or_init(|| crate::memo::digest(&(self.session, &self.recipe, self.inbound.front())))
     }
 }
 
@@ -91,6 +101,7 @@ impl<R: Recipe> Client<R> {
             lagging: false,
             numbers: Memo::default(),
             digest: Memo::default(),
+            situation: Memo::default(),
         }
     }
 

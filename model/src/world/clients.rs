@@ -45,10 +45,13 @@ impl<R: Recipe> Clients<R> {
 
     /// Puts in place of each client `i` the copy `shared(i, client)` gives, which must be equal
     /// to it: a checker hands every state one copy of each client it has met (see the checker's
-    /// interner).
-    pub fn share(&mut self, mut shared: impl FnMut(usize, &Arc<Client<R>>) -> Arc<Client<R>>) {
+    /// interner). A client that is `kept`'s client `i` itself (a step left it alone) is left as
+    /// it is: the caller shared `kept`'s clients before.
+    pub fn share(&mut self, kept: &Clients<R>, mut shared: impl FnMut(usize, &Arc<Client<R>>) -> Arc<Client<R>>) {
         for (i, client) in self.0.iter_mut().enumerate() {
-            *client = shared(i, client);
+            if !kept.0.get(i).is_some_and(|k| Arc::ptr_eq(k, client)) {
+                *client = shared(i, client);
+            }
         }
     }
 
@@ -85,6 +88,7 @@ impl<R: Clone> IndexMut<usize> for Clients<R> {
         let client = Arc::make_mut(&mut self.0[i]);
         client.numbers.clear();
         client.digest.clear();
+        client.situation.clear();
         client
     }
 }

@@ -46,6 +46,8 @@ pub struct World<R> {
     first_session: SessionId,
     /// The clients may be renamed into one another (see `symmetry`). Fixed for a run.
     interchangeable: bool,
+    /// Every client runs the same recipe (by name), which renumbering needs. Fixed for a run.
+    one_recipe: bool,
     /// Which client each live handle's session belongs to: derived from `clients`, so not part
     /// of the state; it spares routing a walk over thousands of clients.
     by_session: Arc<BTreeMap<SessionId, ClientId>>,
@@ -133,6 +135,7 @@ impl<R: Recipe> World<R> {
         let interchangeable =
             config.jute_maxbuffer.is_none() && World::interchangeable(&clients, &config.lock_path, first_session);
         let by_session = World::index_sessions(&clients);
+        let one_recipe = clients.iter().all(|c| clients.first().is_some_and(|f| c.recipe.name() == f.recipe.name()));
         World {
             config: Arc::new(config),
             server,
@@ -143,6 +146,7 @@ impl<R: Recipe> World<R> {
             coverage: Coverage::default(),
             first_session,
             interchangeable,
+            one_recipe,
             by_session,
             routed: Vec::new(),
             refused: None,

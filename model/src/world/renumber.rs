@@ -119,14 +119,12 @@ impl<R: Recipe> World<R> {
     /// Whether renumbering can apply to this run at all (see the module's list).
     pub fn renumbering_applies(&self) -> bool {
         let config = &self.config;
-        let Some(first) = self.clients.first() else { return false };
-        let name = first.recipe.name();
-        config.renumber
+        self.one_recipe
+            && config.renumber
             && config.first_sequence == 0
             && config.jute_maxbuffer.is_none()
             && config.faults.get(FaultKind::ReapParent) == 0
             && !matches!(self.server.config().children_order, ChildrenOrder::Scrambled(_))
-            && self.clients.iter().all(|c| c.recipe.name() == name)
     }
 
     /// The world walked with `numbers`: collecting them, or ranking them.
@@ -191,6 +189,7 @@ impl<R: Recipe> Client<R> {
             lagging: self.lagging,
             numbers: r.carry(&self.numbers),
             digest: crate::memo::Memo::default(),
+            situation: crate::memo::Memo::default(),
         })
     }
 }

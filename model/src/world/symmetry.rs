@@ -89,6 +89,7 @@ impl<R: Recipe> World<R> {
             coverage: self.coverage,
             first_session: self.first_session,
             interchangeable: self.interchangeable,
+            one_recipe: self.one_recipe,
         })
     }
 
@@ -177,6 +178,7 @@ impl<R: Recipe> Client<R> {
             lagging: self.lagging,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
             digest: crate::memo::Memo::default(),
+            situation: crate::memo::Memo::default(),
         })
     }
 }
