@@ -5,6 +5,7 @@
 //! Transition properties are judged on every step as it is taken, before its successor is
 //! settled and renamed, since what a step did is not part of the state it leads to.
 
+use super::chunked::Chunked;
 use super::intern::Interner;
 use super::properties::Kind;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -74,15 +75,15 @@ pub fn resident_mib() -> Option<u64> {
 /// The explored graph. States are numbered in breadth-first order.
 pub struct Graph {
     /// Each state's parent and the step from it, packed (`Step::packed`): eight bytes a state.
-    parent: Vec<(u32, u32)>,
+    parent: Chunked<(u32, u32)>,
     /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`, their steps packed:
     /// eight bytes a transition (see `out`).
-    pub(super) offsets: Vec<u32>,
-    edges: Vec<(u32, u32)>,
+    offsets: Chunked<u32>,
+    edges: Chunked<(u32, u32)>,
     /// Bit `c` set: client `c` is waiting for the lock in that state.
-    pub(super) waiting: Vec<u8>,
+    pub(super) waiting: Chunked<u8>,
     /// Bit `c` set: client `c` believes it holds the lock in that state.
-    pub(super) holding: Vec<u8>,
+    pub(super) holding: Chunked<u8>,
     /// How many clients the world has.
     pub(super) clients: usize,
     /// Every state was expanded (no budget ran out).
@@ -188,22 +189,24 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
 /// A state's identity in the index: 128 bits of XXH3, a non-linear hash (FxHash, linear in its
 /// input words, lets two different states be made to collide), over what the state's `Hash`
 /// writes, which puts each client and the tree as its own 128-bit digest (see
-/// `zklab_model::memo::digest`). Two distinct states share a fingerprint only if the two hashes
-/// collide or two of their distinct parts do, each with probability about 2^-128 per pair;
+/// `zklab_model::memo::digest`). The index compares 102 of those bits (`INDEX_BITS`). Two
+/// distinct states are taken for one only if their fingerprints agree on those bits (about
+/// 2^-102 per pair) or two of their distinct parts' digests collide (about 2^-128 per pair);
 /// `collision_probability` bounds it for a whole run, as TLC prints it.
 pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     zklab_model::memo::digest(world)
 }
 
-/// An upper bound on the probability that two distinct states of a run shared a fingerprint, so
-/// that one was taken for the other: each of `transitions` lookups could have hit any of the
-/// `states` fingerprints by chance (TLC's "optimistic" estimate is the same product), or two of
-/// the parts digested on the way could have collided: at most `parts_per_state` (the clients
-/// and the tree) for each state met, so fewer than `(transitions × parts_per_state)²` pairs.
+/// An upper bound on the probability that two distinct states of a run were taken for one, so
+/// that one went unexplored: each of `transitions` lookups could have matched any of the
+/// `states` fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate
+/// is the same product, over its 64 bits), or two of the parts digested on the way could have
+/// collided: at most `parts_per_state` (the clients and the tree) for each state met, so fewer
+/// than `(transitions × parts_per_state)²` pairs of 128-bit digests.
 pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
     let met = transitions.max(states) as f64;
     let parts = met * parts_per_state as f64;
-    (states as f64 * met + parts * parts) / 2f64.powi(128)
+    states as f64 * met / 2f64.powi(INDEX_BITS) + parts * parts / 2f64.powi(128)
 }
 
 /// States expanded per round: the helper threads expand a chunk side by side while the merging
@@ -350,14 +353,18 @@ fn expand<R: Recipe>(
 }
 
 /// Which state each fingerprint is, readable by the expanding threads while the merging
-/// thread adds to it (in shards, so that a reader rarely meets the writer). A fingerprint is
-/// filed as two 64-bit halves: an entry of 24 bytes, where a `u128`'s 16-byte alignment pads it
-/// to 32.
+/// thread adds to it (in shards, so that a reader rarely meets the writer). An entry is 16
+/// bytes: the state's number and the fingerprint's low 96 bits as three 32-bit words (a `u128`
+/// key's 16-byte alignment would pad an entry to 32). The shard is chosen by 6 more bits, so two
+/// fingerprints are told apart by `INDEX_BITS` of their bits (see `collision_probability`).
 struct Index {
-    shards: Vec<RwLock<FxHashMap<[u64; 2], u32>>>,
+    shards: Vec<RwLock<FxHashMap<[u32; 3], u32>>>,
     /// Written by the merging thread only.
     len: AtomicUsize,
 }
+
+/// How many bits of a fingerprint the index compares: 96 in the key and 6 in the shard.
+const INDEX_BITS: i32 = 102;
 
 impl Index {
     const SHARDS: usize = 64;
@@ -366,11 +373,11 @@ impl Index {
         Index { shards: (0..Self::SHARDS).map(|_| RwLock::default()).collect(), len: AtomicUsize::new(0) }
     }
 
-    fn key(fingerprint: u128) -> [u64; 2] {
-        [(fingerprint >> 64) as u64, fingerprint as u64]
+    fn key(fingerprint: u128) -> [u32; 3] {
+        [(fingerprint >> 64) as u32, (fingerprint >> 32) as u32, fingerprint as u32]
     }
 
-    fn shard(&self, fingerprint: u128) -> &RwLock<FxHashMap<[u64; 2], u32>> {
+    fn shard(&self, fingerprint: u128) -> &RwLock<FxHashMap<[u32; 3], u32>> {
         &self.shards[(fingerprint >> 104) as usize % Self::SHARDS]
     }
 
@@ -468,11 +475,11 @@ pub fn explore<R: Recipe>(
     let index = Index::new();
     let interner = Interner::new();
     let mut graph = Graph {
-        parent: vec![(ROOT, 0)],
-        offsets: vec![0],
-        edges: Vec::new(),
-        waiting: Vec::new(),
-        holding: Vec::new(),
+        parent: [(ROOT, 0)].into_iter().collect(),
+        offsets: [0].into_iter().collect(),
+        edges: Chunked::default(),
+        waiting: Chunked::default(),
+        holding: Chunked::default(),
         clients: init.clients.len(),
         complete: true,
         total: 0,
@@ -679,8 +686,10 @@ impl Graph {
     /// The out-edges of `state`: each step and the state it leads to.
     pub(super) fn out(&self, state: u32) -> impl DoubleEndedIterator<Item = (u32, Step)> + Clone + '_ {
         let i = state as usize;
-        let edges = &self.edges[self.offsets[i] as usize..self.offsets[i + 1] as usize];
-        edges.iter().map(|&(target, step)| (target, Step::unpacked(step)))
+        (self.offsets[i] as usize..self.offsets[i + 1] as usize).map(|at| {
+            let (target, step) = self.edges[at];
+            (target, Step::unpacked(step))
+        })
     }
 
     /// The `n`-th out-edge of `state`, if it has that many.
@@ -715,10 +724,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_index_tells_fingerprints_apart_by_exactly_its_compared_bits() {
+        let index = Index::new();
+        index.insert(0);
+        let told_apart: Vec<u32> = (0..128).filter(|&bit| index.get(1u128 << bit).is_none()).collect();
+        let expected: Vec<u32> = (0..96).chain(104..110).collect();
+        assert_eq!(told_apart, expected, "96 bits in the key, 6 choosing the shard");
+        assert_eq!(told_apart.len() as i32, INDEX_BITS);
+    }
+
+    #[test]
     fn the_collision_bound_grows_with_states_and_transitions() {
         let small = collision_probability(1_000, 3_000, 3);
         let large = collision_probability(100_000_000, 400_000_000, 9);
-        assert!(small > 0.0 && small < large && large < 1e-18, "{small:e} {large:e}");
+        assert!(small > 0.0 && small < large && large < 1e-13, "{small:e} {large:e}");
         assert_eq!(collision_probability(10, 0, 3), collision_probability(10, 10, 3), "at least one lookup a state");
         assert!(collision_probability(10, 10, 9) > collision_probability(10, 10, 3), "more parts, more pairs");
     }

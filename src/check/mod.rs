@@ -6,6 +6,7 @@
 
 pub mod bfs;
 mod builder;
+mod chunked;
 pub mod cross_check;
 mod intern;
 pub mod liveness;
