@@ -194,6 +194,10 @@ impl<R: Recipe> World<R> {
             }
         }
         for kind in FaultKind::ALL {
+            // A fault whose budget is spent is enabled nowhere (see `enabled`).
+            if self.faults_used[kind.index()] >= self.config.faults.get(kind) {
+                continue;
+            }
             for i in 0..self.clients.len() as ClientId {
                 if kind.strikes_a_request() {
                     for sending in Sending::ALL {
