@@ -6,7 +6,7 @@
 //! settled and renamed, since what a step did is not part of the state it leads to.
 
 use super::chunked::Chunked;
-use super::intern::Interner;
+use super::intern::{Interner, Packed};
 use super::properties::Kind;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
@@ -219,7 +219,7 @@ const CHUNK: usize = 4096;
 struct Successor<R> {
     step: Step,
     fingerprint: u128,
-    new: Option<(World<R>, u64)>,
+    new: Option<(Packed<R>, u64)>,
     /// Bit `i` set: the step violates the transition property `properties[i]`.
     broken: u64,
 }
@@ -338,7 +338,7 @@ fn expand<R: Recipe>(
             // may have been found by then (by an earlier state of this chunk or the last).
             let new = known.get(fingerprint).is_none().then(|| {
                 let holds = judge(&next, properties);
-                (interner.share(next, world), holds)
+                (interner.pack(next, world), holds)
             });
             Successor { step, fingerprint, new, broken }
         })
@@ -397,9 +397,9 @@ impl Index {
     }
 }
 
-/// The states of one breadth-first level, in order, kept in runs of a chunk each: one vector
-/// of a million states would be copied whole every time it grew.
-struct Level<R>(Vec<Vec<World<R>>>);
+/// The states of one breadth-first level, in order, packed, kept in runs of a chunk each: one
+/// vector of a million states would be copied whole every time it grew.
+struct Level<R>(Vec<Vec<Packed<R>>>);
 
 impl<R> Default for Level<R> {
     fn default() -> Self {
@@ -408,7 +408,7 @@ impl<R> Default for Level<R> {
 }
 
 impl<R> Level<R> {
-    fn push(&mut self, world: World<R>) {
+    fn push(&mut self, world: Packed<R>) {
         match self.0.last_mut() {
             Some(run) if run.len() < CHUNK => run.push(world),
             _ => {
@@ -428,7 +428,7 @@ impl<R> Level<R> {
 const PARTS_PER_HELPER: usize = 4;
 
 /// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
-type Work<R> = (usize, usize, Vec<World<R>>, Checked);
+type Work<R> = (usize, usize, Vec<Packed<R>>, Checked);
 
 /// What a helper thread found in a part of a chunk.
 type Done<R> = (usize, usize, Vec<Expansion<R>>);
@@ -445,16 +445,17 @@ fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
     split
 }
 
-/// Expands `states` in order, dropping each once expanded (the merging thread would otherwise).
+/// Unpacks and expands `states` in order, dropping each once expanded (the merging thread would
+/// otherwise).
 fn expand_all<R: Recipe>(
-    states: Vec<World<R>>,
+    states: Vec<Packed<R>>,
     known: &Index,
     interner: &Interner<R>,
     checked: &Checked,
     properties: &[Property],
     reduction: Reduction,
 ) -> Vec<Expansion<R>> {
-    states.into_iter().map(|w| expand(&w, known, interner, checked, properties, reduction)).collect()
+    states.into_iter().map(|p| expand(&p.unpack(), known, interner, checked, properties, reduction)).collect()
 }
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -498,7 +499,7 @@ pub fn explore<R: Recipe>(
     index.insert(fingerprint(&init));
     graph.record(0, judge(&init, properties), properties);
     let mut level = Level::default();
-    level.push(init);
+    level.push(interner.pack_shared(init));
     let mut depth = 0;
     // With more than one thread, helper threads expand the states and this thread merges what
     // they found, one chunk behind: while it merges a chunk they expand the next. The helpers

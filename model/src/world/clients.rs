@@ -11,6 +11,12 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clients<R>(Vec<Arc<Client<R>>>);
 
+impl<R> Default for Clients<R> {
+    fn default() -> Self {
+        Clients(Vec::new())
+    }
+}
+
 /// Each client by its digest: a client shared between states is hashed once, not once per state.
 impl<R: std::hash::Hash> std::hash::Hash for Clients<R> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {

@@ -11,6 +11,7 @@ mod observe;
 mod reduction;
 mod renumber;
 mod resource;
+mod shell;
 mod step;
 mod symmetry;
 
@@ -20,6 +21,7 @@ pub use config::{FaultBudget, FaultKind, WorldConfig};
 pub use note::Note;
 pub use observe::Coverage;
 pub use resource::Resource;
+pub use shell::Shell;
 pub use step::{Sending, Step};
 
 use crate::recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
