@@ -234,15 +234,16 @@ impl Server {
     /// Puts in place of each shared part (the tree and the past ones, the sessions, the watch
     /// tables) the copy the matching function gives, which must be equal to it (see
     /// `Clients::share`). A part that is the same as `kept`'s (a step left it alone) is left as
-    /// it is: the caller shared `kept`'s parts before.
+    /// it is: the caller shared `kept`'s parts before (the state this one is a successor of).
     pub fn share(
         &mut self,
-        kept: &Server,
+        kept: Option<&Server>,
         mut tree: impl FnMut(&Arc<DataTree>) -> Arc<DataTree>,
         sessions: impl FnOnce(&Arc<Sessions>) -> Arc<Sessions>,
         mut watches: impl FnMut(&Arc<WatchTable>) -> Arc<WatchTable>,
     ) {
-        let kept_trees = || std::iter::once(&kept.tree).chain(kept.history.iter().map(|(_, t)| t));
+        let kept_trees =
+            || kept.into_iter().flat_map(|k| std::iter::once(&k.tree).chain(k.history.iter().map(|(_, t)| t)));
         let mut tree = |t: &Arc<DataTree>| match kept_trees().any(|k| Arc::ptr_eq(k, t)) {
             true => t.clone(),
             false => tree(t),
@@ -251,13 +252,12 @@ impl Server {
         for (_, past) in &mut self.history {
             *past = tree(past);
         }
-        if !Arc::ptr_eq(&self.sessions, &kept.sessions) {
+        if !kept.is_some_and(|k| Arc::ptr_eq(&self.sessions, &k.sessions)) {
             self.sessions = sessions(&self.sessions);
         }
-        for (table, kept) in
-            [(&mut self.data_watches, &kept.data_watches), (&mut self.child_watches, &kept.child_watches)]
-        {
-            if !Arc::ptr_eq(table, kept) {
+        let kept_tables = [kept.map(|k| &k.data_watches), kept.map(|k| &k.child_watches)];
+        for (table, kept) in [&mut self.data_watches, &mut self.child_watches].into_iter().zip(kept_tables) {
+            if !kept.is_some_and(|k| Arc::ptr_eq(table, k)) {
                 *table = watches(table);
             }
         }

@@ -216,19 +216,19 @@ const CHUNK: usize = 4096;
 
 /// A successor as a worker found it: unknown states come with the state itself and which
 /// properties hold there, so the merge only numbers them.
-struct Successor<R> {
+struct Successor {
     step: Step,
     fingerprint: u128,
-    new: Option<(Packed<R>, u64)>,
+    new: Option<(Packed, u64)>,
     /// Bit `i` set: the step violates the transition property `properties[i]`.
     broken: u64,
 }
 
 /// One expanded state.
-struct Expansion<R> {
+struct Expansion {
     waiting: u8,
     holding: u8,
-    successors: Vec<Successor<R>>,
+    successors: Vec<Successor>,
     /// Why a reduction the pass applies is unsound at this state.
     refuted: Option<Refusal>,
     /// The recipe situations (see `situations`) whose claims this expansion checked.
@@ -287,14 +287,16 @@ fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World<R>, proper
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
+/// Expands `world`, which the frontier kept as `packed`.
 fn expand<R: Recipe>(
     world: &World<R>,
+    packed: &Packed,
     known: &Index,
     interner: &Interner<R>,
     checked: &Checked,
     properties: &[Property],
     reduction: Reduction,
-) -> Expansion<R> {
+) -> Expansion {
     let taken = world.successors(reduction.partial_order);
     // Each claim is checked once per client situation (see `situations`): a state whose every
     // client is in a situation checked before (in any state) hands each recipe an input it was
@@ -338,7 +340,7 @@ fn expand<R: Recipe>(
             // may have been found by then (by an earlier state of this chunk or the last).
             let new = known.get(fingerprint).is_none().then(|| {
                 let holds = judge(&next, properties);
-                (interner.pack(next, world), holds)
+                (interner.pack_successor(next, world, packed), holds)
             });
             Successor { step, fingerprint, new, broken }
         })
@@ -399,16 +401,12 @@ impl Index {
 
 /// The states of one breadth-first level, in order, packed, kept in runs of a chunk each: one
 /// vector of a million states would be copied whole every time it grew.
-struct Level<R>(Vec<Vec<Packed<R>>>);
+#[derive(Default)]
+struct Level(Vec<Vec<Packed>>);
 
-impl<R> Default for Level<R> {
-    fn default() -> Self {
-        Level(Vec::new())
-    }
-}
 
-impl<R> Level<R> {
-    fn push(&mut self, world: Packed<R>) {
+impl Level {
+    fn push(&mut self, world: Packed) {
         match self.0.last_mut() {
             Some(run) if run.len() < CHUNK => run.push(world),
             _ => {
@@ -428,10 +426,10 @@ impl<R> Level<R> {
 const PARTS_PER_HELPER: usize = 4;
 
 /// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
-type Work<R> = (usize, usize, Vec<Packed<R>>, Checked);
+type Work = (usize, usize, Vec<Packed>, Checked);
 
 /// What a helper thread found in a part of a chunk.
-type Done<R> = (usize, usize, Vec<Expansion<R>>);
+type Done = (usize, usize, Vec<Expansion>);
 
 /// Splits `states` into `parts` runs of about equal length, in order.
 fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
@@ -448,14 +446,17 @@ fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
 /// Unpacks and expands `states` in order, dropping each once expanded (the merging thread would
 /// otherwise).
 fn expand_all<R: Recipe>(
-    states: Vec<Packed<R>>,
+    states: Vec<Packed>,
     known: &Index,
     interner: &Interner<R>,
     checked: &Checked,
     properties: &[Property],
     reduction: Reduction,
-) -> Vec<Expansion<R>> {
-    states.into_iter().map(|p| expand(&p.unpack(), known, interner, checked, properties, reduction)).collect()
+) -> Vec<Expansion> {
+    states
+        .into_iter()
+        .map(|p| expand(&interner.unpack(&p), &p, known, interner, checked, properties, reduction))
+        .collect()
 }
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -499,7 +500,7 @@ pub fn explore<R: Recipe>(
     index.insert(fingerprint(&init));
     graph.record(0, judge(&init, properties), properties);
     let mut level = Level::default();
-    level.push(interner.pack_shared(init));
+    level.push(interner.pack_first(init));
     let mut depth = 0;
     // With more than one thread, helper threads expand the states and this thread merges what
     // they found, one chunk behind: while it merges a chunk they expand the next. The helpers
@@ -507,10 +508,10 @@ pub fn explore<R: Recipe>(
     // heap each time and leave its pages to be reclaimed.
     // One queue of parts that every helper takes from: a helper slowed down (the merging thread
     // shares the cores) leaves the next parts to the others.
-    let (give, work) = mpsc::channel::<Work<R>>();
+    let (give, work) = mpsc::channel::<Work>();
     let work = Mutex::new(work);
     std::thread::scope(|scope| {
-        let (done, results) = mpsc::channel::<Done<R>>();
+        let (done, results) = mpsc::channel::<Done>();
         let helpers = if threads > 1 { threads } else { 0 };
         for _ in 0..helpers {
             let done = done.clone();
@@ -546,7 +547,7 @@ pub fn explore<R: Recipe>(
                 // that came back before the ones merged ahead of them.
                 let (mut sent, mut merged) = (0, 0);
                 let mut parts = Vec::new();
-                let mut arrived: BTreeMap<(usize, usize), Vec<Expansion<R>>> = BTreeMap::new();
+                let mut arrived: BTreeMap<(usize, usize), Vec<Expansion>> = BTreeMap::new();
                 loop {
                     while sent <= merged + 1 && graph.complete {
                         if budget.exhausted(index.len()) || graph.refused() {
@@ -604,11 +605,11 @@ impl Graph {
 
     /// Numbers the new states among a chunk's expansions and records its edges, in the order one
     /// thread would have met them.
-    fn merge<R: Recipe>(
+    fn merge(
         &mut self,
-        expansions: impl IntoIterator<Item = Expansion<R>>,
+        expansions: impl IntoIterator<Item = Expansion>,
         index: &Index,
-        next_level: &mut Level<R>,
+        next_level: &mut Level,
         depth: usize,
         properties: &[Property],
     ) {

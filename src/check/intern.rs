@@ -7,7 +7,8 @@
 //! digest, the numbers renumbering collects) is computed once for all the states that share it.
 //!
 //! The frontier keeps each state packed (`Packed`): what is left of a state without its clients
-//! (its shell) is shared as one more part.
+//! (its shell) is shared as one more part, and a packed state is the numbers of its shell and
+//! its clients in the interner's tables.
 //!
 //! Why it cannot change an answer: a part is replaced only by one equal to it (compared in
 //! full, not by digest), so every state keeps its value, and with it its fingerprint, its
@@ -18,39 +19,85 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::hash::{BuildHasher, Hash};
 use std::sync::{Arc, Mutex};
-use zklab_model::world::{Client, Clients, Shell};
+use zklab_model::world::{Client, Shell};
 use zklab_model::{DataTree, Recipe, Sessions, WatchTable, World};
 
 /// Shards of each table, so that the expanding threads rarely wait for one another.
 const SHARDS: usize = 64;
 
-/// Parts filed under a key (their digest): the tree and the clients, whose digests are
-/// memoized on them.
+/// Parts filed under a key (their digest): the trees, whose digests are memoized on them.
 type ByDigest<K, V> = Vec<Mutex<FxHashMap<K, Arc<V>>>>;
 
 /// Parts filed by their content: the sessions and the watch tables, small enough to hash.
 type ByContent<V> = Vec<Mutex<FxHashSet<Arc<V>>>>;
 
 pub(super) struct Interner<R> {
-    clients: ByDigest<(usize, u128), Client<R>>,
+    /// By index and digest (memoized on each client).
+    clients: Numbered<(usize, u128), Client<R>>,
     trees: ByDigest<u128, DataTree>,
     sessions: ByContent<Sessions>,
     watches: ByContent<WatchTable>,
-    shells: ByContent<Shell<R>>,
+    /// By content.
+    shells: Numbered<Arc<Shell<R>>, Shell<R>>,
 }
 
-/// A state as the frontier keeps it: its shell, shared with every state of the same shell
-/// (a run meets a few thousand), and its clients, each a shared pointer. About 80 bytes at five
-/// clients where the world is about 380 (see `zklab_model::world::Shell`).
-pub(super) struct Packed<R> {
-    shell: Arc<Shell<R>>,
-    clients: Clients<R>,
+/// A part's number in its table: its place in its shard times `SHARDS`, plus the shard.
+type Number = u32;
+
+/// Parts filed under a key that can be found again by number: the clients and the shells that
+/// packed states name.
+struct Numbered<K, V>(Vec<Mutex<NumberedShard<K, V>>>);
+
+struct NumberedShard<K, V> {
+    by_key: FxHashMap<K, Number>,
+    parts: Vec<Arc<V>>,
 }
 
-impl<R: Recipe> Packed<R> {
-    /// The state itself, equal to the one packed.
-    pub(super) fn unpack(self) -> World<R> {
-        self.shell.with(self.clients)
+impl<K, V> Default for NumberedShard<K, V> {
+    fn default() -> Self {
+        NumberedShard { by_key: FxHashMap::default(), parts: Vec::new() }
+    }
+}
+
+impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
+    fn new() -> Self {
+        Numbered(shards())
+    }
+
+    /// The number and the kept copy of `part`, filed under `key`, filing `part` if there is
+    /// none. A different part under the same key (two digests colliding) gets a number of its
+    /// own and is left unshared.
+    fn file(&self, key: K, part: &Arc<V>) -> (Number, Arc<V>) {
+        let at = shard_of(&key);
+        let mut shard = self.0[at].lock().expect("no thread panics holding it");
+        if let Some(&number) = shard.by_key.get(&key) {
+            let kept = &shard.parts[number as usize / SHARDS];
+            if Arc::ptr_eq(kept, part) || **kept == **part {
+                return (number, kept.clone());
+            }
+        }
+        let number = Number::try_from(shard.parts.len() * SHARDS + at).expect("fewer than 2^32 parts of a kind");
+        shard.parts.push(part.clone());
+        shard.by_key.entry(key).or_insert(number);
+        (number, part.clone())
+    }
+
+    /// The part filed with `number`.
+    fn get(&self, number: Number) -> Arc<V> {
+        let shard = self.0[number as usize % SHARDS].lock().expect("no thread panics holding it");
+        shard.parts[number as usize / SHARDS].clone()
+    }
+}
+
+/// A state as the frontier keeps it: the numbers of its shell, shared with every state of the
+/// same shell (a run meets a few thousand), and of its clients. 40 bytes at five clients, where
+/// the world is about 380 (see `zklab_model::world::Shell`).
+pub(super) struct Packed(Box<[Number]>);
+
+impl Packed {
+    /// The clients' numbers.
+    fn clients(&self) -> &[Number] {
+        &self.0[1..]
     }
 }
 
@@ -64,32 +111,55 @@ fn shard_of(key: &impl Hash) -> usize {
 
 impl<R: Recipe> Interner<R> {
     pub(super) fn new() -> Self {
-        Interner { clients: shards(), trees: shards(), sessions: shards(), watches: shards(), shells: shards() }
+        Interner {
+            clients: Numbered::new(),
+            trees: shards(),
+            sessions: shards(),
+            watches: shards(),
+            shells: Numbered::new(),
+        }
     }
 
-    /// `world`, a successor of `from` (see `share`), shared and packed for the frontier.
-    pub(super) fn pack(&self, world: World<R>, from: &World<R>) -> Packed<R> {
-        self.pack_shared(self.share(world, from))
+    /// The initial state, shared and packed.
+    pub(super) fn pack_first(&self, world: World<R>) -> Packed {
+        self.pack(world, None)
     }
 
-    /// A state whose parts are shared already (or need not be: the initial state), packed.
-    pub(super) fn pack_shared(&self, world: World<R>) -> Packed<R> {
-        let (shell, clients) = world.into_shell();
-        Packed { shell: by_content(&self.shells, &Arc::new(shell)), clients }
+    /// `world`, a successor of the state `from` unpacked from `packed`, shared and packed. The
+    /// parts a step left alone are `from`'s own, shared already, and need no lookup.
+    pub(super) fn pack_successor(&self, world: World<R>, from: &World<R>, packed: &Packed) -> Packed {
+        self.pack(world, Some((from, packed)))
     }
 
-    /// `world` with each of its parts replaced by the copy met first. `world` is a successor of
-    /// `from`, a state the interner has seen: the parts a step left alone are `from`'s own,
-    /// shared already, and need no lookup.
-    fn share(&self, mut world: World<R>, from: &World<R>) -> World<R> {
-        world.clients.share(&from.clients, |i, client| by_digest(&self.clients, (i, client.digest()), client));
+    fn pack(&self, mut world: World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
+        let mut numbers = vec![0; world.clients.len() + 1];
+        world.clients.share(|i, client| {
+            if let Some((from, packed)) = from {
+                if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
+                    numbers[i + 1] = packed.clients()[i];
+                    return client.clone();
+                }
+            }
+            let (number, kept) = self.clients.file((i, client.digest()), client);
+            numbers[i + 1] = number;
+            kept
+        });
+        let kept_server = from.map(|(from, _)| &from.server);
         world.server.share(
-            &from.server,
+            kept_server,
             |tree| by_digest(&self.trees, tree.digest(), tree),
             |sessions| by_content(&self.sessions, sessions),
             |watches| by_content(&self.watches, watches),
         );
-        world
+        let shell = Arc::new(world.into_shell().0);
+        numbers[0] = self.shells.file(shell.clone(), &shell).0;
+        Packed(numbers.into_boxed_slice())
+    }
+
+    /// The state `packed` stands for, equal to the one packed.
+    pub(super) fn unpack(&self, packed: &Packed) -> World<R> {
+        let clients = packed.clients().iter().map(|&number| self.clients.get(number)).collect();
+        self.shells.get(packed.0[0]).with(clients)
     }
 }
 
@@ -113,5 +183,36 @@ fn by_content<V: Hash + Eq>(table: &ByContent<V>, part: &Arc<V>) -> Arc<V> {
             shard.insert(part.clone());
             part.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+    use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+
+    #[test]
+    fn a_packed_state_unpacks_to_itself_and_equal_parts_get_one_number() {
+        let config = WorldConfig { faults: FaultBudget::once(&[FaultKind::Expire]), ..WorldConfig::default() };
+        let init = Scenario::new("standard", 3, config).unwrap().world();
+        let interner = Interner::new();
+        let mut frontier = vec![interner.pack_first(init.clone())];
+        let mut met = 0;
+        while let Some(packed) = frontier.pop() {
+            let world = interner.unpack(&packed);
+            met += 1;
+            if met > 2_000 {
+                break;
+            }
+            for (_, next) in world.successors(false) {
+                let again = interner.pack_successor(next.clone(), &world, &packed);
+                assert!(interner.unpack(&again) == next, "unpacks to the state packed");
+                let fresh = interner.pack_first(next);
+                assert_eq!(fresh.0, again.0, "the same numbers, whether parts were looked up or kept from the parent");
+                frontier.push(again);
+            }
+        }
+        assert!(met > 2_000, "enough states: {met}");
     }
 }

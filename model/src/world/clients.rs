@@ -51,14 +51,16 @@ impl<R: Recipe> Clients<R> {
 
     /// Puts in place of each client `i` the copy `shared(i, client)` gives, which must be equal
     /// to it: a checker hands every state one copy of each client it has met (see the checker's
-    /// interner). A client that is `kept`'s client `i` itself (a step left it alone) is left as
-    /// it is: the caller shared `kept`'s clients before.
-    pub fn share(&mut self, kept: &Clients<R>, mut shared: impl FnMut(usize, &Arc<Client<R>>) -> Arc<Client<R>>) {
+    /// interner).
+    pub fn share(&mut self, mut shared: impl FnMut(usize, &Arc<Client<R>>) -> Arc<Client<R>>) {
         for (i, client) in self.0.iter_mut().enumerate() {
-            if !kept.0.get(i).is_some_and(|k| Arc::ptr_eq(k, client)) {
-                *client = shared(i, client);
-            }
+            *client = shared(i, client);
         }
+    }
+
+    /// Client `i` as the pointer this state shares it by.
+    pub fn shared(&self, i: usize) -> Option<&Arc<Client<R>>> {
+        self.0.get(i)
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Client<R>> + DoubleEndedIterator + Clone {
@@ -69,6 +71,13 @@ impl<R: Recipe> Clients<R> {
 impl<R> FromIterator<Client<R>> for Clients<R> {
     fn from_iter<I: IntoIterator<Item = Client<R>>>(iter: I) -> Self {
         Clients(iter.into_iter().map(Arc::new).collect())
+    }
+}
+
+/// Clients already shared (see `share`).
+impl<R> FromIterator<Arc<Client<R>>> for Clients<R> {
+    fn from_iter<I: IntoIterator<Item = Arc<Client<R>>>>(iter: I) -> Self {
+        Clients(iter.into_iter().collect())
     }
 }
 
