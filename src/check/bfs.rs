@@ -1,7 +1,8 @@
 //! Our own breadth-first pass over the world's state graph. stateright proves the safety
 //! properties fast on many threads, but in 0.31 its counterexamples are not the shortest and its
-//! `eventually` misses cycles. This pass keeps parent pointers (so the first violating state it
-//! meets has a shortest path) and the edges (so liveness can be judged on the whole graph).
+//! `eventually` misses cycles. This pass keeps the edges (so liveness can be judged on the whole
+//! graph) and where each breadth-first level starts, which give each state's shortest path (so
+//! the first violating state it meets has a shortest counterexample).
 //! Transition properties are judged on every step as it is taken, before its successor is
 //! settled and renamed, since what a step did is not part of the state it leads to.
 
@@ -16,8 +17,6 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 use zklab_model::{Property, Recipe, Step, World};
-
-const ROOT: u32 = u32::MAX;
 
 /// Where to stop early.
 #[derive(Clone, Copy, Debug)]
@@ -74,8 +73,12 @@ pub fn resident_mib() -> Option<u64> {
 
 /// The explored graph. States are numbered in breadth-first order.
 pub struct Graph {
-    /// Each state's parent and the step from it, packed (`Step::packed`): eight bytes a state.
-    parent: Chunked<(u32, u32)>,
+    /// The first state of each breadth-first level: states are numbered level by level, so a
+    /// state's depth is read here, and its parent is the first state of the level before with
+    /// an edge to it (see `parent`). Parent pointers would cost eight bytes a state.
+    levels: Vec<u32>,
+    /// States found.
+    states: usize,
     /// Out-edges of state `i` are `edges[offsets[i]..offsets[i + 1]]`, their steps packed:
     /// eight bytes a transition (see `out`).
     offsets: Chunked<u32>,
@@ -404,7 +407,6 @@ impl Index {
 #[derive(Default)]
 struct Level(Vec<Vec<Packed>>);
 
-
 impl Level {
     fn push(&mut self, world: Packed) {
         match self.0.last_mut() {
@@ -477,7 +479,8 @@ pub fn explore<R: Recipe>(
     let index = Index::new();
     let interner = Interner::new();
     let mut graph = Graph {
-        parent: [(ROOT, 0)].into_iter().collect(),
+        levels: vec![0],
+        states: 1,
         offsets: [0].into_iter().collect(),
         edges: Chunked::default(),
         waiting: Chunked::default(),
@@ -528,6 +531,8 @@ pub fn explore<R: Recipe>(
             });
         }
         while !level.is_empty() && graph.complete {
+            // The states this level finds are the next level, numbered from here.
+            graph.levels.push(index.len() as u32);
             let checked = graph.checked.clone();
             let mut next_level = Level::default();
             let mut unexpanded = level.0.into_iter().flatten();
@@ -639,7 +644,7 @@ impl Graph {
                     None => {
                         let (next, holds) = new.expect("a state unknown at the merge was unknown before");
                         let t = index.insert(fingerprint);
-                        self.parent.push((id, step.packed()));
+                        self.states += 1;
                         self.depth = depth + 1;
                         self.record(t, holds, properties);
                         next_level.push(next);
@@ -678,7 +683,7 @@ impl Graph {
     }
 
     pub fn unique(&self) -> usize {
-        self.parent.len()
+        self.states
     }
 
     pub(super) fn expanded(&self) -> usize {
@@ -704,13 +709,26 @@ impl Graph {
     /// The steps of a shortest path from the initial state to `state`.
     pub fn path_to(&self, mut state: u32) -> Vec<Step> {
         let mut steps = Vec::new();
-        while self.parent[state as usize].0 != ROOT {
-            let (parent, step) = self.parent[state as usize];
-            steps.push(Step::unpacked(step));
+        let mut depth = self.levels.partition_point(|&first| first <= state) - 1;
+        while depth > 0 {
+            let (parent, step) = self.parent(state, depth);
+            steps.push(step);
             state = parent;
+            depth -= 1;
         }
         steps.reverse();
         steps
+    }
+
+    /// The state that found `state` (at `depth`), and the step it took: the first state of the
+    /// level before, in breadth-first order, with an edge to it, and its first such edge. The
+    /// merge numbers a new state at its first edge, so that is the edge it was found by, as a
+    /// parent pointer would have recorded it. The level before was expanded up to and past it.
+    fn parent(&self, state: u32, depth: usize) -> (u32, Step) {
+        let (from, to) = (self.levels[depth - 1], self.levels[depth].min(self.expanded() as u32));
+        (from..to)
+            .find_map(|s| self.out(s).find(|&(target, _)| target == state).map(|(_, step)| (s, step)))
+            .expect("a state was found from the level before it")
     }
 
     /// The steps of a shortest path from the initial state that ends with `step` taken in `state`.
