@@ -217,8 +217,8 @@ pub fn collision_probability(states: usize, transitions: usize, parts_per_state:
 /// large enough that handing out the work costs nothing.
 const CHUNK: usize = 4096;
 
-/// A successor as a worker found it: unknown states come with the state itself and which
-/// properties hold there, so the merge only numbers them.
+/// A successor as a worker found it: unknown states come with the state itself, packed, and
+/// which properties hold there, so the merge only numbers them.
 struct Successor {
     step: Step,
     fingerprint: u128,
@@ -254,9 +254,9 @@ enum Claim {
 
 /// What a client's recipe does next, and how it is renamed or renumbered, depends only on its
 /// situation: the client's number and session (its `Ctx`), its recipe's state and the input
-/// it handles next (`Client::situation`). Each client's, hashed with the claim it is checked for. The model's own
-/// steps do not depend on the recipe's claims: they are symmetric and read numbers by order by
-/// construction, which the differential test holds them to.
+/// it handles next (`Client::situation`). Each client's, hashed with the claim it is checked
+/// for. The model's own steps do not depend on the recipe's claims: they are symmetric and read
+/// numbers by order by construction, which the differential test holds them to.
 fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<u128> {
     (0..world.clients.len()).map(|i| zklab_model::memo::digest(&(claim, i, world.clients[i].situation()))).collect()
 }
@@ -402,27 +402,8 @@ impl Index {
     }
 }
 
-/// The states of one breadth-first level, in order, packed, kept in runs of a chunk each: one
-/// vector of a million states would be copied whole every time it grew.
-#[derive(Default)]
-struct Level(Vec<Vec<Packed>>);
-
-impl Level {
-    fn push(&mut self, world: Packed) {
-        match self.0.last_mut() {
-            Some(run) if run.len() < CHUNK => run.push(world),
-            _ => {
-                let mut run = Vec::with_capacity(CHUNK);
-                run.push(world);
-                self.0.push(run);
-            }
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
+/// The states of one breadth-first level, in order, packed.
+type Level = Chunked<Packed>;
 
 /// Parts a chunk is cut into per helper thread, so that the helpers share it out evenly.
 const PARTS_PER_HELPER: usize = 4;
@@ -535,7 +516,7 @@ pub fn explore<R: Recipe>(
             graph.levels.push(index.len() as u32);
             let checked = graph.checked.clone();
             let mut next_level = Level::default();
-            let mut unexpanded = level.0.into_iter().flatten();
+            let mut unexpanded = level.into_iter();
             let mut next_chunk = || Some(unexpanded.by_ref().take(CHUNK).collect::<Vec<_>>()).filter(|c| !c.is_empty());
             if helpers == 0 {
                 while let Some(chunk) = next_chunk() {

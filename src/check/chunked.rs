@@ -1,5 +1,5 @@
 //! An append-only vector kept in chunks of a fixed size, for the graph's per-state and
-//! per-transition tables. A `Vec` grows by doubling: at its peak it holds up to twice what it
+//! per-transition tables and the frontier's levels. A `Vec` grows by doubling: at its peak it holds up to twice what it
 //! needs, and while it grows the old and the new buffers are both resident. A graph of ten
 //! million states spends more on that slack than on some of its tables; a chunked vector
 //! wastes at most one chunk.
@@ -36,6 +36,20 @@ impl<T> Chunked<T> {
     pub(super) fn len(&self) -> usize {
         self.len
     }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The elements in order, each chunk freed once read.
+impl<T> IntoIterator for Chunked<T> {
+    type Item = T;
+    type IntoIter = std::iter::Flatten<std::vec::IntoIter<Vec<T>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.into_iter().flatten()
+    }
 }
 
 impl<T> Index<usize> for Chunked<T> {
@@ -67,5 +81,6 @@ mod tests {
             assert_eq!(chunked[i], i * 7, "element {i}");
         }
         assert_eq!(chunked.chunks.len(), 3, "one chunk started only when the last is full");
+        assert!(chunked.into_iter().eq((0..n).map(|i| i * 7)), "read back in order");
     }
 }
