@@ -364,7 +364,11 @@ fn the_production_checker_agrees_with_the_reference_checker() {
     assert!(SWARM_FOUND.load(Ordering::Relaxed) > 0, "no swarm met a violation: swarms were not compared");
     // A recipe that writes in a loop has an infinite graph without renumbering, so many cases
     // are out of the oracle's reach; a test that compared almost nothing would prove nothing.
-    assert!(compared.get() * 6 >= cases, "too few random cases were small enough to compare");
+    // About a quarter are within reach (232 to 253 of 1,000 in the CI slices). Which ones
+    // depends on the seed alone (the oracle's budget counts states). A threshold of one in six
+    // failed a 200-case run by chance: 33 with seed 432370564506919554, as before any change of
+    // the checker. One in eight is nearly four standard deviations below the mean at 200 cases.
+    assert!(compared.get() * 8 >= cases, "too few random cases were small enough to compare");
 }
 
 /// Random recipes under a jute.maxbuffer that lets a create's reply through and refuses a
