@@ -2,9 +2,9 @@
 //! its trees, its sessions and watch tables), and a step changes one or two of them, but
 //! renumbering and symmetry rebuild every part they rename: two states met far apart in the
 //! graph, or one state's successors after renaming, then hold equal parts as separate copies.
-//! The interner hands each state the one copy of each part met so far, so the frontier holds a
-//! few pointers per state instead of a few kilobytes, and what is memoized on a part (its
-//! digest, the numbers renumbering collects) is computed once for all the states that share it.
+//! The interner hands each state the one copy of each part met so far, so a state holds a few
+//! pointers instead of a few kilobytes, and what is memoized on a part (its digest, the numbers
+//! renumbering collects) is computed once for all the states that share it.
 //!
 //! The frontier keeps each state packed (`Packed`): what is left of a state without its clients
 //! (its shell) is shared as one more part, and a packed state is the numbers of its shell and
