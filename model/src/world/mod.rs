@@ -137,7 +137,7 @@ impl<R: Recipe> World<R> {
         let interchangeable =
             config.jute_maxbuffer.is_none() && World::interchangeable(&clients, &config.lock_path, first_session);
         let by_session = World::index_sessions(&clients);
-        let one_recipe = clients.iter().all(|c| clients.first().is_some_and(|f| c.recipe.name() == f.recipe.name()));
+        let one_recipe = clients.first().is_some_and(|f| clients.iter().all(|c| c.recipe.name() == f.recipe.name()));
         World {
             config: Arc::new(config),
             server,
