@@ -126,22 +126,23 @@ pub struct Server {
     history: VecDeque<(i64, Arc<DataTree>)>,
 }
 
-/// A shared table walked by renumbering: `renumbered` maps each entry. A walk that only collects
-/// the numbers visits every value a ranking walk maps, and keeps the table as it is instead of
-/// building a copy.
-fn rebuilt<T: FromIterator<I::Item> + PartialEq, I: Iterator>(
+/// A shared table walked by renumbering: `walked` maps each entry's numbers, and `built` makes
+/// an entry of the new table from what it gives. A walk that only collects the numbers visits
+/// every value a ranking walk maps, and keeps the table as it is instead of building a copy.
+fn rebuilt<T: FromIterator<E> + PartialEq, I: Iterator, E>(
     collecting: bool,
     kept: &Arc<T>,
-    renumbered: I,
+    walked: I,
+    built: impl FnMut(I::Item) -> E,
 ) -> Arc<T> {
     match collecting {
         true => {
-            renumbered.for_each(drop);
+            walked.for_each(drop);
             kept.clone()
         }
         false => {
             // An unchanged table stays the one already shared.
-            let table: T = renumbered.collect();
+            let table: T = walked.map(built).collect();
             match table == **kept {
                 true => kept.clone(),
                 false => Arc::new(table),
@@ -208,13 +209,17 @@ impl Server {
             }
         };
         let collecting = r.numbers.is_collecting();
-        let table = |t: &Arc<WatchTable>| rebuilt(collecting, t, t.iter().map(|(path, s)| (r.path(path), s.clone())));
+        // A watcher set holds no number: it is copied only into a table being built.
+        let table = |t: &Arc<WatchTable>| {
+            rebuilt(collecting, t, t.iter().map(|(path, s)| (r.path(path), s)), |(path, s)| (path, s.clone()))
+        };
         let sessions = rebuilt(
             collecting,
             &self.sessions,
             self.sessions.iter().map(|(s, info)| {
                 (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
             }),
+            |entry| entry,
         );
         Server {
             config: self.config,
