@@ -1,30 +1,72 @@
 //! Partial-order reduction for the checker. When a client's next step is to handle a reply or
-//! event that makes it send nothing and changes nothing anyone can see (a waiter told that its
-//! predecessor still exists, a stale reply after an outage), every order of that step among the
-//! other clients' steps leads to the same states. The checker may then take that step alone
-//! from the state (an ample set of one step) instead of every step.
+//! event in a way nobody else can see or be affected by (a waiter told that its predecessor
+//! still exists, a stale reply after an outage, the reply to a release, a retry queued while the
+//! connection is down), every order of that step among the other clients' steps leads to the
+//! same states. The checker may then take that step alone from the state (an ample set of one
+//! step) instead of every step.
+//!
+//! Such a *local* step is a receive of client c that
+//! - appends nothing to any inbound queue, and changes neither the server nor the resource, the
+//!   fault counts, the grants, the coverage, nor any other client;
+//! - changes c's session, link, watches, grant and the other per-client fields not at all;
+//! - changes what the properties read of c not at all: c's belief, mode and owned nodes stay
+//!   as they were, or c neither holds nor waits before or after it (properties read a client's
+//!   mode and nodes only while it holds or waits, and its belief only as "holds" or "waits";
+//!   `no_orphans` reads every client's nodes, but only in quiescent states, which are reached
+//!   exactly: see below);
+//! - and sends nothing: its requests stay in c's outbound queue, which it may only extend when
+//!   the requests provably wait there until the step is taken (`requests_wait`).
 //!
 //! Why that is sound, for the properties the checker judges:
-//! - Independence: the step reads and writes only the client's recipe and the front of its
-//!   inbound queue. Other clients' steps only append to that queue (a notification), and the
-//!   client's own connection faults (a disconnect, a partition, the server expiring the session
-//!   afterwards, a reconnect) change its link and append to the back: they commute with it.
-//!   The client's steps that do not commute (acquire, a re-entrant acquire among them, write,
-//!   release, giving up, a lagging follower catching up, crash, pause, resume) are not enabled,
-//!   and none of the steps that commute can enable them, except that a follower struck during
-//!   a reconnect can then catch up, which the step, sending nothing, never reads: a reconnect
-//!   enables an
-//!   acquire, so a client that is idle with rounds left never has its receive taken alone
-//!   (condition C1 of ample sets: no step dependent on the ample one can occur before it).
-//!   So along every run from
-//!   the state, the step stays enabled until it is taken, and taking it first reaches the same
-//!   states.
-//! - Invisibility: beliefs, modes, owned nodes, the server, the resource, the fault counts and
-//!   the coverage are unchanged, so every safety property, every `reached:*` property, who
-//!   waits, and whether a later step wakes a herd read the same before and after it. A state in
-//!   which nothing but faults can happen (a deadlock, or where `no_orphans` is judged) never has
-//!   the step enabled, so every one is still reached exactly.
-//! - Cycles: the step shortens the inbound queues and appends nothing, so no cycle is made of
+//! - Independence: the step reads and writes only the client's recipe, the front of its
+//!   inbound queue and the back of its outbound queue. Other clients' steps only append to the
+//!   inbound queue (a notification), and the client's own connection faults (a disconnect, a
+//!   partition, the server expiring the session afterwards, a reconnect) change its link and
+//!   append to the back: they commute with it. The client's steps that do not commute
+//!   (acquire, a re-entrant acquire among them, write, release, giving up, a lagging follower
+//!   catching up, crash, pause, resume) are not enabled, and none of the steps that commute can
+//!   enable them, except that a follower struck during a reconnect can then catch up, which the
+//!   step, sending nothing, never reads: a reconnect enables an acquire, so a client that is
+//!   idle with rounds left never has its receive taken alone (condition C1 of ample sets: no
+//!   step dependent on the ample one can occur before it). So along every run from the state,
+//!   the step stays enabled until it is taken, and taking it first reaches the same states.
+//! - Requests queued while the link is not up (`requests_wait`): the only steps that read the
+//!   outbound queue are the client's reconnect (which sends it on a live session and answers it
+//!   SessionExpired on a dead one), a reconnect struck by a connection-loss or lagging fault,
+//!   and handling Expired (which empties it). The step is allowed to extend the queue only when
+//!   none of them can come first:
+//!   - on a partitioned link of a dead session no reconnect is ever enabled;
+//!   - on a partitioned link of a live session the reconnect waits for the server to expire
+//!     the session, which waits for the client to notice its outage, which only its own
+//!     receives do: the step is taken first if the client has not noticed yet;
+//!   - on a dropped link of a live session the reconnect may come first, and then the step
+//!     sends at once and depends on what other clients do. The argument moves the reconnect
+//!     instead. With nothing queued before the step and no watch to re-arm, the reconnect
+//!     sends nothing and re-arms nothing, so nothing another client does can notify the
+//!     client or leave it a catch-up event, until the step: the reconnect commutes with every
+//!     other client's step (with the same herd), and a run "reconnect, others' steps, the
+//!     step" reaches the state that "others' steps, reconnect, step" does. The reconnect
+//!     followed by the step sends what the step queued, in the same order and with nothing
+//!     between, as the step followed by the reconnect does: the same state. And the step
+//!     commutes with the others' steps while the link is down. So the run reaches the same
+//!     state with the step taken first, by a run no longer, with the same observations up to
+//!     repetition. (A run that never takes the step keeps it enabled throughout: it is not
+//!     weakly fair, and no verdict reads it.) That needs the client's own link to stay as it is until the step: no
+//!     expire fault left to partition it (its session could then die, and a reconnect to a
+//!     dead session answers what was queued with SessionExpired), no disconnect fault left to
+//!     drop it again, and no connection-loss or lagging fault left to strike the reconnect
+//!     (the struck reconnect after the step and the struck receive after the reconnect are
+//!     different steps). A crash or a pause, while its budget lasts, keeps any receive from
+//!     being taken alone (below).
+//!   - queued Expired is never handled this way: it opens a new session and sends at once.
+//! - Invisibility: the server, the resource, the fault counts, the coverage and what the
+//!   properties read of each client are unchanged, so every safety property, every
+//!   `reached:*` property, who waits, and whether a later step wakes a herd (it reads the
+//!   beliefs and modes of waiting clients) read the same before and after it. A state in which
+//!   nothing but faults can happen (a deadlock, or where `no_orphans` is judged) never has the
+//!   step enabled, so every one is still reached exactly: a run to it from a reduced state
+//!   takes the step somewhere, and taking it first instead reaches it by a run no longer.
+//! - Cycles: the step shortens the inbound queues and appends to none, so no cycle is made of
 //!   reduced states only.
 //!
 //! What it does not keep: the shortest path to a violation (the reduced graph takes the
@@ -32,9 +74,9 @@
 //! checker therefore answers from the reduced graph only when every property holds and no
 //! cycle needs judging, and explores again without the reduction otherwise.
 
-use super::{Sending, Step, World};
+use super::{Link, Sending, Step, World};
 use crate::recipe::{ClientId, Input, Recipe};
-use crate::{FaultKind, SessionState};
+use crate::{Belief, FaultKind, SessionState};
 
 impl<R: Recipe> World<R> {
     /// A step that may be taken alone from this state (see the module), with the state it leads
@@ -96,7 +138,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// Whether the receive `step` leading to `next` changed nothing but its client's recipe and
-    /// the front of its queue, and nothing a property reads.
+    /// the ends of its queues, and nothing a property reads (see the module).
     fn invisible(&self, step: Step, next: &World<R>) -> bool {
         let i = step.client();
         let c = &self.clients[i as usize];
@@ -109,12 +151,18 @@ impl<R: Recipe> World<R> {
             && next.grants == self.grants
             && next.coverage == self.coverage
             && (0..self.clients.len()).all(|j| j == (i as usize) || next.clients[j] == self.clients[j]);
-        let unchanged_but_recipe_and_queue = after.belief() == c.belief()
-            && after.recipe.mode() == c.recipe.mode()
-            && after.recipe.owned_nodes() == c.recipe.owned_nodes()
+        // Properties read a client's mode and nodes only while it holds or waits.
+        let unread = |belief: Belief| !belief.is_holding() && belief != Belief::Acquiring;
+        let unseen = (unread(c.belief()) && unread(after.belief()))
+            || (after.belief() == c.belief()
+                && after.recipe.mode() == c.recipe.mode()
+                && after.recipe.owned_nodes() == c.recipe.owned_nodes());
+        let queued =
+            after.outbound.len() > c.outbound.len() && after.outbound.iter().zip(&c.outbound).all(|(a, b)| a == b);
+        let unchanged_but_recipe_and_queues = unseen
+            && (after.outbound == c.outbound || (queued && self.requests_wait(c)))
             && after.session == c.session
             && after.link == c.link
-            && after.outbound == c.outbound
             && after.watches == c.watches
             && (after.drop_zxid, after.rounds_left, after.grant, after.armed, after.lagging)
                 == (c.drop_zxid, c.rounds_left, c.grant, c.armed, c.lagging)
@@ -122,7 +170,27 @@ impl<R: Recipe> World<R> {
             && (disconnected || after.noticed_disconnect == c.noticed_disconnect)
             && after.created == c.created
             && after.inbound.len() + 1 == c.inbound.len();
-        unchanged_elsewhere && unchanged_but_recipe_and_queue
+        unchanged_elsewhere && unchanged_but_recipe_and_queues
+    }
+
+    /// Whether requests that client `c`'s receive queues on its link that is not up stay
+    /// queued, whatever else happens, until the receive is taken (see the module): its
+    /// reconnect cannot come first, or comes first to the same effect.
+    fn requests_wait(&self, c: &super::Client<R>) -> bool {
+        let alive = self.server.is_alive(c.session);
+        let spent = |kind: FaultKind| self.faults_used[kind.index()] >= self.config.faults.get(kind);
+        match c.link {
+            Link::Up => false,
+            Link::Partitioned => !alive || !c.noticed_disconnect,
+            Link::Down => {
+                alive
+                    && c.outbound.is_empty()
+                    && c.watches.is_empty()
+                    && spent(FaultKind::Expire)
+                    && spent(FaultKind::Disconnect)
+                    && FaultKind::ALL.into_iter().filter(|k| k.strikes_a_request()).all(spent)
+            }
+        }
     }
 
     /// Whether the application could ask client `c` for the lock before its next receive: it is
