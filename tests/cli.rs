@@ -758,7 +758,11 @@ fn zero_timeout_exits_3() {
 #[test]
 fn progress_goes_to_stderr_unless_quiet() {
     let tmp = TempDir::new("progress_goes_to_stderr_unless_quiet");
-    let run = zklab(&tmp, &["check", "--recipe", "standard", "--clients", "4", "--json"]);
+    // About two and a half seconds on a 2-core machine, so that a progress line is due.
+    let run = zklab(
+        &tmp,
+        &["check", "--recipe", "standard", "--clients", "3", "--faults", "loss-after-apply,expire", "--json"],
+    );
     assert_eq!(run.code, Some(0), "{}", run.describe());
     let elapsed = run.json()["elapsed_ms"].as_u64().unwrap();
     assert!(elapsed >= 1_100, "the scenario must take over a second to exercise progress, took {elapsed} ms");
@@ -773,7 +777,10 @@ fn progress_goes_to_stderr_unless_quiet() {
 #[test]
 fn quiet_prints_nothing_on_stderr() {
     let tmp = TempDir::new("quiet_prints_nothing_on_stderr");
-    let run = zklab(&tmp, &["check", "--recipe", "standard", "--clients", "4", "--json", "-q"]);
+    let run = zklab(
+        &tmp,
+        &["check", "--recipe", "standard", "--clients", "3", "--faults", "loss-after-apply,expire", "--json", "-q"],
+    );
     assert_eq!(run.code, Some(0), "{}", run.describe());
     let elapsed = run.json()["elapsed_ms"].as_u64().unwrap();
     assert!(elapsed >= 1_100, "the scenario must take over a second to exercise -q, took {elapsed} ms");
