@@ -1,7 +1,8 @@
 //! Partial-order reduction is sound only if the step it takes alone commutes with every other
 //! enabled step, stays enabled whatever else happens first, and changes nothing a property
-//! reads. These tests check exactly that on real reachable states of every kind of setup, then
-//! check that the checker's verdicts and counterexamples are the same with and without it.
+//! reads. These tests check exactly that along the runs that defer each local step, from
+//! sampled reachable states of every kind of setup and of random recipes, then check that the
+//! checker's verdicts and counterexamples are the same with and without it.
 
 mod random;
 use random::{Program, RandomRecipe};
@@ -27,7 +28,7 @@ fn world(recipe: &str, clients: usize, faults: &[FaultKind], client: ClientBehav
 /// What the properties read of a state, except `no_orphans`, which reads the nodes nobody
 /// owns only in quiescent states: a state with a local step is not quiescent, and the states
 /// that are get reached exactly (see `World::local_step`).
-fn seen_by_properties<R: Checked>(w: &World<R>) -> impl PartialEq + std::fmt::Debug {
+fn seen_by_properties<R: Checked>(w: &World<R>) -> impl PartialEq + Debug {
     (
         (w.belief_exclusion(), w.fenced_exclusion(), w.zk_exclusion(), w.shared_hold()),
         (w.waiting_mask(), w.holding_mask(), w.believers(), w.zk_holders()),

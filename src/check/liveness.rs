@@ -46,10 +46,10 @@ impl Graph {
         if self.reduction.partial_order || self.reduction.symmetry {
             // A reduced state lists one step (partial order), and along a path of
             // representatives a client may change its number (symmetry), so neither fairness
-            // nor "the same client" can be read off a reduced cycle. Both reductions keep every
-            // infinite run's sequence of beliefs up to repetition, so a starving run of the full
-            // graph shows here as a cycle through a state where some client waits: only then is
-            // the full graph needed.
+            // nor "the same client" can be read off a reduced cycle. Both reductions keep, for
+            // every weakly fair run, the sequence of who holds and who waits up to repetition,
+            // so a starving run of the full graph shows here as a cycle through a state where
+            // some client waits: only then is the full graph needed.
             let someone_waits = |members: &Vec<u32>| members.iter().any(|&s| self.waiting[s as usize] != 0);
             return match self.components(|_| true).iter().any(someone_waits) {
                 true => Liveness::NeedsFullGraph,

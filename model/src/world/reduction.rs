@@ -18,11 +18,17 @@
 //!   the requests provably wait there until the step is taken (`requests_wait`).
 //!
 //! Why that is sound, for the properties the checker judges:
-//! - Independence: the step reads and writes only the client's recipe, the front of its
-//!   inbound queue and the back of its outbound queue. Other clients' steps only append to the
+//! - Independence: the step writes only the client's recipe, the front of its inbound queue
+//!   and the back of its outbound queue (and, handling Disconnected, whether the client has
+//!   noticed its outage), and reads besides only the client's session and link, whether a
+//!   later Disconnected waits in its queue, and, to judge it local, its other fields and the
+//!   fault budgets. Other clients' steps only append to the
 //!   inbound queue (a notification), and the client's own connection faults (a disconnect, a
 //!   partition, the server expiring the session afterwards, a reconnect) change its link and
-//!   append to the back: they commute with it. The client's steps that do not commute
+//!   append to the back: they commute with it. (Except a reconnect that sends a create: which
+//!   earlier creations the new one keeps in `Client::created` depends on the queued messages
+//!   that name them and on the nodes the recipe owns, which the step may change. While such a
+//!   reconnect is enabled the step is not taken alone.) The client's steps that do not commute
 //!   (acquire, a re-entrant acquire among them, write, release, giving up, a lagging follower
 //!   catching up, crash, pause, resume) are not enabled, and none of the steps that commute can
 //!   enable them, except that a follower struck during a reconnect can then catch up, which the
@@ -30,15 +36,18 @@
 //!   idle with rounds left never has its receive taken alone (condition C1 of ample sets: no
 //!   step dependent on the ample one can occur before it). So along every run from the state,
 //!   the step stays enabled until it is taken, and taking it first reaches the same states.
-//! - Requests queued while the link is not up (`requests_wait`): the only steps that read the
+//! - Requests queued while the link is not up (`requests_wait`): the steps that read the
 //!   outbound queue are the client's reconnect (which sends it on a live session and answers it
 //!   SessionExpired on a dead one), a reconnect struck by a connection-loss or lagging fault,
-//!   and handling Expired (which empties it). The step is allowed to extend the queue only when
-//!   none of them can come first:
+//!   handling Expired (which empties it), a crash (which empties it: while its budget lasts it
+//!   keeps any receive from being taken alone), and a dropped connection (which answers it
+//!   ConnectionLoss, and needs a link that is up). The step is allowed to extend the queue only
+//!   when none of them can come first:
 //!   - on a partitioned link of a dead session no reconnect is ever enabled;
 //!   - on a partitioned link of a live session the reconnect waits for the server to expire
 //!     the session, which waits for the client to notice its outage, which only its own
-//!     receives do: the step is taken first if the client has not noticed yet;
+//!     receives do, or for it to pause or crash, which keeps the step from being taken alone
+//!     while their budgets last: the step is taken first if the client has not noticed yet;
 //!   - on a dropped link of a live session the reconnect may come first, and then the step
 //!     sends at once and depends on what other clients do. The argument moves the reconnect
 //!     instead. With nothing queued before the step and no watch to re-arm, the reconnect
@@ -47,11 +56,14 @@
 //!     other client's step (with the same herd), and a run "reconnect, others' steps, the
 //!     step" reaches the state that "others' steps, reconnect, step" does. The reconnect
 //!     followed by the step sends what the step queued, in the same order and with nothing
-//!     between, as the step followed by the reconnect does: the same state. And the step
-//!     commutes with the others' steps while the link is down. So the run reaches the same
-//!     state with the step taken first, by a run no longer, with the same observations up to
-//!     repetition. (A run that never takes the step keeps it enabled throughout: it is not
-//!     weakly fair, and no verdict reads it.) That needs the client's own link to stay as it is until the step: no
+//!     between, as the step followed by the reconnect does: the same state (nothing was
+//!     queued before, so either order sends only the step's requests, with the same queue and
+//!     recipe). And the step commutes with the others' steps while the link is down. So the
+//!     run reaches the same state with the step taken first, by a run no longer, with the
+//!     same observations up to repetition. A run that never takes the step has the same
+//!     observations, herds included, with its reconnect moved to its end, and the reduced
+//!     graph, taking the step first, covers what is left; an infinite one is not weakly fair
+//!     (the step stays enabled throughout), and no liveness verdict reads it. That needs the client's own link to stay as it is until the step: no
 //!     expire fault left to partition it (its session could then die, and a reconnect to a
 //!     dead session answers what was queued with SessionExpired), no disconnect fault left to
 //!     drop it again, and no connection-loss or lagging fault left to strike the reconnect
@@ -133,8 +145,20 @@ impl<R: Recipe> World<R> {
         let commutes = *front != Input::State(SessionState::Expired)
             && enabled.contains(&step)
             && World::<R>::only_commuting_steps_besides(step, enabled)
-            && !World::<R>::may_ask_to_acquire(c);
+            && !World::<R>::may_ask_to_acquire(c)
+            && !World::<R>::reconnect_sends_a_create(i, c, enabled);
         commutes.then_some(step)
+    }
+
+    /// Whether the reconnect of client `i` (`c`), with or without a fault, is enabled and would
+    /// send a create. Which earlier creations a new one keeps in `Client::created` depends on the
+    /// queued messages that name them and on the nodes the recipe owns, which the receive may
+    /// change: the reconnect would not commute with it.
+    fn reconnect_sends_a_create(i: ClientId, c: &super::Client<R>, enabled: &[Step]) -> bool {
+        let reconnects = enabled
+            .iter()
+            .any(|s| s.client() == i && matches!(s, Step::Reconnect(_) | Step::Lossy(_, Sending::Reconnect, _)));
+        reconnects && c.outbound.iter().any(|r| matches!(r, crate::Request::Create { .. }))
     }
 
     /// Whether the receive `step` leading to `next` changed nothing but its client's recipe and
