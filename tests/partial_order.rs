@@ -4,21 +4,18 @@
 //! sampled reachable states of every kind of setup and of random recipes, then check that the
 //! checker's verdicts and counterexamples are the same with and without it.
 
+mod common;
 mod random;
+use common::reachable;
 use random::{Program, RandomRecipe};
 use std::collections::HashSet;
 use std::fmt::Debug;
-use std::hash::Hash;
 use std::sync::Arc;
 use zklab::check::{self, properties::herd, Options, Status};
 use zklab::scenario::Scenario;
 use zklab_model::world::Link;
 use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Recipe, Step, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
-
-/// A recipe the checks below can compare and print.
-trait Checked: Recipe + Eq + Hash + Debug {}
-impl<R: Recipe + Eq + Hash + Debug> Checked for R {}
 
 fn world(recipe: &str, clients: usize, faults: &[FaultKind], client: ClientBehaviour) -> World<AnyRecipe> {
     let config = WorldConfig { faults: FaultBudget::once(faults), client_behaviour: client, ..WorldConfig::default() };
@@ -28,7 +25,7 @@ fn world(recipe: &str, clients: usize, faults: &[FaultKind], client: ClientBehav
 /// What the properties read of a state, except `no_orphans`, which reads the nodes nobody
 /// owns only in quiescent states: a state with a local step is not quiescent, and the states
 /// that are get reached exactly (see `World::local_step`).
-fn seen_by_properties<R: Checked>(w: &World<R>) -> impl PartialEq + Debug {
+fn seen_by_properties<R: Recipe>(w: &World<R>) -> impl PartialEq + Debug {
     (
         (w.belief_exclusion(), w.fenced_exclusion(), w.zk_exclusion(), w.shared_hold()),
         (w.waiting_mask(), w.holding_mask(), w.believers(), w.zk_holders()),
@@ -55,7 +52,7 @@ const RUN_STATES: usize = 200;
 ///
 /// Returns how many local steps there were, and how many of those queued requests on a link
 /// that was dropped.
-fn assert_local_steps_commute<R: Checked>(label: &str, states: &[World<R>]) -> (usize, usize) {
+fn assert_local_steps_commute<R: Recipe>(label: &str, states: &[World<R>]) -> (usize, usize) {
     let (mut found, mut queued) = (0, 0);
     for state in states {
         let Some((local, after_local)) = state.local_step() else { continue };
@@ -90,7 +87,7 @@ fn assert_local_steps_commute<R: Checked>(label: &str, states: &[World<R>]) -> (
 }
 
 /// `step` applied to a copy of `world`.
-fn applied<R: Checked>(world: &World<R>, step: Step, context: &str) -> World<R> {
+fn applied<R: Recipe>(world: &World<R>, step: Step, context: &str) -> World<R> {
     let mut next = world.clone();
     next.apply(step).unwrap_or_else(|e| panic!("{context}: {e}"));
     next
@@ -98,7 +95,7 @@ fn applied<R: Checked>(world: &World<R>, step: Step, context: &str) -> World<R> 
 
 /// `first` and `other` taken in either order from `here` reach the same state, and `first`
 /// does not change `other`'s herd.
-fn assert_commute<R: Checked>(label: &str, here: &World<R>, first: Step, other: Step) {
+fn assert_commute<R: Recipe>(label: &str, here: &World<R>, first: Step, other: Step) {
     let other_first = applied(here, other, label);
     let first_first = applied(here, first, label);
     let then_other = applied(&first_first, other, &format!("{label}: {first:?} disables {other:?}"));
@@ -113,7 +110,7 @@ fn assert_commute<R: Checked>(label: &str, here: &World<R>, first: Step, other: 
 
 /// What the argument claims of the reconnect of a client whose local step queues requests on
 /// its dropped link (see `assert_local_steps_commute`).
-fn assert_reconnect_moves<R: Checked>(label: &str, here: &World<R>, local: Step, after_local: &World<R>) {
+fn assert_reconnect_moves<R: Recipe>(label: &str, here: &World<R>, local: Step, after_local: &World<R>) {
     let reconnect = Step::Reconnect(local.client());
     let reconnected = applied(here, reconnect, &format!("{label}: the reconnect is not enabled before {local:?}"));
     assert_eq!(seen_by_properties(here), seen_by_properties(&reconnected), "{label}: the reconnect is visible");
@@ -137,21 +134,10 @@ fn assert_reconnect_moves<R: Checked>(label: &str, here: &World<R>, local: Step,
 
 /// The first `limit` states in breadth-first order, and the states met by `walks` seeded
 /// random runs: outages and their recoveries lie deeper than the first few thousand states.
-fn sample<R: Checked>(init: World<R>, limit: usize, walks: usize) -> Vec<World<R>> {
+fn sample<R: Recipe>(init: World<R>, limit: usize, walks: usize) -> Vec<World<R>> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-    let mut states = vec![init.clone()];
-    let mut met: HashSet<World<R>> = states.iter().cloned().collect();
-    let mut at = 0;
-    while at < states.len() && states.len() < limit {
-        for step in states[at].steps() {
-            let next = applied(&states[at], step, "listed");
-            if met.insert(next.clone()) {
-                states.push(next);
-            }
-        }
-        at += 1;
-    }
+    let mut states = reachable(init.clone(), limit);
     for _ in 0..walks {
         let mut w = init.clone();
         for _ in 0..80 {

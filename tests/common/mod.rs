@@ -1,18 +1,19 @@
-//! Helpers shared by the integration tests that check a reduction (symmetry, renumbering)
-//! against real reachable states.
+//! Helpers shared by the integration tests that check a reduction (symmetry, renumbering,
+//! partial order) against real reachable states.
 
-use zklab_model::World;
-use zklab_recipes::AnyRecipe;
+use std::collections::HashSet;
+use zklab_model::{Recipe, World};
 
 /// Up to `limit` distinct states reachable from `init`, breadth-first, as they are (unsettled).
-pub fn reachable(init: World<AnyRecipe>, limit: usize) -> Vec<World<AnyRecipe>> {
+pub fn reachable<R: Recipe>(init: World<R>, limit: usize) -> Vec<World<R>> {
     let mut seen = vec![init];
+    let mut met: HashSet<World<R>> = seen.iter().cloned().collect();
     let mut at = 0;
     while at < seen.len() && seen.len() < limit {
         for step in seen[at].steps() {
             let mut next = seen[at].clone();
             next.apply(step).unwrap();
-            if !seen.contains(&next) {
+            if met.insert(next.clone()) {
                 seen.push(next);
             }
         }
