@@ -1,8 +1,8 @@
 //! An append-only vector kept in chunks of a fixed size, for the graph's per-state and
-//! per-transition tables and the frontier's levels. A `Vec` grows by doubling: at its peak it holds up to twice what it
-//! needs, and while it grows the old and the new buffers are both resident. A graph of ten
-//! million states spends more on that slack than on some of its tables; a chunked vector
-//! wastes at most one chunk.
+//! per-transition tables and the frontier's levels. A `Vec` grows by doubling: at its peak it
+//! holds up to twice what it needs, and while it grows the old and the new buffers are both
+//! resident. A graph of ten million states spends more on that slack than on some of its
+//! tables; a chunked vector wastes at most one chunk.
 
 use std::ops::Index;
 
