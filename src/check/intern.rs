@@ -25,16 +25,14 @@ use zklab_model::{DataTree, Recipe, Sessions, WatchTable, World};
 /// Shards of each table, so that the expanding threads rarely wait for one another.
 const SHARDS: usize = 64;
 
-/// Parts filed under a key (their digest): the trees, whose digests are memoized on them.
-type ByDigest<K, V> = Vec<Mutex<FxHashMap<K, Arc<V>>>>;
-
 /// Parts filed by their content: the sessions and the watch tables, small enough to hash.
 type ByContent<V> = Vec<Mutex<FxHashSet<Arc<V>>>>;
 
 pub(super) struct Interner<R> {
     /// By index and digest (memoized on each client).
     clients: Numbered<(usize, u128), Client<R>>,
-    trees: ByDigest<u128, DataTree>,
+    /// By digest (memoized on each tree); packed states do not name trees.
+    trees: Numbered<u128, DataTree>,
     sessions: ByContent<Sessions>,
     watches: ByContent<WatchTable>,
     /// By content.
@@ -44,8 +42,8 @@ pub(super) struct Interner<R> {
 /// A part's number in its table: its place in its shard times `SHARDS`, plus the shard.
 type Number = u32;
 
-/// Parts filed under a key that can be found again by number: the clients and the shells that
-/// packed states name.
+/// Parts filed under a key, found again by key or by number: the clients and the shells that
+/// packed states name, and the trees.
 struct Numbered<K, V>(Vec<Mutex<NumberedShard<K, V>>>);
 
 struct NumberedShard<K, V> {
@@ -113,7 +111,7 @@ impl<R: Recipe> Interner<R> {
     pub(super) fn new() -> Self {
         Interner {
             clients: Numbered::new(),
-            trees: shards(),
+            trees: Numbered::new(),
             sessions: shards(),
             watches: shards(),
             shells: Numbered::new(),
@@ -147,7 +145,7 @@ impl<R: Recipe> Interner<R> {
         let kept_server = from.map(|(from, _)| &from.server);
         world.server.share(
             kept_server,
-            |tree| by_digest(&self.trees, tree.digest(), tree),
+            |tree| self.trees.file(tree.digest(), tree).1,
             |sessions| by_content(&self.sessions, sessions),
             |watches| by_content(&self.watches, watches),
         );
@@ -160,17 +158,6 @@ impl<R: Recipe> Interner<R> {
     pub(super) fn unpack(&self, packed: &Packed) -> World<R> {
         let clients = packed.clients().iter().map(|&number| self.clients.get(number)).collect();
         self.shells.get(packed.0[0]).with(clients)
-    }
-}
-
-/// The copy of `part` filed under `key`, filing `part` if there is none. A different part under
-/// the same key (two digests colliding) is left unshared.
-fn by_digest<K: Hash + Eq, V: PartialEq>(table: &ByDigest<K, V>, key: K, part: &Arc<V>) -> Arc<V> {
-    let mut shard = table[shard_of(&key)].lock().expect("no thread panics holding it");
-    let kept = shard.entry(key).or_insert_with(|| part.clone());
-    match Arc::ptr_eq(kept, part) || **kept == **part {
-        true => kept.clone(),
-        false => part.clone(),
     }
 }
 
