@@ -386,10 +386,14 @@ impl Rewrite for Renumber<'_> {
 
     /// A getChildren listing of `parent`, in the order the server gives the renumbered names.
     fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
-        if parent == self.lock_path {
-            self.order.arrange(names.iter().map(|n| self.child(n)).collect())
-        } else {
-            names.to_vec()
+        if parent != self.lock_path {
+            return names.to_vec();
+        }
+        let renamed = names.iter().map(|n| self.child(n)).collect();
+        match self.numbers.is_collecting() {
+            // Collecting changes no name, so the listing keeps its order.
+            true => renamed,
+            false => self.order.arrange(renamed),
         }
     }
 

@@ -277,7 +277,13 @@ enum Refusal {
 
 /// Bit `i` set: `properties[i]` holds in `world`.
 fn judge<R: Recipe>(world: &World<R>, properties: &[Property]) -> u64 {
-    properties.iter().enumerate().filter(|(_, d)| d.holds(world)).fold(0, |bits, (i, _)| bits | 1 << i)
+    // Who believes it holds is read by several properties: found once.
+    let believers = world.believers();
+    properties
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.holds_among(world, &believers))
+        .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
 /// Bit `i` set: `step` from `before` to the raw successor `after` violates the transition
@@ -319,6 +325,7 @@ fn expand<R: Recipe>(
         .map(|(step, mut next)| {
             let broken = judge_step(world, step, &next, properties);
             if reduction.settle {
+                interner.share_changed(&mut next, world);
                 next.settle();
             }
             (step, next, broken)

@@ -10,6 +10,10 @@
 //! (its shell) is shared as one more part, and a packed state is the numbers of its shell and
 //! its clients in the interner's tables.
 //!
+//! A successor is also handed the kept copies of the clients its step changed before it is
+//! settled (`share_changed`): a client met before then brings what renumbering collected from
+//! it, and its digest, instead of having them derived again.
+//!
 //! Why it cannot change an answer: a part is replaced only by one equal to it (compared in
 //! full, not by digest), so every state keeps its value, and with it its fingerprint, its
 //! successors and every property's verdict; a packed state unpacks to a state equal to the one
@@ -80,6 +84,13 @@ impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
         (number, part.clone())
     }
 
+    /// The kept copy of `part`, filed under `key`, if there is one (filing nothing).
+    fn find(&self, key: K, part: &Arc<V>) -> Option<Arc<V>> {
+        let shard = self.0[shard_of(&key)].lock().expect("no thread panics holding it");
+        let kept = &shard.parts[*shard.by_key.get(&key)? as usize / SHARDS];
+        (Arc::ptr_eq(kept, part) || **kept == **part).then(|| kept.clone())
+    }
+
     /// The part filed with `number`.
     fn get(&self, number: Number) -> Arc<V> {
         let shard = self.0[number as usize % SHARDS].lock().expect("no thread panics holding it");
@@ -121,6 +132,19 @@ impl<R: Recipe> Interner<R> {
     /// The initial state, shared and packed.
     pub(super) fn pack_first(&self, world: World<R>) -> Packed {
         self.pack(world, None)
+    }
+
+    /// Hands `next`, a successor of `from` not yet settled, the kept copy of each client the
+    /// step changed, where one equal to it has been kept: settling it then finds the numbers
+    /// renumbering collects already memoized on the copy, as its fingerprint finds its digest.
+    /// Nothing is filed: most successors are met again or settle into other clients.
+    pub(super) fn share_changed(&self, next: &mut World<R>, from: &World<R>) {
+        next.clients.share(|i, client| {
+            if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
+                return client.clone();
+            }
+            self.clients.find((i, client.digest()), client).unwrap_or_else(|| client.clone())
+        });
     }
 
     /// `world`, a successor of the state `from` unpacked from `packed`, shared and packed. The
@@ -178,28 +202,64 @@ mod tests {
     use super::*;
     use crate::scenario::Scenario;
     use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+    use zklab_recipes::AnyRecipe;
 
-    #[test]
-    fn a_packed_state_unpacks_to_itself_and_equal_parts_get_one_number() {
+    /// Walks up to `limit` states depth-first from the standard lock's initial state (three
+    /// clients, one expiry), handing each successor with the state it came from and the
+    /// state's packing to `pack`, which packs it for the frontier. Returns the states met.
+    fn walk(
+        interner: &Interner<AnyRecipe>,
+        limit: usize,
+        mut pack: impl FnMut(&World<AnyRecipe>, &Packed, World<AnyRecipe>) -> Packed,
+    ) -> usize {
         let config = WorldConfig { faults: FaultBudget::once(&[FaultKind::Expire]), ..WorldConfig::default() };
         let init = Scenario::new("standard", 3, config).unwrap().world();
-        let interner = Interner::new();
-        let mut frontier = vec![interner.pack_first(init.clone())];
+        let mut frontier = vec![interner.pack_first(init)];
         let mut met = 0;
         while let Some(packed) = frontier.pop() {
             let world = interner.unpack(&packed);
             met += 1;
-            if met > 2_000 {
+            if met > limit {
                 break;
             }
             for (_, next) in world.successors(false) {
-                let again = interner.pack_successor(next.clone(), &world, &packed);
-                assert!(interner.unpack(&again) == next, "unpacks to the state packed");
-                let fresh = interner.pack_first(next);
-                assert_eq!(fresh.0, again.0, "the same numbers, whether parts were looked up or kept from the parent");
-                frontier.push(again);
+                frontier.push(pack(&world, &packed, next));
             }
         }
+        met
+    }
+
+    #[test]
+    fn a_packed_state_unpacks_to_itself_and_equal_parts_get_one_number() {
+        let interner = Interner::new();
+        let met = walk(&interner, 2_000, |world, packed, next| {
+            let again = interner.pack_successor(next.clone(), world, packed);
+            assert!(interner.unpack(&again) == next, "unpacks to the state packed");
+            let fresh = interner.pack_first(next);
+            assert_eq!(fresh.0, again.0, "the same numbers, whether parts were looked up or kept from the parent");
+            again
+        });
         assert!(met > 2_000, "enough states: {met}");
+    }
+
+    #[test]
+    fn a_successor_is_handed_the_kept_copies_of_its_changed_clients_and_stays_equal() {
+        let interner = Interner::new();
+        let mut handed = 0;
+        walk(&interner, 2_000, |world, packed, next| {
+            let mut shared = next.clone();
+            interner.share_changed(&mut shared, world);
+            assert!(shared == next, "only equal copies are handed over");
+            for i in 0..next.clients.len() {
+                let (before, after) = (next.clients.shared(i).unwrap(), shared.clients.shared(i).unwrap());
+                match interner.clients.find((i, before.digest()), before) {
+                    Some(kept) => assert!(Arc::ptr_eq(&kept, after), "the kept copy, not another"),
+                    None => assert!(Arc::ptr_eq(before, after), "left as it was without one"),
+                }
+                handed += usize::from(!Arc::ptr_eq(before, after));
+            }
+            interner.pack_successor(next, world, packed)
+        });
+        assert!(handed > 100, "changed clients met before are handed their kept copies: {handed}");
     }
 }
