@@ -128,27 +128,23 @@ pub struct Server {
 
 /// A shared table walked by renumbering: `walked` maps each entry's numbers, and `built` makes
 /// an entry of the new table from what it gives. A walk that only collects the numbers visits
-/// every value a ranking walk maps, and keeps the table as it is instead of building a copy.
+/// every value a ranking walk maps, and builds nothing (`None`).
 fn rebuilt<T: FromIterator<E> + PartialEq, I: Iterator, E>(
     collecting: bool,
     kept: &Arc<T>,
     walked: I,
     built: impl FnMut(I::Item) -> E,
-) -> Arc<T> {
-    match collecting {
-        true => {
-            walked.for_each(drop);
-            kept.clone()
-        }
-        false => {
-            // An unchanged table stays the one already shared.
-            let table: T = walked.map(built).collect();
-            match table == **kept {
-                true => kept.clone(),
-                false => Arc::new(table),
-            }
-        }
+) -> Option<Arc<T>> {
+    if collecting {
+        walked.for_each(drop);
+        return None;
     }
+    // An unchanged table stays the one already shared.
+    let table: T = walked.map(built).collect();
+    Some(match table == **kept {
+        true => kept.clone(),
+        false => Arc::new(table),
+    })
 }
 
 impl Server {
@@ -186,29 +182,29 @@ impl Server {
         }
     }
 
-    /// The same server with its sequence numbers and zxids renumbered (see `renumber`). Trees
-    /// that do not change stay shared.
-    pub fn renumbered(&self, r: &crate::renumber::Renumber) -> Server {
+    /// The same server with its sequence numbers and zxids renumbered (see `renumber`); for a
+    /// walk that only collects them, nothing (`None`): it visits every number a ranking walk
+    /// maps and builds no copy. Trees and tables that do not change stay shared.
+    pub fn renumbered(&self, r: &crate::renumber::Renumber) -> Option<Server> {
+        let collecting = r.numbers.is_collecting();
         let tree = |tree: &Arc<DataTree>| {
-            if r.numbers.is_collecting() {
+            if collecting {
                 // A tree shared with an earlier state has been walked for its numbers before.
                 r.numbers.collect_part(&tree.numbers, |part| {
                     tree.renumbered(&r.with(part));
                     Some(())
                 });
-                return tree.clone();
+                return None;
             }
             if r.leaves_alone(&tree.numbers) {
-                return tree.clone();
+                return Some(tree.clone());
             }
             let renumbered = tree.renumbered(r);
-            if renumbered == **tree {
-                tree.clone()
-            } else {
-                Arc::new(renumbered)
-            }
+            Some(match renumbered == **tree {
+                true => tree.clone(),
+                false => Arc::new(renumbered),
+            })
         };
-        let collecting = r.numbers.is_collecting();
         // A watcher set holds no number: it is copied only into a table being built.
         let table = |t: &Arc<WatchTable>| {
             rebuilt(collecting, t, t.iter().map(|(path, s)| (r.path(path), s)), |(path, s)| (path, s.clone()))
@@ -221,21 +217,26 @@ impl Server {
             }),
             |entry| entry,
         );
-        Server {
+        // Every part is walked before any is missed: a collecting walk builds none of them.
+        let (current, zxid) = (tree(&self.tree), r.zxid(self.zxid));
+        let (data_watches, child_watches) = (table(&self.data_watches), table(&self.child_watches));
+        let history = self.history.iter().map(|(zxid, t)| Some((r.zxid(*zxid), tree(t)?))).collect::<Vec<_>>();
+        Some(Server {
             config: self.config,
-            tree: tree(&self.tree),
-            zxid: r.zxid(self.zxid),
+            tree: current?,
+            zxid,
             next_session: self.next_session,
-            sessions,
-            data_watches: table(&self.data_watches),
-            child_watches: table(&self.child_watches),
-            history: self.history.iter().map(|(zxid, t)| (r.zxid(*zxid), tree(t))).collect(),
-        }
+            sessions: sessions?,
+            data_watches: data_watches?,
+            child_watches: child_watches?,
+            history: history.into_iter().collect::<Option<_>>()?,
+        })
     }
 
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }
+
     /// Puts in place of each shared part (the tree and the past ones, the sessions, the watch
     /// tables) the copy the matching function gives, which must be equal to it (see
     /// `Clients::share`). A part that is the same as `kept`'s (a step left it alone) is left as

@@ -49,7 +49,7 @@ impl<R: Recipe> World<R> {
             return None;
         }
         let collected = Numbers::collecting();
-        self.renumber_with(&collected)?;
+        self.collect(&collected)?;
         (!collected.opaque()).then(|| collected.into_ranks())
     }
 
@@ -127,8 +127,46 @@ impl<R: Recipe> World<R> {
             && !matches!(self.server.config().children_order, ChildrenOrder::Scrambled(_))
     }
 
-    /// The world walked with `numbers`: collecting them, or ranking them.
+    /// Collects the numbers of this state into `numbers` (the first walk), building nothing. A
+    /// part shared with an earlier state (a client, a tree) brings the numbers collected from it
+    /// then. `None` where renumbering cannot walk the state.
+    fn collect(&self, numbers: &Numbers) -> Option<()> {
+        debug_assert!(numbers.is_collecting());
+        self.walk(numbers, |r, first| {
+            self.server.renumbered(r);
+            for (i, c) in self.clients.iter().enumerate() {
+                numbers.collect_part(&c.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
+            }
+            self.resource_renumbered(first, r);
+            Some(())
+        })?
+    }
+
+    /// This state with its numbers ranked or spread apart as `numbers` says; `None` where
+    /// renumbering cannot walk it.
     fn renumber_with(&self, numbers: &Numbers) -> Option<World<R>> {
+        debug_assert!(!numbers.is_collecting());
+        self.walk(numbers, |r, first| {
+            let mut world = self.clone();
+            world.server = self.server.renumbered(r).expect("a walk that is not collecting builds");
+            for (i, c) in self.clients.iter().enumerate() {
+                if r.leaves_alone(&c.numbers) {
+                    continue;
+                }
+                let renumbered = c.renumbered(i as ClientId, r)?;
+                // Only a changed client is written, so unchanged ones stay shared between states.
+                if renumbered != *c {
+                    world.clients.set(i, renumbered);
+                }
+            }
+            world.resource = self.resource_renumbered(first, r);
+            Some(world)
+        })?
+    }
+
+    /// `walk` given the renumbering of this state with `numbers` (names and data in the format
+    /// of `first`, every client's recipe) and that recipe.
+    fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
         let first = &self.clients.first()?.recipe;
         let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
         let data = |d: &str, numbers: &Numbers| first.renumber_data(d, numbers);
@@ -139,32 +177,19 @@ impl<R: Recipe> World<R> {
             data: &data,
             order: self.server.config().children_order,
         };
-        let mut world = self.clone();
-        world.server = self.server.renumbered(&r);
-        for (i, c) in self.clients.iter().enumerate() {
-            if numbers.is_collecting() {
-                // A client shared with an earlier state has been walked for its numbers before.
-                numbers.collect_part(&c.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
-                continue;
-            }
-            if r.leaves_alone(&c.numbers) {
-                continue;
-            }
-            let renumbered = c.renumbered(i as ClientId, &r)?;
-            // Only a changed client is written, so unchanged ones stay shared between states.
-            if renumbered != *c {
-                world.clients.set(i, renumbered);
-            }
-        }
-        let token = |t: Option<i64>| t.map(|t| first.renumber_token(t, numbers));
-        world.resource = Resource {
+        Some(walk(&r, first))
+    }
+
+    /// The resource's tokens and grants walked with `r`.
+    fn resource_renumbered(&self, first: &R, r: &Renumber) -> Resource {
+        let token = |t: Option<i64>| t.map(|t| first.renumber_token(t, r.numbers));
+        Resource {
             max_token: token(self.resource.max_token),
             max_write_token: token(self.resource.max_write_token),
             newest_grant: r.zxid(self.resource.newest_grant),
             newest_write_grant: r.zxid(self.resource.newest_write_grant),
             ..self.resource.clone()
-        };
-        Some(world)
+        }
     }
 }
 
