@@ -48,7 +48,8 @@ impl<T> Memo<T> {
 /// state's fingerprint reads each shared part once. Two different values share a digest with
 /// probability about 2^-128.
 pub fn digest(value: &impl std::hash::Hash) -> u128 {
-    let mut bytes = Bytes(Vec::with_capacity(256));
+    // Room for a world of a few clients at once, where growing the buffer would copy it.
+    let mut bytes = Bytes(Vec::with_capacity(1024));
     value.hash(&mut bytes);
     xxhash_rust::xxh3::xxh3_128(&bytes.0)
 }

@@ -125,9 +125,14 @@ fn ranked(values: &[i64]) -> bool {
 }
 
 impl Numbers {
-    /// Ready for the first walk.
+    /// Ready for the first walk. Room for a state's numbers is made at once: they are pushed
+    /// one by one, or a part's at a time, on every successor the checker settles.
     pub fn collecting() -> Numbers {
-        Numbers::default()
+        Numbers {
+            seqs: RefCell::new(Vec::with_capacity(32)),
+            zxids: RefCell::new(Vec::with_capacity(64)),
+            ..Numbers::default()
+        }
     }
 
     /// Ready for a walk that spreads every number apart (see `Walk::Spreading`).
