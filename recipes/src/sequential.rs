@@ -177,8 +177,11 @@ pub struct SequentialLock {
     variant: Variant,
     lock_path: String,
     phase: Phase,
-    /// Our lock node, once we know it.
+    /// Our lock node, once we know it (set with `set_node`).
     node: Option<String>,
+    /// Its counter, read once from its name when it is set: the fencing token every state the
+    /// checker judges asks a holder for. 0 without a node.
+    counter: i32,
 }
 
 /// The marker between the guid and the sequence number in the standard lock's node names.
@@ -186,7 +189,7 @@ pub const MARKER: &str = "-lock-";
 
 impl SequentialLock {
     pub fn new(name: &'static str, lock_path: &str, variant: Variant) -> Self {
-        SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None }
+        SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None, counter: 0 }
     }
 
     pub fn lock_path(&self) -> &str {
@@ -219,6 +222,12 @@ impl SequentialLock {
         self.variant.queue
     }
 
+    /// Sets our lock node, and with it its counter.
+    fn set_node(&mut self, node: Option<String>) {
+        self.counter = node.as_deref().and_then(|n| self.queue().sequence(path::name(n))).unwrap_or(0);
+        self.node = node;
+    }
+
     /// The name of our node up to its counter: the guid and the marker.
     pub(crate) fn own_prefix(&self, ctx: &Ctx) -> String {
         format!("{}{}", Self::guid(ctx), self.variant.queue.marker)
@@ -228,7 +237,7 @@ impl SequentialLock {
     fn on_children(&mut self, ctx: &Ctx, children: &Listing, out: &mut Vec<Request>) {
         if self.phase == Phase::Recovering {
             match find_own(children, &self.own_prefix(ctx)) {
-                Some(found) => self.node = Some(path::join(&self.lock_path, found)),
+                Some(found) => self.set_node(Some(path::join(&self.lock_path, found))),
                 None => return self.create(ctx, out),
             }
         }
@@ -243,7 +252,7 @@ impl SequentialLock {
             }
             Place::Gone => {
                 // Our node is gone (our session ended under us): start over.
-                self.node = None;
+                self.set_node(None);
                 return self.create(ctx, out);
             }
         };
@@ -261,7 +270,7 @@ impl SequentialLock {
         match (&self.phase, request, result) {
             (_, _, Err(ZkError::SessionExpired)) => self.reset(),
             (Phase::Creating, Request::Create { .. }, Ok(Response::Created { path, .. })) => {
-                self.node = Some(path);
+                self.set_node(Some(path));
                 self.list(Phase::Listing, out);
             }
             (Phase::Creating, Request::Create { .. }, Err(ZkError::NoNode))
@@ -274,7 +283,7 @@ impl SequentialLock {
             (Phase::Listing | Phase::Recovering, Request::GetChildren { .. }, Err(ZkError::NoNode))
                 if self.variant.on_missing_parent == OnMissingParent::Recreate =>
             {
-                self.node = None;
+                self.set_node(None);
                 self.phase = Phase::CreatingParent;
                 out.push(Request::create(&self.lock_path, CreateMode::Persistent));
             }
@@ -325,7 +334,7 @@ impl SequentialLock {
 
     fn reset(&mut self) {
         self.phase = Phase::Idle;
-        self.node = None;
+        self.set_node(None);
     }
 }
 
@@ -367,7 +376,7 @@ impl zklab_model::Recipe for SequentialLock {
     }
 
     fn belief(&self) -> Belief {
-        let token = || self.node.as_deref().and_then(|n| self.queue().sequence(path::name(n))).map_or(0, i64::from);
+        let token = || i64::from(self.counter);
         match self.phase {
             Phase::Idle => Belief::Idle,
             Phase::Holding => Belief::Holding { token: token() },
@@ -399,7 +408,9 @@ impl zklab_model::Recipe for SequentialLock {
             Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
             other => other.clone(),
         };
-        Some(SequentialLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
+        let mut renamed = SequentialLock { phase, ..self.clone() };
+        renamed.set_node(self.node.as_deref().map(|n| r.path(n)));
+        Some(renamed)
     }
 
     fn rename_name(&self, name: &str, r: &Renaming) -> String {
@@ -419,7 +430,9 @@ impl zklab_model::Recipe for SequentialLock {
             Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
             other => other.clone(),
         };
-        Some(SequentialLock { phase, node: self.node.as_deref().map(|n| r.path(n)), ..self.clone() })
+        let mut renamed = SequentialLock { phase, ..self.clone() };
+        renamed.set_node(self.node.as_deref().map(|n| r.path(n)));
+        Some(renamed)
     }
 }
 
