@@ -1,7 +1,7 @@
 //! A value derived from its owner, computed at most once and shared by every state that shares
-//! the owner. The checker keeps clients and trees behind shared pointers, and most steps leave
-//! most of them alone: what is derived from one of them (the numbers renumbering collects) need
-//! not be derived again for every successor.
+//! the owner. The checker keeps clients, trees, the sessions and the watch tables behind shared
+//! pointers, and most steps leave most of them alone: what is derived from one of them (its
+//! digest, the numbers renumbering collects) need not be derived again for every successor.
 //!
 //! A memo is never part of its owner's identity (equality and hashing ignore it), and a copy
 //! starts empty: an owner is copied only to be changed (copy on write), and whoever changes an
@@ -126,6 +126,94 @@ impl<T> fmt::Debug for Memo<T> {
     }
 }
 
+/// A table shared between states (the sessions, the watch tables) with what is derived from it
+/// memoized, as trees and clients have: its digest, which a state's hash writes in its place,
+/// and the numbers renumbering collects from it. Changing it through `DerefMut` forgets both,
+/// so a table changed in place (`Arc::make_mut(..).insert(..)`) is derived afresh.
+#[derive(Default)]
+pub struct Memoized<T> {
+    value: T,
+    digest: Memo<u128>,
+    /// The numbers renumbering collects from it (see `Numbers::collect_part`).
+    pub numbers: Memo<Option<crate::Collected>>,
+}
+
+impl<T> Memoized<T> {
+    /// This part, renumbered by `r` from one whose numbers memo was `numbers`: the memo carried
+    /// (see `Renumber::carry`).
+    pub fn numbers_carried(mut self, r: &crate::Renumber, numbers: &Memo<Option<crate::Collected>>) -> Self {
+        self.numbers = r.carry(numbers);
+        self
+    }
+}
+
+impl<T: std::hash::Hash> Memoized<T> {
+    /// What its hash is in a state's (see `digest`).
+    pub fn digest(&self) -> u128 {
+        *self.digest.get_or_init(|| digest(&self.value))
+    }
+}
+
+impl<T> std::ops::Deref for Memoized<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> std::ops::DerefMut for Memoized<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.digest.clear();
+        self.numbers.clear();
+        &mut self.value
+    }
+}
+
+impl<T: Clone> Clone for Memoized<T> {
+    /// A copy is made to be changed (copy on write): its memos start empty.
+    fn clone(&self) -> Self {
+        Memoized { value: self.value.clone(), digest: Memo::default(), numbers: Memo::default() }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Memoized<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<T: Eq> Eq for Memoized<T> {}
+
+impl<T: std::hash::Hash> std::hash::Hash for Memoized<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u128(self.digest());
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Memoized<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl<T: FromIterator<E>, E> FromIterator<E> for Memoized<T> {
+    fn from_iter<I: IntoIterator<Item = E>>(iter: I) -> Self {
+        Memoized { value: iter.into_iter().collect(), digest: Memo::default(), numbers: Memo::default() }
+    }
+}
+
+impl<T: serde::Serialize> serde::Serialize for Memoized<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(serializer)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Memoized<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(|value| Memoized { value, digest: Memo::default(), numbers: Memo::default() })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +228,18 @@ mod tests {
         assert_eq!(*Memo::<i32>::default().carried(|v| v * 10).get_or_init(|| 6), 6, "nothing to carry");
         memo.clear();
         assert_eq!(*memo.get_or_init(|| 4), 4);
+    }
+
+    #[test]
+    fn a_memoized_table_forgets_what_it_derived_once_changed_in_place() {
+        let mut table: Memoized<Vec<u32>> = [1, 2].into_iter().collect();
+        let before = table.digest();
+        assert_eq!(before, digest(&vec![1u32, 2]), "the digest of its value");
+        let _ = table.numbers.get_or_init(|| None);
+        table.push(3);
+        assert!(table.numbers.get().is_none(), "changed in place: the numbers are forgotten");
+        assert_eq!(table.digest(), digest(&vec![1u32, 2, 3]), "and the digest derived afresh");
+        let copy = table.clone();
+        assert!(copy == table && copy.digest.get().is_none(), "a copy is equal, with its memos empty");
     }
 }

@@ -1,6 +1,7 @@
 //! The ZooKeeper server: a pure function of requests. `apply(session, request)` returns the
 //! reply and the watch notifications it triggers; close and expiry are single atomic steps.
 
+use crate::memo::Memoized;
 use crate::path;
 use crate::rewrite::Rewrite;
 use crate::tree::DataTree;
@@ -104,10 +105,10 @@ pub struct Outcome {
 }
 
 /// Which sessions watch each path.
-pub type WatchTable = BTreeMap<String, BTreeSet<SessionId>>;
+pub type WatchTable = Memoized<BTreeMap<String, BTreeSet<SessionId>>>;
 
 /// Every session the server knows, live or not.
-pub type Sessions = BTreeMap<SessionId, SessionInfo>;
+pub type Sessions = Memoized<BTreeMap<SessionId, SessionInfo>>;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
@@ -126,24 +127,31 @@ pub struct Server {
     history: VecDeque<(i64, Arc<DataTree>)>,
 }
 
-/// A shared table walked by renumbering: `walked` maps each entry's numbers, and `built` makes
-/// an entry of the new table from what it gives. A walk that only collects the numbers visits
-/// every value a ranking walk maps, and builds nothing (`None`).
-fn rebuilt<T: FromIterator<E> + PartialEq, I: Iterator, E>(
-    collecting: bool,
-    kept: &Arc<T>,
-    walked: I,
-    built: impl FnMut(I::Item) -> E,
+/// One shared part of a server (a tree, the sessions, a watch table) walked by renumbering,
+/// through the memo of the numbers collected from it (`numbers`): a walk that only collects
+/// them builds nothing (`None`), and walks the part only if it has not been walked before; a
+/// ranking walk leaves a part its numbers fix as it is, and keeps an unchanged part the one
+/// already shared. `walk` builds the part renumbered, with its memo carried.
+fn renumbered_part<T: PartialEq>(
+    r: &crate::renumber::Renumber,
+    part: &Arc<T>,
+    numbers: &crate::memo::Memo<Option<crate::Collected>>,
+    walk: impl Fn(&crate::renumber::Renumber) -> T,
 ) -> Option<Arc<T>> {
-    if collecting {
-        walked.for_each(drop);
+    if r.numbers.is_collecting() {
+        r.numbers.collect_part(numbers, |collecting| {
+            walk(&r.with(collecting));
+            Some(())
+        });
         return None;
     }
-    // An unchanged table stays the one already shared.
-    let table: T = walked.map(built).collect();
-    Some(match table == **kept {
-        true => kept.clone(),
-        false => Arc::new(table),
+    if r.leaves_alone(numbers) {
+        return Some(part.clone());
+    }
+    let renumbered = walk(r);
+    Some(match renumbered == **part {
+        true => part.clone(),
+        false => Arc::new(renumbered),
     })
 }
 
@@ -186,37 +194,25 @@ impl Server {
     /// walk that only collects them, nothing (`None`): it visits every number a ranking walk
     /// maps and builds no copy. Trees and tables that do not change stay shared.
     pub fn renumbered(&self, r: &crate::renumber::Renumber) -> Option<Server> {
-        let collecting = r.numbers.is_collecting();
-        let tree = |tree: &Arc<DataTree>| {
-            if collecting {
-                // A tree shared with an earlier state has been walked for its numbers before.
-                r.numbers.collect_part(&tree.numbers, |part| {
-                    tree.renumbered(&r.with(part));
-                    Some(())
-                });
-                return None;
-            }
-            if r.leaves_alone(&tree.numbers) {
-                return Some(tree.clone());
-            }
-            let renumbered = tree.renumbered(r);
-            Some(match renumbered == **tree {
-                true => tree.clone(),
-                false => Arc::new(renumbered),
+        let tree = |tree: &Arc<DataTree>| renumbered_part(r, tree, &tree.numbers, |r| tree.renumbered(r));
+        // A watcher set holds no number.
+        let table = |t: &Arc<WatchTable>| {
+            renumbered_part(r, t, &t.numbers, |r| {
+                let table: WatchTable = t.iter().map(|(path, s)| (r.path(path), s.clone())).collect();
+                table.numbers_carried(r, &t.numbers)
             })
         };
-        // A watcher set holds no number: it is copied only into a table being built.
-        let table = |t: &Arc<WatchTable>| {
-            rebuilt(collecting, t, t.iter().map(|(path, s)| (r.path(path), s)), |(path, s)| (path, s.clone()))
-        };
-        let sessions = rebuilt(
-            collecting,
-            &self.sessions,
-            self.sessions.iter().map(|(s, info)| {
-                (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view: info.view.map(|z| r.zxid(z)), ..*info })
-            }),
-            |entry| entry,
-        );
+        let sessions = renumbered_part(r, &self.sessions, &self.sessions.numbers, |r| {
+            let sessions: Sessions = self
+                .sessions
+                .iter()
+                .map(|(s, info)| {
+                    let view = info.view.map(|z| r.zxid(z));
+                    (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view, ..*info })
+                })
+                .collect();
+            sessions.numbers_carried(r, &self.sessions.numbers)
+        });
         // Every part is walked before any is missed: a collecting walk builds none of them.
         let (current, zxid) = (tree(&self.tree), r.zxid(self.zxid));
         let (data_watches, child_watches) = (table(&self.data_watches), table(&self.child_watches));
