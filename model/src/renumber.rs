@@ -185,6 +185,29 @@ impl Numbers {
         Some(())
     }
 
+    /// Whether what the first walk collected is already its own ranks (what `is_identity` says
+    /// once ranked), seen without sorting: each kind's values are exactly 0 to some k - 1,
+    /// which a set of bits tells when they are all below 128. `false` when it cannot tell so
+    /// (a number past 127, a private number): the ranks then decide.
+    pub fn in_rank(&self) -> bool {
+        debug_assert!(self.is_collecting());
+        fn from_zero(values: &[i64]) -> bool {
+            let mut bits = 0u128;
+            for &v in values {
+                if !(0..128).contains(&v) {
+                    return false;
+                }
+                bits |= 1 << v;
+            }
+            // 2^k - 1: the k lowest bits and no other.
+            bits & bits.wrapping_add(1) == 0
+        }
+        !self.counted.get()
+            && self.locals.borrow().is_empty()
+            && from_zero(&self.seqs.borrow())
+            && from_zero(&self.zxids.borrow())
+    }
+
     /// What the first walk collected, ready to rank on the second.
     pub fn into_ranks(self) -> Numbers {
         Numbers {
@@ -439,6 +462,30 @@ mod tests {
         }
         let ranks = collect.into_ranks();
         assert_eq!([(0, 4), (0, 6), (1, 2), (1, 9)].map(|(c, v)| ranks.local(c, v)), [0, 1, 0, 1]);
+    }
+
+    use proptest::prelude::{prop_oneof, Just};
+
+    proptest::proptest! {
+        /// Seen in rank without sorting exactly when ranking would change nothing, for numbers
+        /// below 128; never wrongly above.
+        #[test]
+        fn numbers_seen_in_rank_without_sorting_are_the_identity_once_ranked(
+            mut seqs in proptest::collection::vec(0i64..4, 0..6),
+            zxids in proptest::collection::vec(0i64..4, 0..6),
+            far in proptest::option::of(prop_oneof![Just(126i64), Just(127), Just(128), Just(140)]),
+        ) {
+            seqs.extend(far);
+            let collect = Numbers::collecting();
+            seqs.iter().for_each(|&v| { collect.seq(v); });
+            zxids.iter().for_each(|&v| { collect.zxid(v); });
+            let seen = collect.in_rank();
+            let identity = collect.into_ranks().is_identity();
+            proptest::prop_assert!(!seen || identity);
+            if seqs.iter().all(|&v| v < 128) {
+                proptest::prop_assert_eq!(seen, identity);
+            }
+        }
     }
 
     #[test]

@@ -35,7 +35,12 @@ impl<R: Recipe> World<R> {
     /// This state with its numbers renumbered, or `None` when renumbering does not apply here or
     /// would change nothing.
     pub fn renumbered(&self) -> Option<World<R>> {
-        let ranks = self.ranks()?;
+        let collected = self.collected()?;
+        // Most steps leave the numbers in rank: that is seen without sorting them.
+        if collected.in_rank() {
+            return None;
+        }
+        let ranks = collected.into_ranks();
         if !self.counters_lead(&ranks) || ranks.is_identity() {
             return None;
         }
@@ -45,12 +50,17 @@ impl<R: Recipe> World<R> {
     /// The ranks of this state's numbers, or `None` when renumbering does not apply to the
     /// run or the state holds a number it cannot rewrite.
     fn ranks(&self) -> Option<Numbers> {
+        self.collected().map(Numbers::into_ranks)
+    }
+
+    /// This state's numbers, collected (see `ranks`).
+    fn collected(&self) -> Option<Numbers> {
         if !self.renumbering_applies() {
             return None;
         }
         let collected = Numbers::collecting();
         self.collect(&collected)?;
-        (!collected.opaque()).then(|| collected.into_ranks())
+        (!collected.opaque()).then_some(collected)
     }
 
     /// Whether the lock's counter and the server's zxid are the largest numbers of their kind
