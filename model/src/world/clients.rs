@@ -58,6 +58,15 @@ impl<R: Recipe> Clients<R> {
         }
     }
 
+    /// Whether client `i` is the same here as in `other`: shared (the step left it alone), or
+    /// equal.
+    pub fn same(&self, i: usize, other: &Clients<R>) -> bool
+    where
+        R: PartialEq,
+    {
+        Arc::ptr_eq(&self.0[i], &other.0[i]) || self.0[i] == other.0[i]
+    }
+
     /// Client `i` as the pointer this state shares it by.
     pub fn shared(&self, i: usize) -> Option<&Arc<Client<R>>> {
         self.0.get(i)

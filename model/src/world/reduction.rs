@@ -174,7 +174,7 @@ impl<R: Recipe> World<R> {
             && next.faults_used == self.faults_used
             && next.grants == self.grants
             && next.coverage == self.coverage
-            && (0..self.clients.len()).all(|j| j == (i as usize) || next.clients[j] == self.clients[j]);
+            && (0..self.clients.len()).all(|j| j == (i as usize) || next.clients.same(j, &self.clients));
         // Properties read a client's mode and nodes only while it holds or waits.
         let unread = |belief: Belief| !belief.is_holding() && belief != Belief::Acquiring;
         let unseen = (unread(c.belief()) && unread(after.belief()))
