@@ -53,8 +53,8 @@ fn spread(v: i64) -> i64 {
 #[derive(Debug, Default)]
 pub struct Numbers {
     walk: Walk,
-    seqs: RefCell<Vec<i64>>,
-    zxids: RefCell<Vec<i64>>,
+    seqs: RefCell<Values>,
+    zxids: RefCell<Values>,
     /// `(client, value)`: ranked among the values of the same client.
     locals: RefCell<Vec<(ClientId, i64)>>,
     /// Some cversion above 1 was met, so the state is not its own renumbering.
@@ -66,11 +66,10 @@ pub struct Numbers {
 
 /// The numbers one part of a state (a tree, a client) holds, as a walk collected them: kept in
 /// that part's memo, so that a part shared with the state before a step is not walked again.
-/// Each kind sorted, each number once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Collected {
-    seqs: Vec<i64>,
-    zxids: Vec<i64>,
+    seqs: Values,
+    zxids: Values,
     locals: Vec<(ClientId, i64)>,
     counted: bool,
     opaque: bool,
@@ -87,8 +86,8 @@ impl Collected {
     /// part they come from need not be walked again.
     pub fn fixed_by(&self, ranks: &Numbers) -> bool {
         !self.counted
-            && self.seqs.iter().all(|&v| ranks.seq(v) == v)
-            && self.zxids.iter().all(|&v| ranks.zxid(v) == v)
+            && self.seqs.iter().all(|v| ranks.seq(v) == v)
+            && self.zxids.iter().all(|v| ranks.zxid(v) == v)
             && self.locals.iter().all(|&(c, v)| ranks.local(c, v) == v)
     }
 
@@ -97,12 +96,66 @@ impl Collected {
     pub fn ranked(&self, ranks: &Numbers) -> Collected {
         debug_assert!(ranks.walk == Walk::Ranking);
         Collected {
-            seqs: self.seqs.iter().map(|&v| ranks.seq(v)).collect(),
-            zxids: self.zxids.iter().map(|&v| ranks.zxid(v)).collect(),
+            seqs: self.seqs.iter().map(|v| ranks.seq(v)).collect(),
+            zxids: self.zxids.iter().map(|v| ranks.zxid(v)).collect(),
             locals: self.locals.iter().map(|&(c, v)| (c, ranks.local(c, v))).collect(),
             counted: false,
             opaque: false,
         }
+    }
+}
+
+/// Numbers of one kind as a walk collects them: those from 0 to 127 as a set of bits, into
+/// which a part's numbers are merged with one `or` (a state's numbers, kept in rank, are small),
+/// the others listed. Once ranked, every value is listed, sorted and distinct (`sorted`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Values {
+    bits: u128,
+    listed: Vec<i64>,
+}
+
+impl Values {
+    fn insert(&mut self, v: i64) {
+        match (0..128).contains(&v) {
+            true => self.bits |= 1 << v,
+            false => self.listed.push(v),
+        }
+    }
+
+    fn extend(&mut self, other: &Values) {
+        self.bits |= other.bits;
+        self.listed.extend_from_slice(&other.listed);
+    }
+
+    /// Every value: the bits' in order, then the listed ones.
+    fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        let mut bits = self.bits;
+        let set = std::iter::from_fn(move || {
+            let at = (bits != 0).then(|| i64::from(bits.trailing_zeros()))?;
+            bits &= bits - 1;
+            Some(at)
+        });
+        set.chain(self.listed.iter().copied())
+    }
+
+    /// Whether these are exactly 0 to some k - 1, told by the bits alone: `false` with any
+    /// value listed.
+    fn are_zero_to_k(&self) -> bool {
+        // 2^k - 1: the k lowest bits and no other.
+        self.listed.is_empty() && self.bits & self.bits.wrapping_add(1) == 0
+    }
+
+    /// Every value listed, sorted and distinct, ready to rank.
+    fn sorted(&self) -> Values {
+        Values { bits: 0, listed: sorted(self.iter().collect()) }
+    }
+}
+
+impl FromIterator<i64> for Values {
+    fn from_iter<I: IntoIterator<Item = i64>>(values: I) -> Self {
+        let mut collected = Values::default();
+        values.into_iter().for_each(|v| collected.insert(v));
+        collected
     }
 }
 
@@ -111,8 +164,7 @@ fn rank(values: &[i64], v: i64, kind: &str) -> i64 {
     values.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected")) as i64
 }
 
-/// `values` sorted, each once. The sort is the stable one, which merges runs already in order:
-/// a state's numbers are mostly its parts' sorted numbers one after another (`collect_part`).
+/// `values` sorted, each once.
 fn sorted<T: Ord>(mut values: Vec<T>) -> Vec<T> {
     values.sort();
     values.dedup();
@@ -125,14 +177,9 @@ fn ranked(values: &[i64]) -> bool {
 }
 
 impl Numbers {
-    /// Ready for the first walk. Room for a state's numbers is made at once: they are pushed
-    /// one by one, or a part's at a time, on every successor the checker settles.
+    /// Ready for the first walk.
     pub fn collecting() -> Numbers {
-        Numbers {
-            seqs: RefCell::new(Vec::with_capacity(32)),
-            zxids: RefCell::new(Vec::with_capacity(64)),
-            ..Numbers::default()
-        }
+        Numbers::default()
     }
 
     /// Ready for a walk that spreads every number apart (see `Walk::Spreading`).
@@ -162,19 +209,17 @@ impl Numbers {
         let part = memo.get_or_init(|| {
             let part = Numbers::collecting();
             walk(&part)?;
-            // Kept sorted and distinct: the state's numbers are then mostly sorted runs, which
-            // `into_ranks` merges.
             Some(Collected {
-                seqs: sorted(part.seqs.into_inner()),
-                zxids: sorted(part.zxids.into_inner()),
+                seqs: part.seqs.into_inner(),
+                zxids: part.zxids.into_inner(),
                 locals: sorted(part.locals.into_inner()),
                 counted: part.counted.get(),
                 opaque: part.opaque.get(),
             })
         });
         let part = part.as_ref()?;
-        self.seqs.borrow_mut().extend_from_slice(&part.seqs);
-        self.zxids.borrow_mut().extend_from_slice(&part.zxids);
+        self.seqs.borrow_mut().extend(&part.seqs);
+        self.zxids.borrow_mut().extend(&part.zxids);
         self.locals.borrow_mut().extend_from_slice(&part.locals);
         if part.counted {
             self.counted.set(true);
@@ -187,33 +232,22 @@ impl Numbers {
 
     /// Whether what the first walk collected is already its own ranks (what `is_identity` says
     /// once ranked), seen without sorting: each kind's values are exactly 0 to some k - 1,
-    /// which a set of bits tells when they are all below 128. `false` when it cannot tell so
+    /// which the set of bits tells when they are all below 128. `false` when it cannot tell so
     /// (a number past 127, a private number): the ranks then decide.
     pub fn in_rank(&self) -> bool {
         debug_assert!(self.is_collecting());
-        fn from_zero(values: &[i64]) -> bool {
-            let mut bits = 0u128;
-            for &v in values {
-                if !(0..128).contains(&v) {
-                    return false;
-                }
-                bits |= 1 << v;
-            }
-            // 2^k - 1: the k lowest bits and no other.
-            bits & bits.wrapping_add(1) == 0
-        }
         !self.counted.get()
             && self.locals.borrow().is_empty()
-            && from_zero(&self.seqs.borrow())
-            && from_zero(&self.zxids.borrow())
+            && self.seqs.borrow().are_zero_to_k()
+            && self.zxids.borrow().are_zero_to_k()
     }
 
     /// What the first walk collected, ready to rank on the second.
     pub fn into_ranks(self) -> Numbers {
         Numbers {
             walk: Walk::Ranking,
-            seqs: RefCell::new(sorted(self.seqs.into_inner())),
-            zxids: RefCell::new(sorted(self.zxids.into_inner())),
+            seqs: RefCell::new(self.seqs.borrow().sorted()),
+            zxids: RefCell::new(self.zxids.borrow().sorted()),
             locals: RefCell::new(sorted(self.locals.into_inner())),
             counted: self.counted,
             opaque: self.opaque,
@@ -227,7 +261,11 @@ impl Numbers {
             let first = locals.partition_point(|(c, _)| c < client);
             *v == (i - first) as i64
         });
-        ranked(&self.seqs.borrow()) && ranked(&self.zxids.borrow()) && locals_ranked && !self.counted.get()
+        debug_assert!(self.is_ranking(), "only ranks list every value");
+        ranked(&self.seqs.borrow().listed)
+            && ranked(&self.zxids.borrow().listed)
+            && locals_ranked
+            && !self.counted.get()
     }
 
     /// Whether the walk met something that may hold a number it cannot rewrite: node data the
@@ -246,21 +284,21 @@ impl Numbers {
 
     /// The largest sequence number collected.
     pub fn max_seq(&self) -> Option<i64> {
-        self.seqs.borrow().iter().copied().max()
+        self.seqs.borrow().iter().max()
     }
 
     /// The largest zxid collected.
     pub fn max_zxid(&self) -> Option<i64> {
-        self.zxids.borrow().iter().copied().max()
+        self.zxids.borrow().iter().max()
     }
 
     /// A sequence number of one of the lock's children (or the lock's counter).
     pub fn seq(&self, v: i64) -> i64 {
         match self.walk {
-            Walk::Ranking => rank(&self.seqs.borrow(), v, "sequence number"),
+            Walk::Ranking => rank(&self.seqs.borrow().listed, v, "sequence number"),
             Walk::Spreading => spread(v),
             Walk::Collecting => {
-                self.seqs.borrow_mut().push(v);
+                self.seqs.borrow_mut().insert(v);
                 v
             }
         }
@@ -268,11 +306,11 @@ impl Numbers {
 
     pub fn zxid(&self, v: i64) -> i64 {
         match self.walk {
-            Walk::Ranking => rank(&self.zxids.borrow(), v, "zxid"),
+            Walk::Ranking => rank(&self.zxids.borrow().listed, v, "zxid"),
             Walk::Spreading if v == 0 => 0,
             Walk::Spreading => spread(v),
             Walk::Collecting => {
-                self.zxids.borrow_mut().push(v);
+                self.zxids.borrow_mut().insert(v);
                 v
             }
         }
@@ -467,6 +505,18 @@ mod tests {
     use proptest::prelude::{prop_oneof, Just};
 
     proptest::proptest! {
+        /// Bits and list together hold every value met, each once, whatever its size.
+        #[test]
+        fn collected_values_are_every_value_met(values in proptest::collection::vec(-3i64..200, 0..12)) {
+            let collected: Values = values.iter().copied().collect();
+            let mut expected = values.clone();
+            expected.sort();
+            expected.dedup();
+            proptest::prop_assert_eq!(&collected.sorted().listed, &expected);
+            let from_zero = expected.iter().enumerate().all(|(i, v)| *v == i as i64);
+            proptest::prop_assert!(!collected.are_zero_to_k() || from_zero);
+        }
+
         /// Seen in rank without sorting exactly when ranking would change nothing, for numbers
         /// below 128; never wrongly above.
         #[test]
