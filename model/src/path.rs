@@ -149,8 +149,32 @@ pub fn sequence_suffix(counter: i32) -> String {
 
 /// Appends `sequence_suffix(counter)` to `out`.
 pub fn push_sequence_suffix(out: &mut String, counter: i32) {
-    use std::fmt::Write;
-    write!(out, "{counter:010}").expect("writing to a String does not fail");
+    // `%010d`: the sign takes one of the ten places.
+    match counter < 0 {
+        true => {
+            out.push('-');
+            push_decimal(out, counter.unsigned_abs().into(), 9);
+        }
+        false => push_decimal(out, counter.unsigned_abs().into(), 10),
+    }
+}
+
+/// Appends `n` in decimal, padded with zeros to `width` digits (at most 20): what
+/// `format!("{n:0width$}")` writes, without the formatting machinery, which renaming and
+/// renumbering would otherwise run for every name of every state they rewrite.
+pub fn push_decimal(out: &mut String, n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let (mut at, mut rest) = (digits.len(), n);
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let at = at.min(digits.len().saturating_sub(width));
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 #[cfg(test)]
@@ -187,6 +211,14 @@ mod tests {
             };
             let defined = if well_formed { digits.parse::<i32>().ok() } else { None };
             proptest::prop_assert_eq!(sequence_of(&name, prefix.as_str()), defined);
+        }
+
+        #[test]
+        fn numbers_are_written_as_the_formatting_machinery_writes_them(n: u64, counter: i32, width in 0usize..=20) {
+            let mut written = String::new();
+            push_decimal(&mut written, n, width);
+            proptest::prop_assert_eq!(written, format!("{n:0width$}"));
+            proptest::prop_assert_eq!(sequence_suffix(counter), format!("{counter:010}"));
         }
 
         #[test]

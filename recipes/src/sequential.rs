@@ -416,7 +416,10 @@ impl zklab_model::Recipe for SequentialLock {
     fn rename_name(&self, name: &str, r: &Renaming) -> String {
         match parse_guid(name) {
             Some((client, session, rest)) => {
-                format!("{}{rest}", guid_of(r.client(client), r.session(SessionId(session))))
+                let mut renamed = String::with_capacity(name.len() + 2);
+                push_guid(&mut renamed, r.client(client), r.session(SessionId(session)));
+                renamed.push_str(rest);
+                renamed
             }
             None => name.to_string(),
         }
@@ -438,7 +441,18 @@ impl zklab_model::Recipe for SequentialLock {
 
 /// `c<client>-<session>`, the guid of our node names.
 pub(crate) fn guid_of(client: ClientId, session: SessionId) -> String {
-    format!("c{client}-{session}")
+    let mut guid = String::with_capacity(16);
+    push_guid(&mut guid, client, session);
+    guid
+}
+
+/// Appends `guid_of(client, session)`, written by hand: renaming writes one into every name of
+/// every state it renames.
+fn push_guid(out: &mut String, client: ClientId, session: SessionId) {
+    out.push('c');
+    path::push_decimal(out, client.into(), 1);
+    out.push_str("-s");
+    path::push_decimal(out, session.0.into(), 1);
 }
 
 /// The client and session in a name that starts with a guid, and what follows the guid.
@@ -448,4 +462,19 @@ fn parse_guid(name: &str) -> Option<(ClientId, u32, &str)> {
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     let (session, rest) = rest.split_at(digits);
     Some((client.parse().ok()?, session.parse().ok()?, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guid_is_written_and_read_back() {
+        for (client, session) in [(0, 1), (3, 12), (17, 4_000_000_000)] {
+            let guid = guid_of(client, SessionId(session));
+            assert_eq!(guid, format!("c{client}-s{session}"));
+            let name = format!("{guid}{MARKER}0000000007");
+            assert_eq!(parse_guid(&name), Some((client, session, "-lock-0000000007")));
+        }
+    }
 }
