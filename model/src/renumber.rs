@@ -66,6 +66,7 @@ pub struct Numbers {
 
 /// The numbers one part of a state (a tree, a client) holds, as a walk collected them: kept in
 /// that part's memo, so that a part shared with the state before a step is not walked again.
+/// Each number once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Collected {
     seqs: Values,
@@ -145,6 +146,12 @@ impl Values {
         self.listed.is_empty() && self.bits & self.bits.wrapping_add(1) == 0
     }
 
+    /// The same values with those listed sorted, each once: what a part's memo keeps.
+    fn distinct(mut self) -> Values {
+        self.listed = sorted(self.listed);
+        self
+    }
+
     /// Every value listed, sorted and distinct, ready to rank.
     fn sorted(&self) -> Values {
         Values { bits: 0, listed: sorted(self.iter().collect()) }
@@ -210,8 +217,8 @@ impl Numbers {
             let part = Numbers::collecting();
             walk(&part)?;
             Some(Collected {
-                seqs: part.seqs.into_inner(),
-                zxids: part.zxids.into_inner(),
+                seqs: part.seqs.into_inner().distinct(),
+                zxids: part.zxids.into_inner().distinct(),
                 locals: sorted(part.locals.into_inner()),
                 counted: part.counted.get(),
                 opaque: part.opaque.get(),

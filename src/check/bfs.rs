@@ -204,7 +204,7 @@ pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
 /// that one went unexplored: each of `transitions` lookups could have matched any of the
 /// `states` fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate
 /// is the same product, over its 64 bits), or two of the parts digested on the way could have
-/// collided: at most `parts_per_state` (the clients and the tree) for each state met, so fewer
+/// collided: at most `parts_per_state` (`World::digested_parts`) for each state met, so fewer
 /// than `(transitions × parts_per_state)²` pairs of 128-bit digests.
 pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
     let met = transitions.max(states) as f64;

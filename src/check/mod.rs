@@ -360,7 +360,7 @@ fn walk<R: Recipe>(
         collision_probability: bfs::collision_probability(
             found.coverage.distinct_states,
             found.coverage.visits as usize,
-            init.clients.len() + 1,
+            init.digested_parts(),
         ),
         symmetry_refused: None,
         renumbering_refused: None,
@@ -468,7 +468,7 @@ fn explore_within<R: Recipe>(
         stopped: graph.stopped,
         symmetric,
         partial_order: options.partial_order,
-        collision_probability: bfs::collision_probability(graph.unique(), graph.total, graph.clients + 1),
+        collision_probability: bfs::collision_probability(graph.unique(), graph.total, init.digested_parts()),
         symmetry_refused: None,
         renumbering_refused: None,
         verdicts,

@@ -173,6 +173,13 @@ impl<R: Recipe> World<R> {
         &self.config
     }
 
+    /// At most how many parts a state's hash writes as their own 128-bit digests: each client,
+    /// the tree and the past ones a lagging follower keeps, the sessions and the two watch
+    /// tables (see `memo::digest`).
+    pub fn digested_parts(&self) -> usize {
+        self.clients.len() + 1 + usize::from(self.server.config().lag_window) + 3
+    }
+
     /// The same world with renumbering off (`WorldConfig::renumber`): for judging it again
     /// when renumbering was found unsound for its recipe.
     pub fn without_renumbering(mut self) -> World<R> {

@@ -143,7 +143,8 @@ impl<R: Recipe> World<R> {
     fn collect(&self, numbers: &Numbers) -> Option<()> {
         debug_assert!(numbers.is_collecting());
         self.walk(numbers, |r, first| {
-            self.server.renumbered(r);
+            // Walked for its numbers: a collecting walk builds no server.
+            let _ = self.server.renumbered(r);
             for (i, c) in self.clients.iter().enumerate() {
                 numbers.collect_part(&c.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
             }
