@@ -184,7 +184,10 @@ impl DataTree {
 
     /// Child names in key order (the server scrambles them before replying).
     pub fn children(&self, parent: &str) -> Vec<String> {
-        let prefix = if parent == "/" { "/".to_string() } else { format!("{parent}/") };
+        let prefix = match parent {
+            "/" => "/".to_string(),
+            _ => [parent, "/"].concat(),
+        };
         self.nodes
             .range(prefix.clone()..)
             .take_while(|(k, _)| k.starts_with(&prefix))

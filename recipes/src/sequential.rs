@@ -241,10 +241,10 @@ impl SequentialLock {
                 None => return self.create(ctx, out),
             }
         }
-        let Some(node) = self.node.clone() else {
+        let Some(node) = self.node.as_deref() else {
             return self.create(ctx, out);
         };
-        let predecessor = match self.queue().place(children, path::name(&node)) {
+        let predecessor = match self.queue().place(children, path::name(node)) {
             Place::Behind(predecessor) => predecessor,
             Place::First => {
                 self.phase = Phase::Holding;
