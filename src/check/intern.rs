@@ -55,6 +55,15 @@ struct NumberedShard<K, V> {
     parts: Vec<Arc<V>>,
 }
 
+impl<K: Hash + Eq, V: PartialEq> NumberedShard<K, V> {
+    /// The number and the kept copy of `part` if one equal to it is filed under `key`.
+    fn kept(&self, key: &K, part: &Arc<V>) -> Option<(Number, Arc<V>)> {
+        let number = *self.by_key.get(key)?;
+        let kept = &self.parts[number as usize / SHARDS];
+        (Arc::ptr_eq(kept, part) || **kept == **part).then(|| (number, kept.clone()))
+    }
+}
+
 impl<K, V> Default for NumberedShard<K, V> {
     fn default() -> Self {
         NumberedShard { by_key: FxHashMap::default(), parts: Vec::new() }
@@ -72,11 +81,8 @@ impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
     fn file(&self, key: K, part: &Arc<V>) -> (Number, Arc<V>) {
         let at = shard_of(&key);
         let mut shard = self.0[at].lock().expect("no thread panics holding it");
-        if let Some(&number) = shard.by_key.get(&key) {
-            let kept = &shard.parts[number as usize / SHARDS];
-            if Arc::ptr_eq(kept, part) || **kept == **part {
-                return (number, kept.clone());
-            }
+        if let Some(kept) = shard.kept(&key, part) {
+            return kept;
         }
         let number = Number::try_from(shard.parts.len() * SHARDS + at).expect("fewer than 2^32 parts of a kind");
         shard.parts.push(part.clone());
@@ -87,8 +93,7 @@ impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
     /// The kept copy of `part`, filed under `key`, if there is one (filing nothing).
     fn find(&self, key: K, part: &Arc<V>) -> Option<Arc<V>> {
         let shard = self.0[shard_of(&key)].lock().expect("no thread panics holding it");
-        let kept = &shard.parts[*shard.by_key.get(&key)? as usize / SHARDS];
-        (Arc::ptr_eq(kept, part) || **kept == **part).then(|| kept.clone())
+        shard.kept(&key, part).map(|(_, kept)| kept)
     }
 
     /// The part filed with `number`.
