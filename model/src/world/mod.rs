@@ -204,7 +204,7 @@ impl<R: Recipe> World<R> {
         }
         for kind in FaultKind::ALL {
             // A fault whose budget is spent is enabled nowhere (see `enabled`).
-            if self.faults_used[kind.index()] >= self.config.faults.get(kind) {
+            if self.fault_spent(kind) {
                 continue;
             }
             for i in 0..self.clients.len() as ClientId {
@@ -219,6 +219,11 @@ impl<R: Recipe> World<R> {
                 }
             }
         }
+    }
+
+    /// Whether every `kind` fault the run's budget allows has happened.
+    fn fault_spent(&self, kind: FaultKind) -> bool {
+        self.faults_used[kind.index()] >= self.config.faults.get(kind)
     }
 
     /// Whether `step` can happen now.
@@ -244,7 +249,7 @@ impl<R: Recipe> World<R> {
             Step::CatchUp(_) => c.lagging && !c.crashed,
             Step::Lossy(kind, sending, i) => {
                 kind.strikes_a_request()
-                    && self.faults_used[kind.index()] < self.config.faults.get(kind)
+                    && !self.fault_spent(kind)
                     && self.enabled(sending.step(i))
                     && match kind {
                         // A connection already on a lagging follower reads from it anyway.
@@ -256,7 +261,7 @@ impl<R: Recipe> World<R> {
             }
             Step::Fault(kind, _) => {
                 !kind.strikes_a_request()
-                    && self.faults_used[kind.index()] < self.config.faults.get(kind)
+                    && !self.fault_spent(kind)
                     // The server's own event does not wait for client 0, crashed or not.
                     && (!c.crashed || kind == FaultKind::ReapParent)
                     && match kind {

@@ -202,7 +202,6 @@ impl<R: Recipe> World<R> {
     /// reconnect cannot come first, or comes first to the same effect.
     fn requests_wait(&self, c: &super::Client<R>) -> bool {
         let alive = self.server.is_alive(c.session);
-        let spent = |kind: FaultKind| self.faults_used[kind.index()] >= self.config.faults.get(kind);
         match c.link {
             Link::Up => false,
             Link::Partitioned => !alive || !c.noticed_disconnect,
@@ -210,9 +209,9 @@ impl<R: Recipe> World<R> {
                 alive
                     && c.outbound.is_empty()
                     && c.watches.is_empty()
-                    && spent(FaultKind::Expire)
-                    && spent(FaultKind::Disconnect)
-                    && FaultKind::ALL.into_iter().filter(|k| k.strikes_a_request()).all(spent)
+                    && self.fault_spent(FaultKind::Expire)
+                    && self.fault_spent(FaultKind::Disconnect)
+                    && FaultKind::ALL.into_iter().filter(|k| k.strikes_a_request()).all(|k| self.fault_spent(k))
             }
         }
     }
