@@ -126,9 +126,9 @@ impl<T> fmt::Debug for Memo<T> {
     }
 }
 
-/// A table shared between states (the sessions, the watch tables) with what is derived from it
-/// memoized, as trees and clients have: its digest, which a state's hash writes in its place,
-/// and the numbers renumbering collects from it. Changing it through `DerefMut` forgets both,
+/// A table shared between states (a tree's nodes, the sessions, the watch tables) with what is
+/// derived from it memoized, as clients have: its digest, which a state's hash writes in its
+/// place, and the numbers renumbering collects from it. Changing it through `DerefMut` forgets both,
 /// so a table changed in place (`Arc::make_mut(..).insert(..)`) is derived afresh.
 #[derive(Default)]
 pub struct Memoized<T> {

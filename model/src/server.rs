@@ -194,7 +194,7 @@ impl Server {
     /// walk that only collects them, nothing (`None`): it visits every number a ranking walk
     /// maps and builds no copy. Trees and tables that do not change stay shared.
     pub fn renumbered(&self, r: &crate::renumber::Renumber) -> Option<Server> {
-        let tree = |tree: &Arc<DataTree>| renumbered_part(r, tree, &tree.numbers, |r| tree.renumbered(r));
+        let tree = |tree: &Arc<DataTree>| renumbered_part(r, tree, tree.numbers(), |r| tree.renumbered(r));
         // A watcher set holds no number.
         let table = |t: &Arc<WatchTable>| {
             renumbered_part(r, t, &t.numbers, |r| {

@@ -1,7 +1,7 @@
 //! The data tree: znodes, their stats and each parent's sequence counter. Pure bookkeeping, no
 //! sessions or watches: the server decides what an operation means, the tree records it.
 
-use crate::memo::Memo;
+use crate::memo::{Memo, Memoized};
 use crate::path;
 use crate::renumber::Collected;
 use crate::rewrite::Rewrite;
@@ -48,18 +48,14 @@ impl Node {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataTree {
-    nodes: BTreeMap<String, Node>,
-    /// The numbers renumbering collects from this tree (see `Numbers::collect_part`).
-    #[serde(skip)]
-    pub numbers: Memo<Option<Collected>>,
+    /// With their digest, which a state's hash writes in their place (a tree shared between
+    /// states is hashed once), and the numbers renumbering collects from them, both forgotten
+    /// when a node changes.
+    nodes: Memoized<BTreeMap<String, Node>>,
     /// The first long listing handed out, kept up to date as the children it lists change
     /// (see `listing`).
     #[serde(skip)]
     listed: Memo<Listed>,
-    /// The nodes' digest (see `memo::digest`), which a state's hash writes in their place: a
-    /// tree shared between states is hashed once.
-    #[serde(skip)]
-    digest: Memo<u128>,
 }
 
 impl std::hash::Hash for DataTree {
@@ -84,26 +80,22 @@ pub const SHARED_LISTING: usize = 64;
 
 impl Default for DataTree {
     fn default() -> Self {
-        let mut nodes = BTreeMap::new();
-        nodes.insert("/".to_string(), Node::new(String::new(), 0, None, 0));
-        DataTree { nodes, numbers: Memo::default(), listed: Memo::default(), digest: Memo::default() }
+        let nodes = [("/".to_string(), Node::new(String::new(), 0, None, 0))].into_iter().collect();
+        DataTree { nodes, listed: Memo::default() }
     }
 }
 
 impl DataTree {
     /// The tree with its lock nodes renamed and their owners' sessions with them.
     pub fn renamed(&self, r: &crate::symmetry::Renamer) -> DataTree {
-        let nodes = self
+        let mut nodes: Memoized<_> = self
             .nodes
             .iter()
             .map(|(path, node)| (r.path(path), Node { owner: node.owner.map(|s| r.session(s)), ..node.clone() }))
             .collect();
-        DataTree {
-            nodes,
-            numbers: self.numbers.carried(Clone::clone),
-            listed: Memo::default(),
-            digest: Memo::default(),
-        }
+        // Renaming changes no number.
+        nodes.numbers = self.nodes.numbers.carried(Clone::clone);
+        DataTree { nodes, listed: Memo::default() }
     }
 
     /// The tree with the lock's children, every zxid, the lock's counter and the cversions
@@ -128,13 +120,19 @@ impl DataTree {
                 };
                 (r.path(path), renumbered)
             })
-            .collect();
-        DataTree { nodes, numbers: r.carry(&self.numbers), listed: Memo::default(), digest: Memo::default() }
+            .collect::<Memoized<BTreeMap<_, _>>>()
+            .numbers_carried(r, &self.nodes.numbers);
+        DataTree { nodes, listed: Memo::default() }
     }
 
     /// What the tree's hash is in a state's (see `memo::digest`).
     pub fn digest(&self) -> u128 {
-        *self.digest.get_or_init(|| crate::memo::digest(&self.nodes))
+        self.nodes.digest()
+    }
+
+    /// The numbers renumbering collects from this tree (see `Numbers::collect_part`).
+    pub fn numbers(&self) -> &Memo<Option<Collected>> {
+        &self.nodes.numbers
     }
 
     pub fn get(&self, path: &str) -> Option<&Node> {
@@ -143,15 +141,7 @@ impl DataTree {
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut Node> {
         // A node's data and stat are not in a listing: the kept one stays.
-        self.changing();
         self.nodes.get_mut(path)
-    }
-
-    /// Forgets what was derived from the nodes as they were (the kept listing is changed
-    /// along with them instead, see `relist`).
-    fn changing(&mut self) {
-        self.numbers.clear();
-        self.digest.clear();
     }
 
     /// `parent`'s children arranged in `order`, as a reply carries them: the kept listing when
@@ -204,7 +194,7 @@ impl DataTree {
 
     /// Inserts a node under an existing parent, updating the parent's counters.
     pub fn insert(&mut self, path: String, data: String, zxid: i64, owner: Option<SessionId>, next_seq: i32) {
-        self.changing();
+        // The kept listing is changed along with the nodes, not forgotten.
         self.relist(&path, true);
         let parent = self.nodes.get_mut(path::parent(&path)).expect("parent checked by caller");
         parent.num_children += 1;
@@ -216,7 +206,6 @@ impl DataTree {
 
     /// Removes a childless node, updating the parent's counters (not its sequence counter).
     pub fn remove(&mut self, path: &str, zxid: i64) {
-        self.changing();
         if self.nodes.remove(path).is_none() {
             return;
         }
