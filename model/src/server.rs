@@ -246,13 +246,15 @@ impl Server {
     ) {
         let kept_trees =
             || kept.into_iter().flat_map(|k| std::iter::once(&k.tree).chain(k.history.iter().map(|(_, t)| t)));
-        let mut tree = |t: &Arc<DataTree>| match kept_trees().any(|k| Arc::ptr_eq(k, t)) {
-            true => t.clone(),
-            false => tree(t),
+        // A tree the kept state shares is left as it is: no reference-count update.
+        let mut share_tree = |t: &mut Arc<DataTree>| {
+            if !kept_trees().any(|k| Arc::ptr_eq(k, t)) {
+                *t = tree(t);
+            }
         };
-        self.tree = tree(&self.tree);
+        share_tree(&mut self.tree);
         for (_, past) in &mut self.history {
-            *past = tree(past);
+            share_tree(past);
         }
         if !kept.is_some_and(|k| Arc::ptr_eq(&self.sessions, &k.sessions)) {
             self.sessions = sessions(&self.sessions);

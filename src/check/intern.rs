@@ -146,9 +146,9 @@ impl<R: Recipe> Interner<R> {
     pub(super) fn share_changed(&self, next: &mut World<R>, from: &World<R>) {
         next.clients.share(|i, client| {
             if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
-                return client.clone();
+                return None;
             }
-            self.clients.find((i, client.digest()), client).unwrap_or_else(|| client.clone())
+            self.clients.find((i, client.digest()), client).filter(|kept| !Arc::ptr_eq(kept, client))
         });
     }
 
@@ -164,12 +164,12 @@ impl<R: Recipe> Interner<R> {
             if let Some((from, packed)) = from {
                 if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
                     numbers[i + 1] = packed.clients()[i];
-                    return client.clone();
+                    return None;
                 }
             }
             let (number, kept) = self.clients.file((i, client.digest()), client);
             numbers[i + 1] = number;
-            kept
+            (!Arc::ptr_eq(&kept, client)).then_some(kept)
         });
         let kept_server = from.map(|(from, _)| &from.server);
         world.server.share(
