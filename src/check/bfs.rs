@@ -204,11 +204,14 @@ pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
 /// that one went unexplored: each of `transitions` lookups could have matched any of the
 /// `states` fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate
 /// is the same product, over its 64 bits), or two of the parts digested on the way could have
-/// collided: at most `parts_per_state` (`World::digested_parts`) for each state met, so fewer
-/// than `(transitions × parts_per_state)²` pairs of 128-bit digests.
+/// collided: at most `parts_per_state` (`World::digested_parts`) for each state met, and as
+/// many again for its raw successor, whose changed clients the interner looks up by digest
+/// before it is settled (`Interner::share_changed`), so fewer than
+/// `(2 × transitions × parts_per_state)²` pairs of 128-bit digests. The interner shares parts
+/// by the same digests: it can hand a state a different part only where two of them collide.
 pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
     let met = transitions.max(states) as f64;
-    let parts = met * parts_per_state as f64;
+    let parts = 2.0 * met * parts_per_state as f64;
     states as f64 * met / 2f64.powi(INDEX_BITS) + parts * parts / 2f64.powi(128)
 }
 
