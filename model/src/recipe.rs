@@ -107,6 +107,8 @@ impl Mode {
     }
 }
 
+/// A recipe's `Hash` must write everything its `Eq` compares: a checker takes two states (and two
+/// clients) with the same 128-bit digest for one, within the collision bound it reports.
 pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// The recipe's registry name (with its variant, if any).
     fn name(&self) -> String;

@@ -200,18 +200,19 @@ pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     zklab_model::memo::digest(world)
 }
 
-/// An upper bound on the probability that two distinct states of a run were taken for one, so
-/// that one went unexplored: each of `transitions` lookups could have matched any of the
-/// `states` fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate
-/// is the same product, over its 64 bits), or two of the parts digested on the way could have
-/// collided: at most `parts_per_state` (`World::digested_parts`) for each state met, and as
-/// many again for its raw successor, whose changed clients the interner looks up by digest
-/// before it is settled (`Interner::share_changed`), so fewer than
-/// `(2 × transitions × parts_per_state)²` pairs of 128-bit digests. The interner shares parts
-/// by the same digests: it can hand a state a different part only where two of them collide.
+/// An upper bound on the probability that two distinct states, or two distinct parts of states,
+/// of a run were taken for one, so that a state went unexplored or one never reached was
+/// explored in its place: each of `transitions` lookups could have matched any of the `states`
+/// fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate is the
+/// same product, over its 64 bits), or two of the 128-bit digests taken on the way could have
+/// collided. Those are at most `parts_per_state` (`World::digested_parts`) for each state met,
+/// as many again for its raw successor, whose changed clients the interner looks up by digest
+/// before it is settled (`Interner::share_changed`), and a recipe situation for each client of
+/// each expanded state (`situations`: a collision there would skip a claim's check), so fewer
+/// than `((2 × transitions + states) × parts_per_state)²` pairs.
 pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
     let met = transitions.max(states) as f64;
-    let parts = 2.0 * met * parts_per_state as f64;
+    let parts = (2.0 * met + states as f64) * parts_per_state as f64;
     states as f64 * met / 2f64.powi(INDEX_BITS) + parts * parts / 2f64.powi(128)
 }
 

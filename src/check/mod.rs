@@ -146,8 +146,8 @@ pub struct Report {
     pub symmetry: bool,
     /// States were counted in the graph reduced by partial order.
     pub partial_order: bool,
-    /// An upper bound on the probability that two distinct states shared a 128-bit fingerprint,
-    /// so that one was never explored (see `bfs::collision_probability`).
+    /// An upper bound on the probability that two distinct states, or two distinct parts of
+    /// states, were taken for one by their 128-bit digests (see `bfs::collision_probability`).
     pub fingerprint_collision_probability: f64,
     /// `--symmetry` was refused (why): the recipe's renaming does not commute with its steps.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,8 +277,8 @@ pub struct Outcome {
     pub symmetric: bool,
     /// The counts are of the graph reduced by partial order (see `Options::partial_order`).
     pub partial_order: bool,
-    /// An upper bound on the chance that two distinct states shared a fingerprint (see
-    /// `bfs::collision_probability`).
+    /// An upper bound on the chance that two distinct states, or two distinct parts of states,
+    /// were taken for one (see `bfs::collision_probability`).
     pub collision_probability: f64,
     /// `symmetry` was asked for and refused: renaming the clients did not commute with a step
     /// in an explored state (why); the run was judged without it.

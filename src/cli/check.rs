@@ -268,7 +268,7 @@ fn print_report(report: &Report) {
         say!("  {:<28} {}", p.name, check::status_text(p.status, report.stopped_at_violation, report.swarm.is_some()));
     }
     say!(
-        "  states are 128-bit fingerprints, 102 bits compared: the chance that two were taken for one (and one went unexplored) is below {:.1e}",
+        "  states are 128-bit fingerprints, 102 bits compared: the chance that two states or parts were taken for one is below {:.1e}",
         report.fingerprint_collision_probability
     );
     if let Some(cross) = &report.cross_check {
