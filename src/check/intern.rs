@@ -14,9 +14,10 @@
 //! settled (`share_changed`): a client met before then brings what renumbering collected from
 //! it, and its digest, instead of having them derived again.
 //!
-//! Why it cannot change an answer: a part is replaced only by one equal to it, so every state
-//! keeps its value, and with it its fingerprint, its successors and every property's verdict;
-//! a packed state unpacks to a state equal to the one packed. A shell is filed under its whole
+//! Why it cannot change an answer, short of a collision the run's bound counts: a part is
+//! replaced only by one equal to it, so every state keeps its value, and with it its
+//! fingerprint, its successors and every property's verdict; a packed state unpacks to a state
+//! equal to the one packed. A shell is filed under its whole
 //! content, which the table compares in full. A client is filed under its index and its 128-bit
 //! digest, a tree under its digest: the digests a state's fingerprint is made of. So a part is
 //! handed a different one only if two distinct parts met in the run have the same digest, and
