@@ -332,6 +332,27 @@ impl SequentialLock {
         out.push(Request::delete(self.node.as_deref().expect("holding or waiting implies a node")));
     }
 
+    /// This lock with the paths it holds rewritten (renamed or renumbered), its counter read
+    /// again from its new node. The old node and watched path are not copied first: renaming
+    /// and renumbering rewrite every client of every state they change.
+    fn rewritten(&self, r: &impl Rewrite) -> SequentialLock {
+        let phase = match &self.phase {
+            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
+            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
+            other => other.clone(),
+        };
+        let mut rewritten = SequentialLock {
+            name: self.name,
+            variant: self.variant,
+            lock_path: self.lock_path.clone(),
+            phase,
+            node: None,
+            counter: 0,
+        };
+        rewritten.set_node(self.node.as_deref().map(|n| r.path(n)));
+        rewritten
+    }
+
     fn reset(&mut self) {
         self.phase = Phase::Idle;
         self.set_node(None);
@@ -403,14 +424,7 @@ impl zklab_model::Recipe for SequentialLock {
     /// Supported: a client's identity is only in its guid, and contenders are ordered by
     /// sequence number alone.
     fn renamed(&self, r: &Renamer) -> Option<Self> {
-        let phase = match &self.phase {
-            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
-            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
-            other => other.clone(),
-        };
-        let mut renamed = SequentialLock { phase, ..self.clone() };
-        renamed.set_node(self.node.as_deref().map(|n| r.path(n)));
-        Some(renamed)
+        Some(self.rewritten(r))
     }
 
     fn rename_name(&self, name: &str, r: &Renaming) -> String {
@@ -428,14 +442,7 @@ impl zklab_model::Recipe for SequentialLock {
     /// Supported: sequence numbers are only compared with one another (serially, by sign or as
     /// text, all alike away from the wrap), and the token is one.
     fn renumbered(&self, _: ClientId, r: &Renumber) -> Option<Self> {
-        let phase = match &self.phase {
-            Phase::Checking(watched) => Phase::Checking(r.path(watched)),
-            Phase::Waiting(watched) => Phase::Waiting(r.path(watched)),
-            other => other.clone(),
-        };
-        let mut renamed = SequentialLock { phase, ..self.clone() };
-        renamed.set_node(self.node.as_deref().map(|n| r.path(n)));
-        Some(renamed)
+        Some(self.rewritten(r))
     }
 }
 
