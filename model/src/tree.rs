@@ -9,6 +9,7 @@ use crate::server::ChildrenOrder;
 use crate::{Listing, SessionId, Stat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 /// One znode. Children are found by key range in the tree, which keeps clones cheap.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -179,7 +180,7 @@ impl DataTree {
             _ => [parent, "/"].concat(),
         };
         self.nodes
-            .range(prefix.clone()..)
+            .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
             .take_while(|(k, _)| k.starts_with(&prefix))
             .map(|(k, _)| &k[prefix.len()..])
             .filter(|rest| !rest.is_empty() && !rest.contains('/'))
