@@ -50,17 +50,18 @@ const RUN_STATES: usize = 200;
 /// commutes with each without changing its herd, and followed by the step reaches what the
 /// step followed by it reaches, with the same herd.
 ///
-/// Returns how many local steps there were, and how many of those queued requests on a link
-/// that was dropped.
-fn assert_local_steps_commute<R: Recipe>(label: &str, states: &[World<R>]) -> (usize, usize) {
-    let (mut found, mut queued) = (0, 0);
+/// Counts what it checked: how many local steps there were, how many of those queued requests
+/// on a link that was dropped, and how many were the reconnect of a dead session.
+fn assert_local_steps_commute<R: Recipe>(label: &str, states: &[World<R>]) -> Checked {
+    let mut checked = Checked::default();
     for state in states {
         let Some((local, after_local)) = state.local_step() else { continue };
-        found += 1;
+        checked.found += 1;
+        checked.dead_reconnects += usize::from(matches!(local, Step::Reconnect(_)));
         let c = local.client() as usize;
         let on_dropped_link = state.clients[c].link == Link::Down
             && after_local.clients[c].outbound.len() > state.clients[c].outbound.len();
-        queued += usize::from(on_dropped_link);
+        checked.queued += usize::from(on_dropped_link);
         let reconnect = Step::Reconnect(local.client());
         let deferred = |step: Step| step == local || (on_dropped_link && step == reconnect);
         let mut run = vec![state.clone()];
@@ -83,7 +84,23 @@ fn assert_local_steps_commute<R: Recipe>(label: &str, states: &[World<R>]) -> (u
             }
         }
     }
-    (found, queued)
+    checked
+}
+
+/// What `assert_local_steps_commute` checked.
+#[derive(Default)]
+struct Checked {
+    found: usize,
+    queued: usize,
+    dead_reconnects: usize,
+}
+
+impl std::ops::AddAssign for Checked {
+    fn add_assign(&mut self, other: Checked) {
+        self.found += other.found;
+        self.queued += other.queued;
+        self.dead_reconnects += other.dead_reconnects;
+    }
 }
 
 /// `step` applied to a copy of `world`.
@@ -168,15 +185,16 @@ fn local_steps_stay_enabled_invisible_and_commuting_on_every_run_that_defers_the
         ("leader-latch-644", 2, &[Disconnect], Java),
         ("rw-writer,rw-reader,rw-reader", 3, &[Expire], Java),
     ];
-    let mut queued = 0;
+    let mut all = Checked::default();
     for (recipe, clients, faults, client) in setups {
         let label = format!("{recipe} x{clients} {faults:?} {client:?}");
         let states = sample(world(recipe, clients, faults, client), 1500, 200);
-        let (found, queuing) = assert_local_steps_commute(&label, &states);
-        assert!(found > 0, "{label}: no local step among {} states: the check is vacuous", states.len());
-        queued += queuing;
+        let checked = assert_local_steps_commute(&label, &states);
+        assert!(checked.found > 0, "{label}: no local step among {} states: the check is vacuous", states.len());
+        all += checked;
     }
-    assert!(queued > 0, "no local step queued a request on a dropped link: that case went unchecked");
+    assert!(all.queued > 0, "no local step queued a request on a dropped link: that case went unchecked");
+    assert!(all.dead_reconnects > 0, "no reconnect of a dead session was taken alone: that case went unchecked");
 }
 
 #[test]
@@ -188,7 +206,7 @@ fn local_steps_of_random_recipes_stay_enabled_invisible_and_commuting_on_every_r
     use FaultKind::*;
     let fault_sets: [&[FaultKind]; 5] =
         [&[LossAfterApply], &[Disconnect], &[LossAfterApply, Expire], &[Disconnect, Expire], &[Pause, Expire]];
-    let (mut found, mut queued) = (0, 0);
+    let mut all = Checked::default();
     for seed in 0..60u64 {
         let program = Arc::new(match seed % 3 {
             0 => Program::from_seed(seed),
@@ -201,11 +219,13 @@ fn local_steps_of_random_recipes_stay_enabled_invisible_and_commuting_on_every_r
             WorldConfig { faults: FaultBudget::once(faults), client_behaviour: client, ..WorldConfig::default() };
         let world = World::new(config, (0..2).map(|_| RandomRecipe::new(program.clone())).collect());
         let label = format!("random recipe {seed} x2 {faults:?} {client:?}");
-        let (f, q) = assert_local_steps_commute(&label, &sample(world, 300, 30));
-        found += f;
-        queued += q;
+        all += assert_local_steps_commute(&label, &sample(world, 300, 30));
     }
-    assert!(found > 0 && queued > 0, "{found} local steps, {queued} of them queuing on a dropped link: vacuous");
+    let Checked { found, queued, dead_reconnects } = all;
+    assert!(
+        found > 0 && queued > 0 && dead_reconnects > 0,
+        "{found} local steps, {queued} of them queuing on a dropped link, {dead_reconnects} reconnects of a dead session: vacuous"
+    );
 }
 
 fn explore(recipe: &str, clients: usize, faults: &[FaultKind], partial_order: bool) -> check::Outcome {
@@ -264,4 +284,23 @@ fn a_receive_is_not_taken_alone_while_a_reconnect_could_let_the_client_acquire()
     let mut reconnected = state.clone();
     reconnected.apply(zklab_model::Step::Reconnect(0)).unwrap();
     assert!(reconnected.enabled(zklab_model::Step::Acquire(0)), "the reconnect enables the acquire");
+}
+
+#[test]
+fn a_client_learns_alone_that_its_session_expired_once_it_can_do_nothing_else() {
+    // c0 is cut off past its session timeout, notices, and the server expires its session. Its
+    // reconnect now only learns that: it is the one step taken from the state, although c1 may
+    // ask for the lock. Before c0 has handled its Disconnected, it had a receive to take, and
+    // its reconnect (not yet enabled) was not a local step.
+    let mut state = world("standard", 2, &[FaultKind::Expire], ClientBehaviour::Java);
+    state.apply(Step::Fault(FaultKind::Expire, 0)).unwrap();
+    assert!(state.local_step().is_none_or(|(step, _)| step != Step::Reconnect(0)));
+    state.apply(Step::Receive(0)).unwrap();
+    state.apply(Step::Expire(0)).unwrap();
+    assert!(state.enabled(Step::Acquire(1)), "c1 could ask for the lock too");
+    let (step, next) = state.local_step().expect("the reconnect of a dead session is local");
+    assert_eq!(step, Step::Reconnect(0));
+    assert_eq!(state.successors(true), vec![(step, next.clone())]);
+    assert_eq!(next.clients[0].inbound.back(), Some(&zklab_model::Input::State(zklab_model::SessionState::Expired)));
+    assert_eq!(seen_by_properties(&state), seen_by_properties(&next));
 }

@@ -1,11 +1,13 @@
 //! Partial-order reduction for the checker. When a client's next step is to handle a reply or
 //! event in a way nobody else can see or be affected by (a waiter told that its predecessor
 //! still exists, a stale reply after an outage, the reply to a release, a retry queued while the
-//! connection is down), every order of that step among the other clients' steps leads to the
-//! same states. The checker may then take that step alone from the state (an ample set of one
-//! step) instead of every step.
+//! connection is down), or to reconnect and learn that the server has expired its session,
+//! every order of that step among the other clients' steps leads to the same states. The
+//! checker may then take that step alone from the state (an ample set of one step) instead of
+//! every step.
 //!
-//! Such a *local* step is a receive of client c that
+//! Such a *local* step is a receive of client c (or a reconnect: see "The reconnect of a dead
+//! session" below) that
 //! - appends nothing to any inbound queue, and changes neither the server nor the resource, the
 //!   fault counts, the grants, the coverage, nor any other client;
 //! - changes c's session, link, watches, grant and the other per-client fields not at all;
@@ -79,7 +81,34 @@
 //!   step enabled, so every one is still reached exactly: a run to it from a reduced state
 //!   takes the step somewhere, and taking it first instead reaches it by a run no longer.
 //! - Cycles: the step shortens the inbound queues and appends to none, so no cycle is made of
-//!   reduced states only.
+//!   reduced states only (with the reconnect below: see there).
+//!
+//! **The reconnect of a dead session.** Once the server has expired a client's session, the
+//! client's reconnect only learns it: it answers the requests queued on the dead handle with
+//! SessionExpired, forgets the client's watches, queues Expired and leaves the link partitioned.
+//! It is taken alone when its client can take no other step (no receive, no acquire, no fault
+//! of its own, no crash or pause while their budgets last). Why that is sound:
+//! - Independence: it writes only its client's link, watches, outbound queue and the back of its
+//!   inbound queue, and reads besides only whether the session is alive. A dead session never
+//!   comes back, and no other client's step reads or writes those fields: notifications reach
+//!   a client only while its link is up (`route`), and the link is down before the step and
+//!   partitioned after it; the server dropped the session's watches when it expired it. So it
+//!   commutes with every other client's step, herds included (they read beliefs and modes,
+//!   which it leaves alone).
+//! - It stays enabled until taken (condition C1): none of its client's own steps is enabled,
+//!   and none can become enabled before it, because each needs the client's own state to change
+//!   (its inbound queue to fill, its belief, a fault budget to grow), which only the client's
+//!   own steps do, and none of them is enabled.
+//! - Invisibility: it changes neither the server, the resource, the fault counts, the grants,
+//!   the coverage, any other client, nor its client's recipe, so every property reads the same
+//!   before and after. It is not a fault, so a state that has it is neither a deadlock nor
+//!   quiescent.
+//! - Cycles: it leaves its client's link partitioned on a dead session, where nothing but
+//!   handling Expired (a receive that opens a new session, never taken alone) gives the client
+//!   a live link again. Along reduced states only, the number of clients on a dropped link of a
+//!   dead session therefore falls at each such reconnect and never grows, and the inbound
+//!   queues shrink at each receive: no cycle is made of reduced states only. Both measures are
+//!   the same for every renaming and renumbering of a state.
 //!
 //! What it does not keep: the shortest path to a violation (the reduced graph takes the
 //! invisible step first), and the cycles' fairness (a reduced state lists one step). The
@@ -133,9 +162,15 @@ impl<R: Recipe> World<R> {
         next
     }
 
-    /// Client `i`'s receive, if it commutes with every other step enabled here (whether it
-    /// is invisible needs the state it leads to).
+    /// Client `i`'s step that may be taken alone, if it commutes with every other step enabled
+    /// here (whether it is invisible needs the state it leads to): a receive, or the reconnect
+    /// of a dead session.
     fn local_candidate(&self, i: ClientId, enabled: &[Step]) -> Option<Step> {
+        self.receive_candidate(i, enabled).or_else(|| self.dead_reconnect_candidate(i, enabled))
+    }
+
+    /// Client `i`'s receive, if it commutes with every other step enabled here.
+    fn receive_candidate(&self, i: ClientId, enabled: &[Step]) -> Option<Step> {
         let step = Step::Receive(i);
         // Expired opens a new session. Disconnected only tells the world that the client has
         // noticed the outage (which lets the server expire a partitioned session): a step of
@@ -150,6 +185,14 @@ impl<R: Recipe> World<R> {
         commutes.then_some(step)
     }
 
+    /// Client `i`'s reconnect, if its session is dead and the reconnect is the only step the
+    /// client can take (see the module: "The reconnect of a dead session").
+    fn dead_reconnect_candidate(&self, i: ClientId, enabled: &[Step]) -> Option<Step> {
+        let step = Step::Reconnect(i);
+        let alone = enabled.contains(&step) && enabled.iter().all(|s| s.client() != i || *s == step);
+        (alone && !self.server.is_alive(self.clients[i as usize].session)).then_some(step)
+    }
+
     /// Whether the reconnect of client `i` (`c`), with or without a fault, is enabled and would
     /// send a create. Which earlier creations a new one keeps in `Client::created` depends on the
     /// queued messages that name them and on the nodes the recipe owns, which the receive may
@@ -161,20 +204,34 @@ impl<R: Recipe> World<R> {
         reconnects && c.outbound.iter().any(|r| matches!(r, crate::Request::Create { .. }))
     }
 
-    /// Whether the receive `step` leading to `next` changed nothing but its client's recipe and
-    /// the ends of its queues, and nothing a property reads (see the module).
+    /// Whether the local candidate `step` leading to `next` changed nothing but its client's
+    /// own channel and recipe, and nothing a property reads (see the module).
     fn invisible(&self, step: Step, next: &World<R>) -> bool {
-        let i = step.client();
-        let c = &self.clients[i as usize];
-        let disconnected = c.inbound.front() == Some(&Input::State(SessionState::Disconnected));
-        let after = &next.clients[i as usize];
+        let i = step.client() as usize;
         let unchanged_elsewhere = next.routed.is_empty()
             && next.server == self.server
             && next.resource == self.resource
             && next.faults_used == self.faults_used
             && next.grants == self.grants
             && next.coverage == self.coverage
-            && (0..self.clients.len()).all(|j| j == (i as usize) || next.clients.same(j, &self.clients));
+            && (0..self.clients.len()).all(|j| j == i || next.clients.same(j, &self.clients));
+        let (c, after) = (&self.clients[i], &next.clients[i]);
+        let unchanged_but_channel = after.session == c.session
+            && (after.drop_zxid, after.rounds_left, after.grant, after.armed, after.lagging)
+                == (c.drop_zxid, c.rounds_left, c.grant, c.armed, c.lagging)
+            && (after.paused, after.crashed, after.wrote) == (c.paused, c.crashed, c.wrote)
+            && after.created == c.created;
+        let own_part_unseen = match step {
+            Step::Receive(_) => self.receive_unseen(c, after),
+            _ => Self::dead_reconnect_unseen(c, after),
+        };
+        unchanged_elsewhere && unchanged_but_channel && own_part_unseen
+    }
+
+    /// Whether a receive that took client `c` to `after` changed only its recipe, in nothing a
+    /// property reads, and the ends of its queues.
+    fn receive_unseen(&self, c: &super::Client<R>, after: &super::Client<R>) -> bool {
+        let disconnected = c.inbound.front() == Some(&Input::State(SessionState::Disconnected));
         // Properties read a client's mode and nodes only while it holds or waits.
         let unread = |belief: Belief| !belief.is_holding() && belief != Belief::Acquiring;
         let unseen = (unread(c.belief()) && unread(after.belief()))
@@ -183,18 +240,27 @@ impl<R: Recipe> World<R> {
                 && after.recipe.owned_nodes() == c.recipe.owned_nodes());
         let queued =
             after.outbound.len() > c.outbound.len() && after.outbound.iter().zip(&c.outbound).all(|(a, b)| a == b);
-        let unchanged_but_recipe_and_queues = unseen
+        unseen
             && (after.outbound == c.outbound || (queued && self.requests_wait(c)))
-            && after.session == c.session
             && after.link == c.link
             && after.watches == c.watches
-            && (after.drop_zxid, after.rounds_left, after.grant, after.armed, after.lagging)
-                == (c.drop_zxid, c.rounds_left, c.grant, c.armed, c.lagging)
-            && (after.paused, after.crashed, after.wrote) == (c.paused, c.crashed, c.wrote)
             && (disconnected || after.noticed_disconnect == c.noticed_disconnect)
-            && after.created == c.created
-            && after.inbound.len() + 1 == c.inbound.len();
-        unchanged_elsewhere && unchanged_but_recipe_and_queues
+            && after.inbound.len() + 1 == c.inbound.len()
+    }
+
+    /// Whether the reconnect of a dead session that took client `c` to `after` left its recipe
+    /// alone and only moved its queued requests to its inbound queue as SessionExpired replies,
+    /// followed by Expired, forgot its watches and left its link partitioned.
+    fn dead_reconnect_unseen(c: &super::Client<R>, after: &super::Client<R>) -> bool {
+        let answered = c.inbound.len() + c.outbound.len() + 1;
+        after.recipe == c.recipe
+            && after.noticed_disconnect == c.noticed_disconnect
+            && after.outbound.is_empty()
+            && after.watches.is_empty()
+            && after.link == Link::Partitioned
+            && after.inbound.len() == answered
+            && after.inbound.iter().zip(&c.inbound).all(|(a, b)| a == b)
+            && after.inbound.back() == Some(&Input::State(SessionState::Expired))
     }
 
     /// Whether requests that client `c`'s receive queues on its link that is not up stay
