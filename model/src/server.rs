@@ -83,7 +83,8 @@ pub enum SessionStatus {
 pub struct SessionInfo {
     pub timeout_ms: u32,
     pub status: SessionStatus,
-    /// The newest zxid this session has been shown; no read may show it anything older.
+    /// The newest zxid this session has been shown; no read may show it anything older. Kept
+    /// only where reads can lag (`ServerConfig::lag_window`); 0 otherwise.
     pub last_zxid: i64,
     /// `Some(z)`: attached to a follower that has applied only up to zxid `z`.
     pub view: Option<i64>,
@@ -288,8 +289,11 @@ impl Server {
         let timeout_ms = requested_timeout_ms.clamp(min, max);
         let id = SessionId(self.next_session);
         self.next_session += 1;
+        // Only lagging reads need what a session has seen (see `apply`): without them, when a
+        // session was opened would tell apart states that no recipe can tell apart.
+        let last_zxid = if self.config.lag_window > 0 { self.zxid } else { 0 };
         Arc::make_mut(&mut self.sessions)
-            .insert(id, SessionInfo { timeout_ms, status: SessionStatus::Open, last_zxid: self.zxid, view: None });
+            .insert(id, SessionInfo { timeout_ms, status: SessionStatus::Open, last_zxid, view: None });
         (id, timeout_ms)
     }
 

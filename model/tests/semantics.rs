@@ -1103,6 +1103,28 @@ fn lagging_reads_see_an_older_tree() {
 }
 
 #[test]
+fn when_a_session_was_opened_is_kept_only_where_reads_can_lag() {
+    // Two servers that differ only in whether the second session was opened before or after a
+    // write: without a lagging follower nothing can tell them apart, so they are one state.
+    let opened_late_or_early = |config: ServerConfig| {
+        let (mut late, mut early) = (server_with(config), server_with(config));
+        let w = open(&mut late);
+        create(&mut late, w, "/x", Persistent);
+        open(&mut late);
+        let w = open(&mut early);
+        open(&mut early);
+        create(&mut early, w, "/x", Persistent);
+        (late, early)
+    };
+    let (late, early) = opened_late_or_early(ServerConfig::default());
+    assert_eq!(late, early);
+    // Where reads lag, the late session has seen the write, and no read may show it less.
+    let (late, early) = opened_late_or_early(*lagging(1).config());
+    assert_ne!(late, early);
+    assert_eq!(late.session(SessionId(2)).map(|s| s.last_zxid), Some(1));
+}
+
+#[test]
 fn lagging_read_is_never_older_than_the_sessions_last_seen_zxid() {
     let mut zk = lagging(3);
     let r = open(&mut zk);
