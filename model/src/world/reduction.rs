@@ -6,8 +6,8 @@
 //! checker may then take that step alone from the state (an ample set of one step) instead of
 //! every step.
 //!
-//! Such a *local* step is a receive of client c (or a reconnect: see "The reconnect of a dead
-//! session" below) that
+//! Such a *local* step is a receive of client c (the other kind, the reconnect of a dead
+//! session, is argued on its own below) that
 //! - appends nothing to any inbound queue, and changes neither the server nor the resource, the
 //!   fault counts, the grants, the coverage, nor any other client;
 //! - changes c's session, link, watches, grant and the other per-client fields not at all;
