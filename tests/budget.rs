@@ -1,6 +1,7 @@
 //! A budget is for the whole run: a run repeated without a reduction (for a shortest
 //! counterexample or a cycle's fairness) shares it with the run before, and what the run before
-//! found is kept when the budget runs out during the repeat.
+//! found is kept when the budget runs out during the repeat, with its counts when the repeat met
+//! fewer states.
 
 use zklab::check::{self, Options, Status};
 use zklab::scenario::{parse_faults, Scenario};
@@ -42,4 +43,22 @@ fn the_repeat_shares_the_state_budget() {
     // Enough for both passes: the run completes.
     let enough = check::explore(scenario.world(), &Options { max_states: 2 * full + 1, ..options });
     assert!(!enough.bounded);
+}
+
+#[test]
+fn a_repeat_left_next_to_nothing_reports_what_the_first_run_explored() {
+    let scenario = blind_retry();
+    let options = Options { threads: 1, ..Options::default() };
+    let full = check::explore(scenario.world(), &options).unique_states;
+    // A budget of the full graph's size: the reduced pass completes and finds the violation,
+    // and the repeat without the reduction meets fewer states than it before running out. The
+    // counts are then the reduced pass's, and say so.
+    let cut = check::explore(scenario.world(), &Options { max_states: full, ..options.clone() });
+    assert!(cut.bounded && cut.partial_order, "the counts are of the reduced graph");
+    assert!(cut.unique_states < full && cut.unique_states > full - cut.unique_states);
+    // Left one state, the repeat reports the same: not a run of one state.
+    let starved = check::explore(scenario.world(), &Options { max_states: cut.unique_states + 1, ..options });
+    assert!(starved.bounded && starved.partial_order);
+    assert_eq!((starved.unique_states, starved.total_states), (cut.unique_states, cut.total_states));
+    assert_eq!(starved.status("no_orphans"), Some(Status::Violated), "with what the reduced pass found");
 }

@@ -438,6 +438,7 @@ fn explore_within<R: Recipe>(
             say(&format!("{why} needs the graph without this reduction: exploring again"));
         }
         let left = max_states.saturating_sub(graph.unique()).max(1);
+        let init_parts = init.digested_parts();
         let mut full = explore_within(init, &without, deadline, left, started);
         // A budget that ran out during the second run keeps what the first found: its
         // counterexamples are real runs (translated out of the reduction), if not the shortest.
@@ -449,6 +450,17 @@ fn explore_within<R: Recipe>(
                     *v = found.clone();
                 }
             }
+        }
+        // The first run may have spent nearly all of the states budget, leaving the second next
+        // to nothing: what was explored is then the first run's graph, and the counts say so.
+        if full.bounded && full.unique_states < graph.unique() {
+            full.unique_states = graph.unique();
+            full.total_states = graph.total;
+            full.max_depth = graph.depth;
+            full.symmetric = symmetric;
+            full.partial_order = options.partial_order;
+            let first = bfs::collision_probability(graph.unique(), graph.total, init_parts);
+            full.collision_probability = full.collision_probability.max(first);
         }
         return full;
     }
