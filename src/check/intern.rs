@@ -17,19 +17,19 @@
 //! Why it cannot change an answer, short of a collision the run's bound counts: a part is
 //! replaced only by one equal to it, so every state keeps its value, and with it its
 //! fingerprint, its successors and every property's verdict; a packed state unpacks to a state
-//! equal to the one packed. A shell is filed under its whole
-//! content, which the table compares in full. A client is filed under its index and its 128-bit
-//! digest, a tree under its digest: the digests a state's fingerprint is made of. So a part is
-//! handed a different one only if two distinct parts met in the run have the same digest, and
-//! the run's collision bound counts every digest the interner looks up: those of every state
-//! kept and, once more, those of every raw successor handed copies before it is settled
-//! (`bfs::collision_probability`). The same event in a state's fingerprint can merge two
-//! states; here it would swap a part, so that a state never reached is explored in its place.
-//! The bound covers both. Comparing the two parts in full on every lookup cost 3.5 % of the
-//! instructions (measured) and checked nothing the bound does not already cover. (That a
-//! part's digest is of its whole value needs each recipe's `Hash` to write everything its `Eq`
-//! compares, as `Recipe` asks.) A client is shared only at the index it was met at, since what
-//! renumbering collects from a client depends on its index.
+//! equal to the one packed. A shell is filed under its whole content, which the table compares
+//! in full. A client is filed under its index and its 128-bit digest, a tree under its digest:
+//! the digests a state's fingerprint is made of. So a part is handed a different one only if
+//! two distinct parts met in the run have the same digest, and the run's collision bound counts
+//! every digest the interner looks up: those of every state kept and, once more, those of every
+//! raw successor handed copies before it is settled (`bfs::collision_probability`). The same
+//! event in a state's fingerprint can merge two states; here it would swap a part, so that a
+//! state never reached is explored in its place. The bound covers both. Comparing the two parts
+//! in full on every lookup cost 3.5 % of the instructions (measured) and checked nothing the
+//! bound does not already cover. (That a part's digest is of its whole value needs each
+//! recipe's `Hash` to write everything its `Eq` compares, as `Recipe` asks.) A client is shared
+//! only at the index it was met at, since what renumbering collects from a client depends on
+//! its index.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::hash::{BuildHasher, Hash};
