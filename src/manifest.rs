@@ -15,7 +15,8 @@ pub struct Entry {
     pub expect: Vec<(Property, Status)>,
 }
 
-const STATUSES: [Status; 4] = [Status::Holds, Status::Violated, Status::Vacuous, Status::Unknown];
+const STATUSES: [Status; 5] =
+    [Status::Holds, Status::Violated, Status::Vacuous, Status::Unknown, Status::NotApplicable];
 
 pub fn status_name(status: Status) -> &'static str {
     match status {
@@ -23,6 +24,7 @@ pub fn status_name(status: Status) -> &'static str {
         Status::Violated => "violated",
         Status::Vacuous => "vacuous",
         Status::Unknown => "unknown",
+        Status::NotApplicable => "not applicable",
     }
 }
 

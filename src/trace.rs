@@ -270,7 +270,7 @@ pub fn starving(cycle: &[World<AnyRecipe>]) -> Vec<ClientId> {
     (0..clients)
         .filter(|&c| {
             let c = c as usize;
-            cycle.iter().any(|w| w.clients[c].is_waiting()) && cycle.iter().all(|w| !w.clients[c].belief().is_holding())
+            cycle.iter().any(|w| w.clients[c].is_waiting()) && cycle.iter().all(|w| !w.clients[c].holds())
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, Scenario};
 use zklab::suite::CASES;
-use zklab_model::{ClientBehaviour, WorldConfig};
+use zklab_model::{ClientBehaviour, Property, WorldConfig};
 
 fn options() -> Options {
     Options { threads: 2, stop_at_violation: false, ..Options::default() }
@@ -187,4 +187,42 @@ fn naive_with_three_clients_starves_when_clients_acquire_forever() {
     trace.replay().unwrap();
     let bounded = check::run(&Scenario::new("naive", 3, WorldConfig::default()).unwrap(), &options());
     assert_eq!(bounded.status("eventual_acquire"), Some(Status::Holds));
+}
+
+/// A holder whose process crashes holds nothing: its session lives on until the server expires
+/// it, its node blocks the others until then, and the next client's hold is no second holder.
+/// The standard lock, Curator's mutex and the leader election are proven under `crash`.
+#[test]
+fn a_crashed_holder_holds_nothing_and_the_locks_are_proven_under_crash() {
+    for recipe in ["standard", "curator-mutex", "leader-election"] {
+        let crashed = scenario(recipe, 2, "crash", ClientBehaviour::Java);
+        let report = check::run(&crashed, &options());
+        assert_proven(&report);
+        assert_eq!(report.status("reached:handoff"), Some(Status::Holds), "{recipe}");
+
+        // Not vacuous: a state is reachable where a crashed process's recipe still says it
+        // holds, while the other client holds after the crashed one's session expired. Before
+        // a crash ended a hold, exactly this state broke `belief_exclusion` and `stale_holder`.
+        let init = crashed.world();
+        let mut seen = std::collections::HashSet::new();
+        let mut frontier = vec![init];
+        let mut found = None;
+        while let Some(world) = frontier.pop() {
+            let dead_believer =
+                world.clients.iter().any(|c| c.crashed && c.belief().is_holding() && !world.server.is_alive(c.session));
+            if dead_believer && world.believers().len() == 1 {
+                found = Some(world);
+                break;
+            }
+            for (_, next) in world.successors(false) {
+                if seen.insert(next.clone()) {
+                    frontier.push(next);
+                }
+            }
+        }
+        let world = found.unwrap_or_else(|| panic!("{recipe}: no handoff after a crashed holder"));
+        for property in [Property::BeliefExclusion, Property::ZkExclusion, Property::StaleHolder] {
+            assert!(property.holds(&world), "{recipe}: {property} counts the crashed process's belief");
+        }
+    }
 }

@@ -188,7 +188,18 @@ impl Property {
     /// delete-before-watch race (when every recipe waits on a single node it has listed) and of
     /// two clients holding at once (when two or more ask for a shared mode); and `no_herd` when
     /// two or more clients ask for an exclusive mode (with fewer, no step can wake two of them).
+    ///
+    /// Of those, only the ones every client's recipe says apply to it (`Recipe::applies`).
     pub fn applicable<R: Recipe>(world: &World<R>) -> Vec<Property> {
+        let mut properties = Property::candidates(world);
+        properties.retain(|&p| world.clients.iter().all(|c| c.recipe.applies(p)));
+        properties
+    }
+
+    /// The properties that would apply to `world` if every recipe took every property
+    /// (`applicable` before the recipes' say): a run reports those it does not judge as
+    /// `not applicable`.
+    pub fn candidates<R: Recipe>(world: &World<R>) -> Vec<Property> {
         let mut properties = Property::SAFETY.to_vec();
         if world.clients.iter().filter(|c| exclusive(c.recipe.mode())).count() >= 2 {
             properties.push(Property::NoHerd);

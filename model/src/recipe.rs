@@ -2,7 +2,7 @@
 //! client). A recipe is sans-IO: it gets one input at a time and answers with the requests it
 //! sends next. It never reads a clock or a random number, so every run of it can be replayed.
 
-use crate::{Numbers, Renamer, Renaming, Renumber, Request, SessionId, SessionState, WatchedEvent, ZkResult};
+use crate::{Numbers, Property, Renamer, Renaming, Renumber, Request, SessionId, SessionState, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -132,6 +132,17 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// reached for a proof to count.
     fn waits_on_one_node(&self) -> bool {
         false
+    }
+    /// Whether `property` says something about this recipe, so that a run judges it. By
+    /// default every property does: they are written for locks whose holders each own an
+    /// ephemeral node under the lock path (a sequential-node lock, a leader election, a
+    /// semaphore). A recipe outside that shape says which do not fit it, and a run reports them
+    /// `not applicable`, never `holds`. An optimistic lock on a node's data version owns no
+    /// ephemeral node, so `zk_exclusion`, `stale_holder`, `fencing_available` and `no_orphans`
+    /// (each about a holder's own ephemeral node) say nothing of it. A property a run finds
+    /// vacuous is no reason to say no: that is what the `reached:*` items are for.
+    fn applies(&self, _property: Property) -> bool {
+        true
     }
     /// Whether the application may ask for the lock again while the recipe answers from a local
     /// count, sending nothing (a re-entrant acquire, as Curator's `InterProcessMutex` counts

@@ -10,7 +10,9 @@
 use std::any::{Any, TypeId};
 use std::fmt::Debug;
 use std::hash::{Hash, Hasher};
-use zklab_model::{Belief, ClientId, Ctx, Input, Mode, Numbers, Recipe, Renamer, Renaming, Renumber, Request};
+use zklab_model::{
+    Belief, ClientId, Ctx, Input, Mode, Numbers, Property, Recipe, Renamer, Renaming, Renumber, Request,
+};
 
 /// `Recipe` as an object. Implemented for every `Recipe`; a user never implements it.
 pub trait DynRecipe: Debug + Send + Sync + 'static {
@@ -27,6 +29,7 @@ pub trait DynRecipe: Debug + Send + Sync + 'static {
     fn waits_on_one_node(&self) -> bool;
     fn accepts_reentry(&self) -> bool;
     fn can_abandon(&self) -> bool;
+    fn applies(&self, property: Property) -> bool;
     fn renamed_box(&self, r: &Renamer) -> Option<Box<dyn DynRecipe>>;
     fn rename_name(&self, name: &str, r: &Renaming) -> String;
     fn renumbered_box(&self, client: ClientId, r: &Renumber) -> Option<Box<dyn DynRecipe>>;
@@ -75,6 +78,9 @@ impl<R: Recipe> DynRecipe for R {
     }
     fn can_abandon(&self) -> bool {
         Recipe::can_abandon(self)
+    }
+    fn applies(&self, property: Property) -> bool {
+        Recipe::applies(self, property)
     }
     fn renamed_box(&self, r: &Renamer) -> Option<Box<dyn DynRecipe>> {
         Recipe::renamed(self, r).map(|x| Box::new(x) as Box<dyn DynRecipe>)
@@ -157,6 +163,9 @@ impl Recipe for Custom {
     }
     fn can_abandon(&self) -> bool {
         self.0.can_abandon()
+    }
+    fn applies(&self, property: Property) -> bool {
+        self.0.applies(property)
     }
     fn renamed(&self, r: &Renamer) -> Option<Self> {
         self.0.renamed_box(r).map(Custom)

@@ -408,6 +408,9 @@ impl Recipe for AnyRecipe {
     fn can_abandon(&self) -> bool {
         each!(self, r => r.can_abandon())
     }
+    fn applies(&self, property: Property) -> bool {
+        each!(self, r => r.applies(property))
+    }
     fn renamed(&self, renamer: &Renamer) -> Option<Self> {
         each!(wrap self, r => r.renamed(renamer))
     }

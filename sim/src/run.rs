@@ -94,8 +94,10 @@ struct Sim<'a, R> {
     reconnecting: Vec<bool>,
     /// A scheduled connection loss waiting for the client's next request.
     armed: Vec<Option<FaultKind>>,
-    /// Clients that believe they hold.
+    /// Live clients that believe they hold.
     holders: BTreeSet<ClientId>,
+    /// The properties the recipes say apply to them (`Recipe::applies`): only those are judged.
+    applicable: Vec<Property>,
     /// Handled a notification while waiting and has not acquired since.
     woken: Vec<bool>,
     asked_at: Vec<Option<Micros>>,
@@ -140,6 +142,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         }
         world_config.faults = FaultBudget(budget);
         let world = World::new(world_config, recipes);
+        let applicable = Property::applicable(&world);
         let negotiated = world.server.session(world.clients[0].session).map_or(4000, |s| s.timeout_ms);
         let timing = SessionTiming::new(negotiated, world.server.config().tick_ms);
         let fault_streams = FaultKind::ALL
@@ -163,6 +166,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             reconnecting: vec![false; n],
             armed: vec![None; n],
             holders: BTreeSet::new(),
+            applicable,
             woken: vec![false; n],
             asked_at: vec![None; n],
             arrival: vec![None; n],
@@ -433,6 +437,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let i = step.client();
         let i_ = i as usize;
         let belief = self.world.clients[i_].belief();
+        let held = self.world.clients[i_].holds();
         self.world.apply(step).expect("the simulator takes only enabled steps");
         (self.observe)(&self.world);
         self.steps.push(step);
@@ -453,17 +458,19 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.deliver_soon(i);
         let c = &self.world.clients[i_];
         let now_believes = c.belief();
+        // A crash ends a hold: the holders are the live clients that believe they hold.
+        let holds = c.holds();
         if c.link == Link::Down && !c.crashed && !self.reconnecting[i_] {
             // The library looks for a server again after a short back-off.
             let back = between(&mut self.streams.network, self.config.link(i_).max_us, self.timing.ping_interval());
             self.reconnect_at(i, self.now + back);
         }
-        if now_believes.is_holding() && !belief.is_holding() {
+        if holds && !held {
             self.holders.insert(i);
             if !matches!(belief, Belief::Suspended { .. }) {
                 self.granted(i);
             }
-        } else if belief.is_holding() && !now_believes.is_holding() {
+        } else if held && !holds {
             self.holders.remove(&i);
         }
         if now_believes == Belief::Idle && belief != Belief::Idle && self.wants_to_acquire(i) {
@@ -515,7 +522,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
     fn judge_safety(&mut self) {
         let holders: Vec<ClientId> = self.holders.iter().copied().collect();
         let at_any_moment = [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion];
-        let broken = at_any_moment.into_iter().find(|p| !p.holds_among(&self.world, &holders));
+        let broken =
+            at_any_moment.into_iter().find(|p| self.applicable.contains(p) && !p.holds_among(&self.world, &holders));
         if let Some(property) = broken {
             self.violated(property, String::new(), false);
         }
@@ -529,7 +537,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
     fn judge_the_end(&mut self) {
         let waiting = self.world.waiting();
-        if !waiting.is_empty() {
+        if !waiting.is_empty() && self.applicable.contains(&Property::EventualAcquire) {
             let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
             let holders: Vec<ClientId> = self.holders.iter().copied().collect();
             let shown = &waiting[..waiting.len().min(10)];
@@ -555,7 +563,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 ),
             };
             self.violated(Property::EventualAcquire, detail, stalled);
-        } else if !Property::NoOrphans.holds(&self.world) {
+        } else if self.applicable.contains(&Property::NoOrphans) && !Property::NoOrphans.holds(&self.world) {
             let detail = format!("orphaned lock nodes: {}", self.world.orphans().join(", "));
             self.violated(Property::NoOrphans, detail, false);
         }

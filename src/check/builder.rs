@@ -14,10 +14,10 @@
 //! client `i`'s, for a world of different recipes). A failed assertion prints the
 //! counterexample as a timeline, and `Checked` prints as the command line's report does.
 
-use super::{explore, Counterexample, Options, Outcome, Status};
+use super::{explore, Counterexample, Kind, Options, Outcome, Status};
 use crate::scenario::MAX_CLIENTS;
 use std::time::Duration;
-use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Recipe, World, WorldConfig};
+use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Property, Recipe, World, WorldConfig};
 
 /// Starts a check of the recipe that `make` builds for a lock path.
 pub fn check<R: Recipe>(make: impl Fn(&str) -> R + 'static) -> Builder<R> {
@@ -101,6 +101,13 @@ impl<R: Recipe> Builder<R> {
         self.options.timeout = Some(timeout);
         self
     }
+    /// Judge only `properties` of those that apply (the `reached:*` items are judged
+    /// whatever this says); the rest are reported `not applicable` and `assert_proven` does
+    /// not ask for them.
+    pub fn properties(mut self, properties: &[Property]) -> Self {
+        self.options.properties = Some(properties.to_vec());
+        self
+    }
     /// Judge every property, instead of stopping once the breadth-first level of the first
     /// violation is finished (`Options::stop_at_violation`): to assert what a broken recipe
     /// does not break, or a starving cycle behind an earlier violation.
@@ -149,11 +156,19 @@ impl<R: Recipe> Checked<R> {
         crate::timeline::render_steps(self.init.clone(), &cx.steps, cx.cycle_start).ok()
     }
 
-    /// Every property holds and every claimed fault and race was reached; otherwise panics
-    /// with the verdicts and the first counterexample.
+    /// Every property that applies holds and every claimed fault and race was reached;
+    /// otherwise panics with the verdicts and the first counterexample. A property the recipe
+    /// says does not apply (`Recipe::applies`), or that `.properties` left out, is not asked.
     pub fn assert_proven(&self) {
-        let failing: Vec<_> = self.outcome.verdicts.iter().filter(|v| v.status != Status::Holds).collect();
+        let failing: Vec<_> = self
+            .outcome
+            .verdicts
+            .iter()
+            .filter(|v| !matches!(v.status, Status::Holds | Status::NotApplicable))
+            .collect();
         if failing.is_empty() {
+            let judged = self.outcome.verdicts.iter().any(|v| v.status == Status::Holds && v.kind() != Kind::Reached);
+            assert!(judged, "not proven: no property applies");
             return;
         }
         let list: Vec<String> = failing.iter().map(|v| format!("{} {:?}", v.name(), v.status)).collect();

@@ -61,6 +61,11 @@ pub struct Options {
     /// A flag another thread may raise (the CLI's Ctrl-C handler) to stop the run as a spent
     /// budget stops it: bounded, with what it found so far.
     pub interrupt: Option<&'static AtomicBool>,
+    /// Judge only these of the properties that apply (`--properties`); none: every one. The
+    /// `reached:*` items are judged whatever this says: a proof that never reaches its faults
+    /// and races is vacuous however few properties it judges. The rest are reported
+    /// `not applicable`.
+    pub properties: Option<Vec<Property>>,
 }
 
 /// A swarm's walks: how many, how long at most, and the seed of their streams.
@@ -94,6 +99,7 @@ impl Default for Options {
             stop_at_violation: true,
             swarm: None,
             interrupt: None,
+            properties: None,
         }
     }
 }
@@ -107,6 +113,9 @@ pub enum Status {
     Vacuous,
     /// A budget ran out before the answer.
     Unknown,
+    /// Not judged: the recipe says the property says nothing about it (`Recipe::applies`), or
+    /// the run was narrowed to other properties (`Options::properties`). Never a pass.
+    NotApplicable,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -226,6 +235,7 @@ pub fn status_text(status: Status, stopped: bool, swarm: bool) -> &'static str {
         Status::Unknown if stopped => "unknown (stopped at the first violation)",
         Status::Unknown if swarm => "unknown (random walks cannot tell)",
         Status::Unknown => "unknown (budget ran out)",
+        Status::NotApplicable => "not applicable",
     }
 }
 
@@ -305,10 +315,31 @@ impl Outcome {
 pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
-    match options.swarm {
+    let candidates = Property::candidates(&init);
+    let judged = judged(&init, options);
+    let mut outcome = match options.swarm {
         Some(walks) => walk(init, options, walks, deadline, started),
         None => explore_within(init, options, deadline, options.max_states, started),
+    };
+    let not_applicable = candidates.iter().filter(|p| !judged.contains(p));
+    outcome.verdicts.extend(not_applicable.map(|&property| Verdict {
+        property,
+        status: Status::NotApplicable,
+        counterexample: None,
+    }));
+    let order = |p: Property| candidates.iter().position(|&c| c == p).unwrap_or(usize::MAX);
+    outcome.verdicts.sort_by_key(|v| order(v.property));
+    outcome
+}
+
+/// The properties a run judges: those that apply to `init` (`Property::applicable`, which asks
+/// each recipe), narrowed to `Options::properties` except for the `reached:*` items.
+pub fn judged<R: Recipe>(init: &World<R>, options: &Options) -> Vec<Property> {
+    let mut properties = Property::applicable(init);
+    if let Some(asked) = &options.properties {
+        properties.retain(|p| p.kind() == Kind::Reached || asked.contains(p));
     }
+    properties
 }
 
 /// A swarm of random walks from `init` (see `swarm`): violations it met, reached items, and
@@ -320,7 +351,7 @@ fn walk<R: Recipe>(
     deadline: Option<Instant>,
     started: Instant,
 ) -> Outcome {
-    let properties = Property::applicable(&init);
+    let properties = judged(&init, options);
     let plan = swarm::Swarm {
         walks: walks.walks,
         depth: walks.depth,
@@ -378,7 +409,7 @@ fn explore_within<R: Recipe>(
     max_states: usize,
     started: Instant,
 ) -> Outcome {
-    let properties = Property::applicable(&init);
+    let properties = judged(&init, options);
     let symmetric = options.symmetry && init.canonical().is_some();
     let concrete = |steps: Vec<zklab_model::Step>| match symmetric {
         true => bfs::concrete_steps(&init, &steps),

@@ -9,7 +9,7 @@ use crate::progress::Progress;
 use crate::scenario::{parse_faults, BadInput, Scenario};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use zklab_model::WorldConfig;
+use zklab_model::{Property, WorldConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -73,6 +73,11 @@ pub struct Args {
     /// (to compare: a recipe that creates nodes forever then never closes).
     #[arg(long)]
     no_renumber: bool,
+    /// Judge only these properties (comma list, e.g. belief_exclusion,eventual_acquire), of
+    /// those that apply to the recipe; the others are reported `not applicable`. The
+    /// `reached:*` items are always judged: a proof that never reaches its faults is vacuous.
+    #[arg(long, value_name = "NAMES")]
+    properties: Option<String>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -140,6 +145,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             "--symmetry needs clients that all run one recipe that supports renaming (`{recipe}` does not)"
         )));
     }
+    let properties = args.properties.as_deref().map(|names| asked_properties(names, &scenario)).transpose()?;
     crate::trace::check_writable(&args.trace_dir)?;
     let options = Options {
         threads: args.threads,
@@ -155,6 +161,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         stop_at_violation: !args.explore_everything && !args.cross_check,
         swarm: args.swarm.map(|walks| check::Walks { walks, depth: args.walk_depth, seed: args.seed }),
         interrupt: Some(&crate::interrupt::INTERRUPTED),
+        properties,
     };
     stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
@@ -165,6 +172,30 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         print_report(&report);
     }
     Ok(report.exit())
+}
+
+/// The properties `--properties` names, each known and applying to the scenario's recipe (a
+/// property the recipe says does not apply cannot be asked for: it would be reported
+/// `not applicable` and proven nothing).
+fn asked_properties(names: &str, scenario: &Scenario) -> Result<Vec<Property>, CliError> {
+    let world = scenario.world();
+    let applicable = Property::applicable(&world);
+    let mut asked = Vec::new();
+    for name in names.split(',').map(str::trim) {
+        let property: Property = name.parse().map_err(|e| BadInput(format!("--properties: {e}")))?;
+        if property.kind() == check::properties::Kind::Reached {
+            return Err(
+                BadInput(format!("--properties: `{name}` is always judged (a proof must reach its faults)")).into()
+            );
+        }
+        if !applicable.contains(&property) {
+            return Err(BadInput(format!("--properties: `{name}` does not apply to this scenario")).into());
+        }
+        if !asked.contains(&property) {
+            asked.push(property);
+        }
+    }
+    Ok(asked)
 }
 
 /// Runs a manifest: one table row per entry, exit 1 on any deviation.
@@ -186,6 +217,7 @@ fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
         stop_at_violation: false,
         swarm: None,
         interrupt: None,
+        properties: None,
     };
     let mut failed = 0;
     let mut rows = Vec::new();

@@ -114,6 +114,13 @@ impl<R: Recipe> Client<R> {
         !self.crashed && !self.paused
     }
 
+    /// Believes it holds the lock and is alive to act on it. A crashed process holds nothing:
+    /// what its recipe last believed is gone with it. (Its node and session are ZooKeeper's,
+    /// and stay until the server expires the session.)
+    pub fn holds(&self) -> bool {
+        !self.crashed && self.belief().is_holding()
+    }
+
     /// Waits for the lock (a crashed client waits for nothing).
     pub fn is_waiting(&self) -> bool {
         !self.crashed && self.belief() == Belief::Acquiring

@@ -37,9 +37,10 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    /// Clients that believe they hold the lock.
+    /// Live clients that believe they hold the lock (`Client::holds`): a crashed process's last
+    /// belief is no one's, so no property counts it.
     pub fn believers(&self) -> Vec<ClientId> {
-        (0..self.clients.len() as ClientId).filter(|i| self.clients[*i as usize].belief().is_holding()).collect()
+        (0..self.clients.len() as ClientId).filter(|i| self.clients[*i as usize].holds()).collect()
     }
 
     /// The mode each of `ids` holds in.
@@ -101,7 +102,7 @@ impl<R: Recipe> World<R> {
     /// At least two clients hold at once (readers, or lease holders): the sharing a shared
     /// lock exists for, which a proof of it must show reachable.
     pub fn shared_hold(&self) -> bool {
-        self.clients.iter().filter(|c| c.belief().is_holding()).count() >= 2
+        self.clients.iter().filter(|c| c.holds()).count() >= 2
     }
 
     /// Nothing can happen any more unless a fault is injected.
@@ -135,9 +136,9 @@ impl<R: Recipe> World<R> {
         self.mask_of(|c| c.is_waiting())
     }
 
-    /// Bit `c` set: client `c` believes it holds the lock.
+    /// Bit `c` set: client `c` is alive and believes it holds the lock.
     pub fn holding_mask(&self) -> u8 {
-        self.mask_of(|c| c.belief().is_holding())
+        self.mask_of(|c| c.holds())
     }
 
     /// Bit `c` set: client `c` is as `is` says.
