@@ -20,7 +20,7 @@ pub use event::{EventType, SessionState, WatchedEvent};
 pub use listing::{Listing, NameIter};
 pub use path::PathError;
 pub use property::{Property, Reach};
-pub use renumber::{Collected, Numbers, Renumber};
+pub use renumber::{Collected, Lifted, Numbers, Renumber};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use rewrite::Rewrite;
 pub use server::{

@@ -39,14 +39,28 @@ enum Walk {
     Ranking,
     /// Replaces `v` by `2v + 1`: the same order with a gap between every two numbers and none
     /// at its rank, to test that a state's future depends on that order alone (see
-    /// `World::ranking_commutes`). Zxid 0 stays: it is the initial tree's, which every state
-    /// holds (the root's czxid), so ranking keeps it too, and the model uses it for "none".
-    Spreading,
+    /// `World::ranking_commutes`), and lifts one kind of number above every number of the
+    /// other, since ranking ranks each kind on its own and so may move one kind past the
+    /// other. Zxid 0 stays: it is the initial tree's, which every state holds (the root's
+    /// czxid), so ranking keeps it too, and the model uses it for "none". A cversion above 0
+    /// becomes `2c + 1`, as ranking keeps only whether it is 0.
+    Spreading(Lifted),
 }
 
-/// `v` spread apart from its neighbours (see `Walk::Spreading`).
-fn spread(v: i64) -> i64 {
-    v.saturating_mul(2).saturating_add(1)
+/// Which kind of number a spreading walk lifts above every number of the other kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifted {
+    Seqs,
+    Zxids,
+}
+
+/// How far a spreading walk lifts a kind of number: above any number a checked state holds,
+/// and still a sequence number (a 32-bit counter).
+const LIFT: i64 = 1 << 24;
+
+/// `v` spread apart from its neighbours (see `Walk::Spreading`), lifted when `lift`.
+fn spread(v: i64, lift: bool) -> i64 {
+    v.saturating_mul(2).saturating_add(1).saturating_add(if lift { LIFT } else { 0 })
 }
 
 /// The numbers a state holds, by kind: collected on the first walk, ranked on the second.
@@ -189,9 +203,10 @@ impl Numbers {
         Numbers::default()
     }
 
-    /// Ready for a walk that spreads every number apart (see `Walk::Spreading`).
-    pub fn spreading() -> Numbers {
-        Numbers { walk: Walk::Spreading, ..Numbers::default() }
+    /// Ready for a walk that spreads every number apart and lifts one kind above the other
+    /// (see `Walk::Spreading`).
+    pub fn spreading(lifted: Lifted) -> Numbers {
+        Numbers { walk: Walk::Spreading(lifted), ..Numbers::default() }
     }
 
     /// Whether this is the first walk, which only collects.
@@ -303,7 +318,7 @@ impl Numbers {
     pub fn seq(&self, v: i64) -> i64 {
         match self.walk {
             Walk::Ranking => rank(&self.seqs.borrow().listed, v, "sequence number"),
-            Walk::Spreading => spread(v),
+            Walk::Spreading(lifted) => spread(v, lifted == Lifted::Seqs),
             Walk::Collecting => {
                 self.seqs.borrow_mut().insert(v);
                 v
@@ -314,8 +329,8 @@ impl Numbers {
     pub fn zxid(&self, v: i64) -> i64 {
         match self.walk {
             Walk::Ranking => rank(&self.zxids.borrow().listed, v, "zxid"),
-            Walk::Spreading if v == 0 => 0,
-            Walk::Spreading => spread(v),
+            Walk::Spreading(_) if v == 0 => 0,
+            Walk::Spreading(lifted) => spread(v, lifted == Lifted::Zxids),
             Walk::Collecting => {
                 self.zxids.borrow_mut().insert(v);
                 v
@@ -326,7 +341,7 @@ impl Numbers {
     /// A number that only `client`'s recipe hands out, always larger than the ones before.
     pub fn local(&self, client: ClientId, v: i64) -> i64 {
         match self.walk {
-            Walk::Spreading => spread(v),
+            Walk::Spreading(_) => spread(v, false),
             Walk::Ranking => {
                 let locals = self.locals.borrow();
                 let first = locals.partition_point(|(c, _)| *c < client);
@@ -344,7 +359,8 @@ impl Numbers {
     pub fn cversion(&self, c: i32) -> i32 {
         match self.walk {
             Walk::Ranking => c.min(1),
-            Walk::Spreading => c,
+            Walk::Spreading(_) if c <= 0 => c,
+            Walk::Spreading(_) => c.saturating_mul(2).saturating_add(1),
             Walk::Collecting => {
                 if c > 1 {
                     self.counted.set(true);
@@ -361,7 +377,7 @@ impl Numbers {
             Some(at) => {
                 let value = self.seq(name[at..].parse().expect("ten digits"));
                 match self.walk {
-                    Walk::Ranking | Walk::Spreading => {
+                    Walk::Ranking | Walk::Spreading(_) => {
                         let mut renamed = String::with_capacity(name.len() + 1);
                         renamed.push_str(&name[..at]);
                         path::push_sequence_suffix(&mut renamed, value as i32);

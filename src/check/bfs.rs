@@ -189,13 +189,13 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
         .collect()
 }
 
-/// A state's identity in the index: 128 bits of XXH3, a non-linear hash (FxHash, linear in its
-/// input words, lets two different states be made to collide), over what the state's `Hash`
-/// writes, which puts each client and the tree as its own 128-bit digest (see
-/// `zklab_model::memo::digest`). The index compares 102 of those bits (`INDEX_BITS`). Two
-/// distinct states are taken for one only if their fingerprints agree on those bits (about
-/// 2^-102 per pair) or two of their distinct parts' digests collide (about 2^-128 per pair);
-/// `collision_probability` bounds it for a whole run, as TLC prints it.
+/// A state's identity in the index: the 128-bit keyed digest (`zklab_model::memo::digest`, a
+/// pseudo-random function under a key drawn for the run) of what the state's `Hash` writes,
+/// which puts each client and the tree as its own 128-bit digest. The index compares 102 of
+/// those bits (`INDEX_BITS`). Two distinct states are taken for one only if their
+/// fingerprints agree on those bits (2^-102 per pair) or two of their distinct parts' digests
+/// collide (2^-128 per pair), for any states a recipe makes, since they are fixed before the
+/// key is drawn; `collision_probability` bounds it for a whole run, as TLC prints it.
 pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     zklab_model::memo::digest(world)
 }
@@ -313,37 +313,60 @@ fn expand<R: Recipe>(
     let taken = world.successors(reduction.partial_order);
     // Each claim is checked once per client situation (see `situations`): a state whose every
     // client is in a situation checked before (in any state) hands each recipe an input it was
-    // shown to handle as the claim says.
-    let mut newly_checked = Vec::new();
-    let mut refuted = None;
+    // shown to handle as the claim says. A check looks at every successor of the state, not
+    // only the step partial order takes alone, and a situation counts as checked only where the
+    // check really ran.
     let symmetric = match reduction.symmetry {
         true => situations(world, Claim::Symmetry),
         false => Vec::new(),
     };
-    if !symmetric.iter().all(|s| checked.contains(s)) {
-        refuted = world.renaming_commutes(&taken).err().map(Refusal::Symmetry);
-        newly_checked = symmetric;
-    }
-    let settled: Vec<_> = taken
-        .into_iter()
-        .map(|(step, mut next)| {
-            let broken = judge_step(world, step, &next, properties);
-            if reduction.settle {
-                interner.share_changed(&mut next, world);
-                next.settle();
-            }
-            (step, next, broken)
-        })
-        .collect();
-    let ranked = match reduction.settle && refuted.is_none() && world.renumbering_applies() {
+    let ranked = match reduction.settle && world.renumbering_applies() {
         true => situations(world, Claim::Renumbering),
         false => Vec::new(),
     };
-    if !ranked.iter().all(|s| checked.contains(s)) {
-        let pairs: Vec<_> = settled.iter().map(|(step, next, _)| (*step, next)).collect();
+    let unchecked = |situations: &[u128]| !situations.iter().all(|s| checked.contains(s));
+    let (check_symmetry, check_ranking) = (unchecked(&symmetric), unchecked(&ranked));
+    let reduced = taken.len() < world.steps().len();
+    let every = match (check_symmetry || check_ranking) && reduced {
+        true => Some(world.successors(false)),
+        false => None,
+    };
+    let claimed = every.as_ref().unwrap_or(&taken);
+    let mut newly_checked = Vec::new();
+    let mut refuted = None;
+    if check_symmetry {
+        refuted = world.renaming_commutes(claimed).err().map(Refusal::Symmetry);
+        newly_checked = symmetric;
+    }
+    let settle = |(step, mut next): (Step, World<R>)| {
+        if reduction.settle {
+            interner.share_changed(&mut next, world);
+            next.settle();
+        }
+        (step, next)
+    };
+    let settled: Vec<_> = taken
+        .into_iter()
+        .map(|(step, next)| {
+            let broken = judge_step(world, step, &next, properties);
+            let (step, next) = settle((step, next));
+            (step, next, broken)
+        })
+        .collect();
+    if check_ranking && refuted.is_none() {
         let observed = |w: &World<R>| (judge(w, properties), w.waiting_mask(), w.holding_mask());
-        refuted = world.ranking_commutes(&pairs, observed).err().map(Refusal::Renumbering);
-        newly_checked.extend(ranked);
+        let every_settled: Vec<(Step, World<R>)> =
+            every.map(|all| all.into_iter().map(settle).collect()).unwrap_or_default();
+        let pairs: Vec<_> = match every_settled.is_empty() {
+            true => settled.iter().map(|(step, next, _)| (*step, next)).collect(),
+            false => every_settled.iter().map(|(step, next)| (*step, next)).collect(),
+        };
+        match world.ranking_commutes(&pairs, observed) {
+            Ok(true) => newly_checked.extend(ranked),
+            // Kept as it is (merged with no other state): nothing checked for its situations.
+            Ok(false) => {}
+            Err(why) => refuted = Some(Refusal::Renumbering(why)),
+        }
     }
     let successors = settled
         .into_iter()

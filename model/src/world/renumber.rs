@@ -29,7 +29,7 @@
 use super::{Client, Resource, World};
 use crate::recipe::{ClientId, Recipe};
 use crate::rewrite::Rewrite;
-use crate::{ChildrenOrder, FaultKind, Numbers, Renumber};
+use crate::{ChildrenOrder, FaultKind, Lifted, Numbers, Renumber};
 
 impl<R: Recipe> World<R> {
     /// This state with its numbers renumbered, or `None` when renumbering does not apply here or
@@ -89,25 +89,47 @@ impl<R: Recipe> World<R> {
     /// that settles to the same one. A recipe that reads a number's value (zero, a threshold)
     /// or the distance between two (`n + 1`) breaks this on the first state where that decides
     /// a step. Says which step breaks it.
+    ///
+    /// Ranking maps each kind of number on its own (sequence numbers, zxids, each client's
+    /// private numbers, and a cversion to zero or one), so the check moves each kind as ranking
+    /// may: twice, once with the sequence numbers lifted above every zxid and once with the
+    /// zxids lifted above every sequence number (`Walk::Spreading`), so that a recipe comparing
+    /// a number of one kind with one of another, or a cversion's value, breaks it too.
+    ///
+    /// `Ok(true)` when the check ran; `Ok(false)` when the state is kept as it is, merged with
+    /// no other (its counters do not lead, or renumbering cannot walk it), so that nothing was
+    /// checked and the checker must not count its situations as checked.
     pub fn ranking_commutes<T: PartialEq>(
         &self,
         settled: &[(super::Step, &World<R>)],
         observed: impl Fn(&World<R>) -> T,
-    ) -> Result<(), String> {
-        let Some(ranks) = self.ranks() else { return Ok(()) };
+    ) -> Result<bool, String> {
+        let Some(ranks) = self.ranks() else { return Ok(false) };
         if !self.counters_lead(&ranks) {
-            // Kept as it is: no other state is merged with it.
-            return Ok(());
+            return Ok(false);
         }
-        let spreading = Numbers::spreading();
-        let Some(spread) = self.renumber_with(&spreading) else { return Ok(()) };
-        if spreading.opaque() {
-            return Ok(());
+        for lifted in [Lifted::Seqs, Lifted::Zxids] {
+            let spreading = Numbers::spreading(lifted);
+            let Some(spread) = self.renumber_with(&spreading) else { return Ok(false) };
+            if spreading.opaque() {
+                return Ok(false);
+            }
+            self.spread_commutes(&spread, settled, &observed)?;
         }
+        Ok(true)
+    }
+
+    /// `ranking_commutes` for one way of spreading the numbers apart, giving `spread`.
+    fn spread_commutes<T: PartialEq>(
+        &self,
+        spread: &World<R>,
+        settled: &[(super::Step, &World<R>)],
+        observed: &impl Fn(&World<R>) -> T,
+    ) -> Result<(), String> {
         if spread.steps() != self.steps() {
             return Err("with its numbers spread apart, a state offers other steps".to_string());
         }
-        if observed(&spread) != observed(self) {
+        if observed(spread) != observed(self) {
             return Err("with its numbers spread apart, a state is judged differently".to_string());
         }
         for (step, next) in settled {
