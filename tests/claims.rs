@@ -138,3 +138,24 @@ fn a_recipe_comparing_a_sequence_number_with_a_zxid_loses_its_renumbering() {
         assert_eq!(checked.status(v.name()), Some(v.status), "{}", v.name());
     }
 }
+
+#[test]
+fn a_run_whose_numbers_grow_without_end_says_so_and_what_to_do() {
+    use zklab_model::UNBOUNDED_ROUNDS;
+    // Refused its renumbering, the lock's clients acquire forever and every lap makes new
+    // numbers: the budget runs out, and the report says why the run could not end.
+    let checked = check(CrossKindLock::new).clients(2).rounds(UNBOUNDED_ROUNDS).max_states(3_000).run();
+    assert!(checked.outcome.bounded);
+    let growing = checked.outcome.growing_numbers.as_ref().expect("the report says why");
+    assert!(growing.kept_because.contains("refused"), "{}", growing.kept_because);
+    assert!(growing.sequence >= 2 && growing.zxid > growing.sequence, "{growing:?}");
+    assert!(growing.remedy.contains("Recipe::renumbered") && growing.remedy.contains("--rounds"));
+    assert!(checked.to_string().contains("numbers are kept as they are"), "{checked}");
+
+    // A lock whose numbers are renumbered (and that leaves no watch behind on a lap) has a
+    // finite graph however often it is acquired.
+    let mutex = |lock: &str| zklab_recipes::build("curator-mutex", lock).unwrap();
+    let renumbered = check(mutex).clients(2).rounds(UNBOUNDED_ROUNDS).explore_everything().run();
+    assert!(!renumbered.outcome.bounded);
+    assert_eq!(renumbered.outcome.growing_numbers, None);
+}

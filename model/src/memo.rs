@@ -43,21 +43,61 @@ impl<T> Memo<T> {
     }
 }
 
-/// A value's 128-bit digest (XXH3 of what its `Hash` writes): what an owner that is shared
-/// between many states writes into their hashes instead of its whole self (see `Memo`), so a
-/// state's fingerprint reads each shared part once. Two different values share a digest with
-/// probability about 2^-128.
+/// A value's 128-bit digest: SipHash-1-3 with a 128-bit output, keyed by a secret drawn once per
+/// process (`key`), of what its `Hash` writes. It is what an owner that is shared between many
+/// states writes into their hashes instead of its whole self (see `Memo`), so a state's
+/// fingerprint reads each shared part once, and what the checker tells states and parts apart
+/// by.
+///
+/// Why keyed: an unkeyed hash is a fixed function, and a fixed function has collisions that a
+/// state can be built to hit. XXH3, which this was before, is not collision resistant: on an
+/// input over 240 bytes a 64-bit lane `v` adds `lo32(v ^ s) * hi32(v ^ s)` for a public secret
+/// word `s`, which is 0 whenever `hi32(v) == hi32(s)`, so a value can be moved between two such
+/// lanes without changing the digest (`tests/identity.rs` builds two recipe states that
+/// collide so). Keyed, the digest is a pseudo-random function of its input to anyone who does
+/// not know the key, and nothing a recipe, a world or a user's input does can depend on the
+/// key: the values digested in a run are fixed before the key is drawn. So for every set of
+/// inputs, however structured, two distinct ones get one digest with probability 2^-128 (plus
+/// SipHash's distinguishing advantage, which no known attack makes larger than that), and the
+/// bound the checker prints (`bfs::collision_probability`) holds for every input, not just for
+/// inputs that look random. The same holds of digests of digests (a state's fingerprint over
+/// its parts' digests): a collision there needs either two distinct parts with one digest or
+/// two distinct sequences of digests with one digest, each bounded alike.
+///
+/// The key changes nothing a run reports: no order, choice or output depends on a digest's
+/// value, only on whether two digests are equal, so counts and traces are the same from
+/// process to process (`tests/identity.rs` checks it).
 pub fn digest(value: &impl std::hash::Hash) -> u128 {
     // Room for a world of a few clients at once, where growing the buffer would copy it.
     let mut bytes = Bytes(Vec::with_capacity(1024));
     value.hash(&mut bytes);
-    xxhash_rust::xxh3::xxh3_128(&bytes.0)
+    digest_bytes(&bytes.0)
+}
+
+/// The keyed digest of `bytes` (see `digest`).
+fn digest_bytes(bytes: &[u8]) -> u128 {
+    let (k0, k1) = key();
+    let mut hasher = siphasher::sip128::SipHasher13::new_with_keys(k0, k1);
+    std::hash::Hasher::write(&mut hasher, bytes);
+    siphasher::sip128::Hasher128::finish128(&hasher).as_u128()
+}
+
+/// The digests' secret: 128 bits from the operating system, drawn once per process on first
+/// use (every digest of a process must use one key: parts memoize theirs). It is a key, not a
+/// source of behaviour (see `digest`).
+fn key() -> (u64, u64) {
+    static KEY: OnceLock<(u64, u64)> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).expect("the operating system hands out random bytes");
+        let (k0, k1) = bytes.split_at(8);
+        (u64::from_le_bytes(k0.try_into().expect("8 bytes")), u64::from_le_bytes(k1.try_into().expect("8 bytes")))
+    })
 }
 
 /// What a `Hash` writes, gathered to be digested in one pass: a value writes many small pieces
-/// (a number, a length, a short name), and XXH3's streaming state costs a buffered copy per
-/// piece where appending to a vector costs a few instructions. The digest is XXH3's of the same
-/// bytes either way.
+/// (a number, a length, a short name), and a streaming hasher costs a buffered copy per piece
+/// where appending to a vector costs a few instructions. The digest is the same either way.
 struct Bytes(Vec<u8>);
 
 impl std::hash::Hasher for Bytes {
@@ -92,7 +132,7 @@ impl std::hash::Hasher for Bytes {
     }
 
     fn finish(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(&self.0)
+        digest_bytes(&self.0) as u64
     }
 }
 

@@ -325,7 +325,9 @@ fn expand<R: Recipe>(
         false => Vec::new(),
     };
     let unchecked = |situations: &[u128]| !situations.iter().all(|s| checked.contains(s));
-    let (check_symmetry, check_ranking) = (unchecked(&symmetric), unchecked(&ranked));
+    let check_symmetry = unchecked(&symmetric);
+    // A state renumbering keeps as it is checks nothing (see `World::ranking_commutes`).
+    let check_ranking = unchecked(&ranked) && world.ranking_checkable();
     let reduced = taken.len() < world.steps().len();
     let every = match (check_symmetry || check_ranking) && reduced {
         true => Some(world.successors(false)),

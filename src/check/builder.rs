@@ -213,6 +213,9 @@ impl<R: Recipe> std::fmt::Display for Checked<R> {
         for v in &o.verdicts {
             writeln!(f, "  {:<28} {}", v.name(), super::status_text(v.status, o.stopped, o.swarm.is_some()))?;
         }
+        if let Some(growing) = &o.growing_numbers {
+            writeln!(f, "  {}", super::growing_numbers_text(growing))?;
+        }
         let shown = o.verdicts.iter().find_map(|v| Some((v.name(), self.timeline(v.name())?)));
         if let Some((name, timeline)) = shown {
             writeln!(f, "\n{name} counterexample:\n{timeline}")?;

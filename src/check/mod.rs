@@ -180,6 +180,9 @@ pub struct Report {
     /// What a swarm of random walks covered (`--swarm`), instead of an exhaustive search.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swarm: Option<swarm::Coverage>,
+    /// A bounded run that kept its numbers as they are: how far they grew, why, and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub growing_numbers: Option<GrowingNumbers>,
 }
 
 impl Report {
@@ -237,6 +240,15 @@ pub fn status_text(status: Status, stopped: bool, swarm: bool) -> &'static str {
         Status::Unknown => "unknown (budget ran out)",
         Status::NotApplicable => "not applicable",
     }
+}
+
+/// What a report says of a bounded run that kept its numbers (see `GrowingNumbers`).
+pub fn growing_numbers_text(g: &GrowingNumbers) -> String {
+    format!(
+        "numbers are kept as they are, because {}: by the last state met (depth {}) the lock's counter was at {} and the zxid at {}, \
+         and a recipe that creates nodes again and again makes a new state with every new number, so the run may never end; {}",
+        g.kept_because, g.depth, g.sequence, g.zxid, g.remedy
+    )
 }
 
 /// One progress line: states, unique states, rate and depth.
@@ -301,6 +313,41 @@ pub struct Outcome {
     pub cross_check: Option<CrossCheck>,
     /// What the swarm covered, when the search was a swarm of random walks.
     pub swarm: Option<swarm::Coverage>,
+    /// A bounded exhaustive run whose numbers were not renumbered: how far they had grown, and
+    /// why they were kept (see `GrowingNumbers`).
+    pub growing_numbers: Option<GrowingNumbers>,
+}
+
+/// Why a bounded run may never have ended: its sequence numbers and zxids are kept as they are,
+/// so every new number makes a new state, and a recipe that creates nodes again and again
+/// (re-enters a queue, re-creates its node) has a graph without end. Reported with how far the
+/// numbers had grown by the last state the run met, and what to do about it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GrowingNumbers {
+    /// Why the run kept its numbers (`World::why_not_renumbered`, or the refused claim).
+    pub kept_because: String,
+    /// The lock's next sequence number and the server's zxid in the last state met.
+    pub sequence: i64,
+    pub zxid: i64,
+    /// That state's depth.
+    pub depth: usize,
+    /// What to do.
+    pub remedy: &'static str,
+}
+
+/// What to do about numbers that grow (see `GrowingNumbers`).
+const REMEDY: &str = "if the recipe only compares sequence numbers and zxids with one another, claim renumbering \
+(implement Recipe::renumbered, checked as a claim on the explored states) so that states differing only in their \
+numbers are one; otherwise bound how often clients acquire (--rounds) and the faults' budgets";
+
+impl GrowingNumbers {
+    /// The note for a bounded run of `init` whose last state met is `last`, at `depth`, if the
+    /// run kept its numbers.
+    fn of<R: Recipe>(init: &World<R>, last: &World<R>, depth: usize) -> Option<Self> {
+        let kept_because = init.why_not_renumbered()?.to_string();
+        let (sequence, zxid) = last.counters();
+        Some(GrowingNumbers { kept_because, sequence, zxid, depth, remedy: REMEDY })
+    }
 }
 
 impl Outcome {
@@ -398,6 +445,7 @@ fn walk<R: Recipe>(
         verdicts,
         cross_check: None,
         swarm: Some(found.coverage),
+        growing_numbers: None,
     }
 }
 
@@ -446,6 +494,9 @@ fn explore_within<R: Recipe>(
         let left = max_states.saturating_sub(graph.unique()).max(1);
         let mut full = explore_within(init.without_renumbering(), options, deadline, left, started);
         full.renumbering_refused = Some(why.clone());
+        if let Some(growing) = &mut full.growing_numbers {
+            growing.kept_because = format!("the recipe's claim to renumbering was refused: {why}");
+        }
         return full;
     }
     // A deadlock is known once its state is expanded; starving cycles need the whole graph.
@@ -501,12 +552,21 @@ fn explore_within<R: Recipe>(
     let cross_check = (options.cross_check && graph.complete)
         .then(|| cross_check::run(&init, &properties, reduction, options, cross_budget, graph.unique(), &verdicts));
 
+    let bounded = !graph.complete && !graph.stopped;
+    let growing_numbers = bounded.then(|| graph.unique().checked_sub(1)).flatten().and_then(|last| {
+        let steps = concrete(graph.path_to(last as u32));
+        let mut world = init.clone();
+        for step in &steps {
+            world.apply(*step).expect("a path of the graph replays");
+        }
+        GrowingNumbers::of(&init, &world, steps.len())
+    });
     Outcome {
         unique_states: graph.unique(),
         total_states: graph.total,
         max_depth: graph.depth,
         elapsed_ms: started.elapsed().as_millis(),
-        bounded: !graph.complete && !graph.stopped,
+        bounded,
         spent: (!graph.complete && !graph.stopped).then(|| budget.spent(graph.unique())).flatten(),
         stopped: graph.stopped,
         symmetric,
@@ -517,6 +577,7 @@ fn explore_within<R: Recipe>(
         verdicts,
         cross_check,
         swarm: None,
+        growing_numbers,
     }
 }
 
@@ -643,6 +704,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             .collect(),
         cross_check: outcome.cross_check.clone(),
         swarm: outcome.swarm.clone(),
+        growing_numbers: outcome.growing_numbers.clone(),
     }
 }
 

@@ -300,9 +300,12 @@ fn print_report(report: &Report) {
         say!("  {:<28} {}", p.name, check::status_text(p.status, report.stopped_at_violation, report.swarm.is_some()));
     }
     say!(
-        "  states are 128-bit fingerprints, 102 bits compared: the chance that two states or parts were taken for one is below {:.1e}",
+        "  states are 128-bit keyed digests, 102 bits compared: the chance that two states or parts were taken for one is below {:.1e}, for any recipe (SipHash under a key drawn for this run, taken as a pseudo-random function)",
         report.fingerprint_collision_probability
     );
+    if let Some(growing) = &report.growing_numbers {
+        say!("  {}", check::growing_numbers_text(growing));
+    }
     if let Some(cross) = &report.cross_check {
         match cross.agrees() {
             true => say!("  stateright agrees ({} unique states)", cross.stateright_unique_states),

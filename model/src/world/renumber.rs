@@ -119,6 +119,13 @@ impl<R: Recipe> World<R> {
         Ok(true)
     }
 
+    /// Whether `ranking_commutes` would check anything here: the state can be ranked and its
+    /// counters lead, so that renumbering merges it with others. Cheap next to the check, which
+    /// a checker then runs on every successor.
+    pub fn ranking_checkable(&self) -> bool {
+        self.ranks().is_some_and(|ranks| self.counters_lead(&ranks))
+    }
+
     /// `ranking_commutes` for one way of spreading the numbers apart, giving `spread`.
     fn spread_commutes<T: PartialEq>(
         &self,
@@ -146,6 +153,45 @@ impl<R: Recipe> World<R> {
             }
         }
         Ok(())
+    }
+
+    /// Why this run keeps its sequence numbers and zxids as they are, if it does: renumbering
+    /// was turned off, the world is of a kind it cannot apply to, or the recipe does not claim
+    /// it (`Recipe::renumbered`). Asked of a run's first state. Without renumbering, every new
+    /// number makes a new state, so a recipe that creates nodes again and again never runs out
+    /// of states.
+    pub fn why_not_renumbered(&self) -> Option<&'static str> {
+        let config = &self.config;
+        if !config.renumber {
+            return Some("renumbering is turned off (--no-renumber)");
+        }
+        if !self.one_recipe {
+            return Some("the clients run different recipes");
+        }
+        if config.first_sequence != 0 {
+            return Some("the counter starts elsewhere than 0 (--first-sequence), where values matter");
+        }
+        if config.jute_maxbuffer.is_some() {
+            return Some("replies have a length limit (--jute-maxbuffer), which sees a number's digits");
+        }
+        if config.faults.get(FaultKind::ReapParent) > 0 {
+            return Some("the lock's parent can be reaped and made again, restarting its counter");
+        }
+        if matches!(self.server.config().children_order, ChildrenOrder::Scrambled(_)) {
+            return Some("listings come in a scrambled order");
+        }
+        // A collecting walk asks each recipe for its renumbering and changes nothing.
+        let claims = self.walk(&Numbers::collecting(), |r, _| {
+            self.clients.iter().enumerate().all(|(i, c)| c.recipe.renumbered(i as ClientId, r).is_some())
+        });
+        (claims != Some(true)).then_some("the recipe does not claim it (Recipe::renumbered)")
+    }
+
+    /// The lock's next sequence number and the server's zxid: how far this state's numbers
+    /// have grown.
+    pub fn counters(&self) -> (i64, i64) {
+        let seq = self.server.tree().get(&self.config.lock_path).map_or(0, |n| i64::from(n.next_seq));
+        (seq, self.server.zxid())
     }
 
     /// Whether renumbering can apply to this run at all (see the module's list).
