@@ -398,3 +398,52 @@ fn a_holder_that_names_no_node_is_a_stale_holder() {
     assert!(end.server.is_alive(end.clients[0].session));
     assert!(oracle::replays_to_violation(&init, &[Step::Acquire(0)], "stale_holder").is_err());
 }
+
+/// The first world reachable from `init` (breadth-first, up to `limit` worlds) for which `found`
+/// holds.
+fn find<R: Recipe>(init: &World<R>, limit: usize, found: impl Fn(&World<R>) -> bool) -> Option<World<R>> {
+    let mut seen = std::collections::HashSet::from([init.clone()]);
+    let mut queue = std::collections::VecDeque::from([init.clone()]);
+    while let Some(w) = queue.pop_front() {
+        if found(&w) {
+            return Some(w);
+        }
+        for step in w.steps() {
+            let mut next = w.clone();
+            next.apply(step).unwrap();
+            if seen.len() < limit && seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn a_crashed_holder_holds_nothing_but_its_node_lives_on() {
+    // The standard lock under crash: the holder crashes, the server expires its session, and
+    // the next client is granted the lock while the dead one's recipe still says Holding. A
+    // crashed process's belief counts for nothing, so no property sees two holders or a stale
+    // one; its node and session are ZooKeeper's and stay until the expiry.
+    let init = world("standard", 2, WorldConfig { faults: budget("crash"), ..WorldConfig::default() });
+    let o = oracle::check(init.clone(), 1_000_000);
+    assert!(o.complete);
+    for name in ["belief_exclusion", "zk_exclusion", "stale_holder", "no_orphans", "eventual_acquire"] {
+        assert_eq!(o.status(name), "holds", "{name}: {:?}", o.violated.get(name));
+    }
+    let believes = |w: &World<AnyRecipe>, i: usize| matches!(w.clients[i].recipe.belief(), Belief::Holding { .. });
+    // The dead holder beside the live one: what the earlier definitions called a violation.
+    let handed_on = find(&init, 100_000, |w| w.clients[0].crashed && believes(w, 0) && believes(w, 1))
+        .expect("a crashed holder's successor is granted the lock");
+    assert!(!oracle::properties::holds(&handed_on.clients[0]) && oracle::properties::holds(&handed_on.clients[1]));
+    assert!(oracle::properties::belief_exclusion(&handed_on) && oracle::properties::stale_holder(&handed_on));
+    // Before the expiry, the dead holder's node blocks the other and is an orphan candidate
+    // (no live owner knows it), though the pending expiry keeps the world from being judged.
+    let dead =
+        find(&init, 100_000, |w| w.clients[0].crashed && believes(w, 0) && w.server.is_alive(w.clients[0].session))
+            .expect("a holder crashes");
+    let node = dead.clients[0].recipe.owned_node().expect("it names its node").to_string();
+    assert_eq!(oracle::properties::orphan_nodes(&dead), vec![node]);
+    assert!(!oracle::properties::only_faults_possible(&dead), "the expiry is still to come");
+    assert!(oracle::properties::no_orphans(&dead));
+}

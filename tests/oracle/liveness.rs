@@ -10,6 +10,9 @@
 //! step enabled (in the FULL graph) in all of the component's states labels some edge inside the
 //! component."
 //!
+//! "Waits" and "holds" are `properties::waits` and `properties::holds`: a crashed client does
+//! neither, whatever its recipe last believed, so it never starves and never counts as holding.
+//!
 //! Why the whole component decides: any cycle inside a component visits a subset of its states
 //! (so at least the steps enabled throughout the component are enabled throughout the cycle)
 //! and takes a subset of its edges; if the cycle through everything is unfair, so is every

@@ -29,9 +29,15 @@ pub const PROPERTIES: [&str; 8] = [
     FENCING_AVAILABLE,
 ];
 
-/// "A client *holds* when `recipe.belief()` is `Belief::Holding{..}`."
+/// "A client *holds* when it is not crashed and `recipe.belief()` is `Belief::Holding{..}`."
+///
+/// A crashed process's belief counts for nothing: what its recipe last believed died with it,
+/// so every property that speaks of holders (`belief_exclusion`, `zk_exclusion`,
+/// `stale_holder`, `reached:shared-hold`, the holders of `eventual_acquire`'s cycles, the
+/// positions of `fenced_exclusion`) judges live processes only. Its node and session are
+/// ZooKeeper's and outlive it (see `orphan_nodes`, which credits no crashed owner).
 pub fn holds<R: Recipe>(c: &Client<R>) -> bool {
-    matches!(c.recipe.belief(), Belief::Holding { .. })
+    !c.crashed && matches!(c.recipe.belief(), Belief::Holding { .. })
 }
 
 /// "A client *waits* when it is not crashed and its belief is `Belief::Acquiring`."
@@ -46,13 +52,14 @@ pub fn only_faults_possible<R: Recipe>(w: &World<R>) -> bool {
 }
 
 /// `belief_exclusion` (safety, judged in every reachable state): "the modes (`recipe.mode()`)
-/// of all clients that hold are compatible (`Mode::compatible`)."
+/// of all clients that hold (live clients only, see `holds`) are compatible
+/// (`Mode::compatible`)."
 pub fn belief_exclusion<R: Recipe>(w: &World<R>) -> bool {
     let modes: Vec<Mode> = w.clients.iter().filter(|c| holds(c)).map(|c| c.recipe.mode()).collect();
     Mode::compatible(&modes)
 }
 
-/// The holders ZooKeeper agrees with: "holder whose current session (`client.session`) is alive
+/// The holders ZooKeeper agrees with: "[live] holder whose current session (`client.session`) is alive
 /// on the server, whose `owned_node()` exists in the server's tree and whose node's ephemeral
 /// owner is that session."
 pub fn zk_agrees<R: Recipe>(w: &World<R>, c: &Client<R>) -> bool {
@@ -71,8 +78,9 @@ pub fn zk_exclusion<R: Recipe>(w: &World<R>) -> bool {
     Mode::compatible(&modes)
 }
 
-/// The clients that break `stale_holder`: those that hold (`Belief::Holding{..}`; a
-/// `Belief::Suspended{..}` client does not hold) and that ZooKeeper does not agree with (see
+/// The clients that break `stale_holder`: those that hold (not crashed and
+/// `Belief::Holding{..}`; a `Belief::Suspended{..}` client does not hold, nor does a crashed
+/// one, whatever it last believed) and that ZooKeeper does not agree with (see
 /// `zk_agrees`). A holder that names no node (`owned_node()` is None) is one of them: ZooKeeper
 /// cannot agree with it.
 pub fn stale_holders<R: Recipe>(w: &World<R>) -> Vec<ClientId> {
@@ -82,9 +90,9 @@ pub fn stale_holders<R: Recipe>(w: &World<R>) -> Vec<ClientId> {
         .collect()
 }
 
-/// `stale_holder` (safety, judged in every reachable state): "no client believes it holds
+/// `stale_holder` (safety, judged in every reachable state): "no [live] client believes it holds
 /// (`Belief::Holding{..}`; `Belief::Suspended{..}` is not holding) while ZooKeeper disagrees: in
-/// every reachable state, every client whose belief is `Holding` has a live session
+/// every reachable state, every live client whose belief is `Holding` has a live session
 /// (`server.is_alive(client.session)`), and the node it believes it owns
 /// (`recipe.owned_node()`) exists in the server's tree and its ephemeral owner is that
 /// session." True when the property holds in `w` (see `stale_holders`).
@@ -138,7 +146,7 @@ pub fn deadlock<R: Recipe>(w: &World<R>) -> bool {
 /// - `reached:handoff` (`coverage.handoff`);
 /// - `reached:predecessor-gone` (`coverage.predecessor_gone`);
 /// - `reached:stale-write-refused` (`resource.refused_stale`);
-/// - `reached:shared-hold` (two or more clients hold at once).
+/// - `reached:shared-hold` (two or more live clients hold at once).
 pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
     let mut items = Vec::new();
     for kind in FaultKind::ALL {
@@ -343,9 +351,14 @@ impl Ghost {
             }
         }
         // 2. Positions of holds.
+        // A crashed client holds nothing (see `holds`): its position is forgotten as it dies,
+        // and it never takes another step.
         for i in 0..after.clients.len() {
             let was = before.clients[i].recipe.belief();
-            let now = after.clients[i].recipe.belief();
+            let now = match after.clients[i].crashed {
+                true => Belief::Idle,
+                false => after.clients[i].recipe.belief(),
+            };
             let holds_now = matches!(now, Belief::Holding { .. });
             let comes_to_hold = holds_now && !matches!(was, Belief::Holding { .. } | Belief::Suspended { .. });
             // A client that turns from suspended to holding without a position (it was
