@@ -47,20 +47,28 @@ enum Walk {
     Spreading(Lifted),
 }
 
-/// Which kind of number a spreading walk lifts above every number of the other kind.
+/// How a spreading walk moves the numbers: spread apart (`2v + 1`) with one kind lifted above
+/// every number of the other, or every number shifted up by a few (`v + k`), so that a recipe
+/// comparing a number with a small constant (`seq - 1 == 1`, `seq < 3`) sees another answer
+/// than at its rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lifted {
     Seqs,
     Zxids,
+    Shifted(u8),
 }
 
 /// How far a spreading walk lifts a kind of number: above any number a checked state holds,
 /// and still a sequence number (a 32-bit counter).
 const LIFT: i64 = 1 << 24;
 
-/// `v` spread apart from its neighbours (see `Walk::Spreading`), lifted when `lift`.
-fn spread(v: i64, lift: bool) -> i64 {
-    v.saturating_mul(2).saturating_add(1).saturating_add(if lift { LIFT } else { 0 })
+/// `v` spread apart from its neighbours (see `Walk::Spreading`), lifted when `lift`; shifted
+/// instead under `Lifted::Shifted`.
+fn spread(v: i64, lifted: Lifted, lift: bool) -> i64 {
+    match lifted {
+        Lifted::Shifted(k) => v.saturating_add(i64::from(k)),
+        _ => v.saturating_mul(2).saturating_add(1).saturating_add(if lift { LIFT } else { 0 }),
+    }
 }
 
 /// The numbers a state holds, by kind: collected on the first walk, ranked on the second.
@@ -318,7 +326,7 @@ impl Numbers {
     pub fn seq(&self, v: i64) -> i64 {
         match self.walk {
             Walk::Ranking => rank(&self.seqs.borrow().listed, v, "sequence number"),
-            Walk::Spreading(lifted) => spread(v, lifted == Lifted::Seqs),
+            Walk::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Seqs),
             Walk::Collecting => {
                 self.seqs.borrow_mut().insert(v);
                 v
@@ -330,7 +338,7 @@ impl Numbers {
         match self.walk {
             Walk::Ranking => rank(&self.zxids.borrow().listed, v, "zxid"),
             Walk::Spreading(_) if v == 0 => 0,
-            Walk::Spreading(lifted) => spread(v, lifted == Lifted::Zxids),
+            Walk::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Zxids),
             Walk::Collecting => {
                 self.zxids.borrow_mut().insert(v);
                 v
@@ -341,7 +349,7 @@ impl Numbers {
     /// A number that only `client`'s recipe hands out, always larger than the ones before.
     pub fn local(&self, client: ClientId, v: i64) -> i64 {
         match self.walk {
-            Walk::Spreading(_) => spread(v, false),
+            Walk::Spreading(lifted) => spread(v, lifted, false),
             Walk::Ranking => {
                 let locals = self.locals.borrow();
                 let first = locals.partition_point(|(c, _)| *c < client);
@@ -360,6 +368,7 @@ impl Numbers {
         match self.walk {
             Walk::Ranking => c.min(1),
             Walk::Spreading(_) if c <= 0 => c,
+            Walk::Spreading(Lifted::Shifted(k)) => c.saturating_add(i32::from(k)),
             Walk::Spreading(_) => c.saturating_mul(2).saturating_add(1),
             Walk::Collecting => {
                 if c > 1 {

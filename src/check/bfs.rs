@@ -254,6 +254,9 @@ enum Claim {
     Symmetry,
     /// Only the order of its numbers matters (`World::ranking_commutes`).
     Renumbering,
+    /// Its renumbering keeps what a state does (`renumbering_commutes`), asked of a successor
+    /// as the step left it.
+    RenumberingCommutes,
 }
 
 /// What a client's recipe does next, and how it is renamed or renumbered, depends only on its
@@ -277,6 +280,39 @@ enum Refusal {
     Symmetry(String),
     /// Ranking the numbers does not commute with a step (`World::ranking_commutes`).
     Renumbering(String),
+}
+
+/// Whether settling `raw` into `kept` (renumbering it through the recipes' own `renumbered`)
+/// commutes with every step from it: `kept` offers the same steps, is judged the same, and each
+/// step from either leads to states that settle to one. What the spread check
+/// (`World::ranking_commutes`) cannot see: it compares two renumbered states, so a recipe whose
+/// renumbering loses or changes what it acts on passes it.
+fn renumbering_commutes<R: Recipe, T: PartialEq>(
+    raw: &World<R>,
+    kept: &World<R>,
+    observed: &impl Fn(&World<R>) -> T,
+) -> Result<(), String> {
+    if raw == kept {
+        return Ok(());
+    }
+    let steps = raw.steps();
+    if steps != kept.steps() {
+        return Err("the state offers other steps once renumbered".to_string());
+    }
+    if observed(raw) != observed(kept) {
+        return Err("the state is judged otherwise once renumbered".to_string());
+    }
+    for step in steps {
+        let (mut from_raw, mut from_kept) = (raw.clone(), kept.clone());
+        from_raw.apply(step).expect("enabled");
+        from_kept.apply(step).expect("enabled in the same state renumbered");
+        from_raw.settle();
+        from_kept.settle();
+        if from_raw != from_kept {
+            return Err(format!("step `{step}` leads elsewhere once the state is renumbered"));
+        }
+    }
+    Ok(())
 }
 
 /// Bit `i` set: `properties[i]` holds in `world`.
@@ -342,24 +378,36 @@ fn expand<R: Recipe>(
         newly_checked = symmetric;
     }
     let settle = |(step, mut next): (Step, World<R>)| {
+        let mut renumbered = false;
         if reduction.settle {
             interner.share_changed(&mut next, world);
-            next.settle();
+            renumbered = next.settle();
         }
-        (step, next)
+        (step, next, renumbered)
     };
-    let settled: Vec<_> = taken
-        .into_iter()
-        .map(|(step, next)| {
-            let broken = judge_step(world, step, &next, properties);
-            let (step, next) = settle((step, next));
-            (step, next, broken)
-        })
-        .collect();
+    let observed = |w: &World<R>| (judge(w, properties), w.waiting_mask(), w.holding_mask());
+    // Each successor the pass keeps renumbered must behave as it did before (see
+    // `renumbering_commutes`), checked once per situation of the successor as it was.
+    let mut settled = Vec::with_capacity(taken.len());
+    for (step, next) in taken {
+        let broken = judge_step(world, step, &next, properties);
+        let raw = (reduction.settle && refuted.is_none()).then(|| next.clone());
+        let (step, next, renumbered) = settle((step, next));
+        if let Some(raw) = raw.filter(|_| renumbered) {
+            let commuting = situations(&raw, Claim::RenumberingCommutes);
+            if unchecked(&commuting) {
+                match renumbering_commutes(&raw, &next, &observed) {
+                    Ok(()) => newly_checked.extend(commuting),
+                    Err(why) => refuted = Some(Refusal::Renumbering(format!("after step `{step}`, {why}"))),
+                }
+            }
+        }
+        settled.push((step, next, broken));
+    }
     if check_ranking && refuted.is_none() {
-        let observed = |w: &World<R>| (judge(w, properties), w.waiting_mask(), w.holding_mask());
-        let every_settled: Vec<(Step, World<R>)> =
-            every.map(|all| all.into_iter().map(settle).collect()).unwrap_or_default();
+        let every_settled: Vec<(Step, World<R>)> = every
+            .map(|all| all.into_iter().map(settle).map(|(step, next, _)| (step, next)).collect())
+            .unwrap_or_default();
         let pairs: Vec<_> = match every_settled.is_empty() {
             true => settled.iter().map(|(step, next, _)| (*step, next)).collect(),
             false => every_settled.iter().map(|(step, next)| (*step, next)).collect(),

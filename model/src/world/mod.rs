@@ -367,8 +367,9 @@ impl<R: Recipe> World<R> {
     /// then renumbers sequence numbers and zxids by rank where that is sound (see `renumbered`):
     /// the checker settles every state it keeps, so that states differing only in how many
     /// unrelated writes happened before are one. Behaviour is unchanged, so a run need not
-    /// settle (the simulator does not: it would cost a walk of the state per step).
-    pub fn settle(&mut self) {
+    /// settle (the simulator does not: it would cost a walk of the state per step). Says
+    /// whether it renumbered the state.
+    pub fn settle(&mut self) -> bool {
         for i in 0..self.clients.len() {
             let c = &self.clients[i];
             // Only a dropped connection of a live session, and only the Java client, re-arms
@@ -386,8 +387,12 @@ impl<R: Recipe> World<R> {
                 self.clients[i].drop_zxid = drop_zxid;
             }
         }
-        if let Some(renumbered) = self.renumbered() {
-            *self = renumbered;
+        match self.renumbered() {
+            Some(renumbered) => {
+                *self = renumbered;
+                true
+            }
+            None => false,
         }
     }
 

@@ -92,9 +92,12 @@ impl<R: Recipe> World<R> {
     ///
     /// Ranking maps each kind of number on its own (sequence numbers, zxids, each client's
     /// private numbers, and a cversion to zero or one), so the check moves each kind as ranking
-    /// may: twice, once with the sequence numbers lifted above every zxid and once with the
-    /// zxids lifted above every sequence number (`Walk::Spreading`), so that a recipe comparing
-    /// a number of one kind with one of another, or a cversion's value, breaks it too.
+    /// may: once with the sequence numbers lifted above every zxid and once with the zxids
+    /// lifted above every sequence number (`Walk::Spreading`), so that a recipe comparing a
+    /// number of one kind with one of another, or a cversion's value, breaks it too; and three
+    /// times more with every number shifted up by 1, 2 and 3, so that a comparison with a small
+    /// constant, which ranks (small numbers themselves) can answer alike at two values, breaks
+    /// it as well.
     ///
     /// `Ok(true)` when the check ran; `Ok(false)` when the state is kept as it is, merged with
     /// no other (its counters do not lead, or renumbering cannot walk it), so that nothing was
@@ -108,7 +111,7 @@ impl<R: Recipe> World<R> {
         if !self.counters_lead(&ranks) {
             return Ok(false);
         }
-        for lifted in [Lifted::Seqs, Lifted::Zxids] {
+        for lifted in [Lifted::Seqs, Lifted::Zxids, Lifted::Shifted(1), Lifted::Shifted(2), Lifted::Shifted(3)] {
             let spreading = Numbers::spreading(lifted);
             let Some(spread) = self.renumber_with(&spreading) else { return Ok(false) };
             if spreading.opaque() {
