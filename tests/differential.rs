@@ -474,7 +474,8 @@ fn symmetry_claimed_by_a_recipe_that_orders_by_client_is_refused() {
     // The recipe says its clients are interchangeable but orders contenders by client number:
     // renaming does not commute with its steps, so the reduced graph would merge states with
     // different futures (it said belief_exclusion holds). The claim is checked on every
-    // explored state, refused, and the run judged without it.
+    // successor of each explored state whose client situations were not checked before,
+    // refused, and the run judged without it.
     let case = Case::base(12471311778405631387, vec![]);
     assert!(Program::from_seed(case.seed).ordered_by_client);
     let everything = Options { symmetry: true, stop_at_violation: false, ..Options::default() };
@@ -493,7 +494,9 @@ fn renumbering_claimed_by_a_recipe_that_reads_numbers_by_value_is_refused() {
     // The recipe claims only the order of its sequence numbers matters, but takes the node
     // numbered one below its own for its predecessor: ranking closes the gaps deletions leave,
     // so a renumbered state watches another node than the states merged with it. The claim is
-    // checked on every explored state, refused, and the run judged without renumbering.
+    // checked on every successor of each explored state whose client situations were not
+    // checked before (and each renumbered successor against itself as its step left it),
+    // refused, and the run judged without renumbering.
     let case = Case::base(227, vec![FaultKind::LossAfterApply]);
     assert!(Program::from_seed(case.seed).reads_values);
     let everything = Options { stop_at_violation: false, ..Options::default() };
