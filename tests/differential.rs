@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 use zklab::check::properties::Kind;
 use zklab::check::{self, Options, Outcome, Status, Walks};
-use zklab_model::{FaultBudget, FaultKind, World, WorldConfig};
+use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
 
 /// Search states the oracle may explore per case; larger cases are skipped.
 const MAX_STATES: usize = 12_000;
@@ -459,6 +459,15 @@ fn the_cases_the_differential_test_found_stay_fixed() {
         Case {
             variant: Variant { application_steps: true, extended: true, ..Variant::default() },
             ..case(4384769877866911964, vec![GiveUp])
+        },
+        // Under Kazoo, renumbering a state changed what the holder's release did; the pair of
+        // situations was marked checked in a state where the release was not enabled yet, so
+        // no_orphans' counterexample from the renumbered graph did not replay. Now a
+        // situation says which application inputs the client can be handed.
+        Case {
+            client: ClientBehaviour::Kazoo,
+            variant: Variant { notes_outages: true, extended: true, ..Variant::default() },
+            ..case(1217225007794940110, vec![])
         },
     ];
     for case in kept {

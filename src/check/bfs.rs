@@ -254,9 +254,6 @@ enum Claim {
     Symmetry,
     /// Only the order of its numbers matters (`World::ranking_commutes`).
     Renumbering,
-    /// Its renumbering keeps what a state does (`renumbering_commutes`), asked of a successor
-    /// as the step left it.
-    RenumberingCommutes,
 }
 
 /// What a client's recipe does next, and how it is renamed or renumbered, depends only on its
@@ -266,6 +263,16 @@ enum Claim {
 /// numbers by order by construction, which the differential test holds them to.
 fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<u128> {
     (0..world.clients.len()).map(|i| zklab_model::memo::digest(&(claim, i, world.clients[i].situation()))).collect()
+}
+
+/// Each client's situation in `raw` beside its situation once renumbered into `kept`, for the
+/// check that renumbering commutes (`renumbering_commutes`).
+fn renumbered_situations<R: Recipe>(raw: &World<R>, kept: &World<R>) -> Vec<u128> {
+    (0..raw.clients.len())
+        .map(|i| {
+            zklab_model::memo::digest(&(Claim::Renumbering, i, raw.clients[i].situation(), kept.clients[i].situation()))
+        })
+        .collect()
 }
 
 /// Whether a state where the clients in `waiting` wait, and `steps` are enabled, is
@@ -387,17 +394,21 @@ fn expand<R: Recipe>(
     };
     let observed = |w: &World<R>| (judge(w, properties), w.waiting_mask(), w.holding_mask());
     // Each successor the pass keeps renumbered must behave as it did before (see
-    // `renumbering_commutes`), checked once per situation of the successor as it was.
+    // `renumbering_commutes`).
     let mut settled = Vec::with_capacity(taken.len());
     for (step, next) in taken {
         let broken = judge_step(world, step, &next, properties);
         let raw = (reduction.settle && refuted.is_none()).then(|| next.clone());
         let (step, next, renumbered) = settle((step, next));
         if let Some(raw) = raw.filter(|_| renumbered) {
-            let commuting = situations(&raw, Claim::RenumberingCommutes);
-            if unchecked(&commuting) {
+            // Asked once per pair of situations, each client's as the step left it and as
+            // renumbered: what a recipe does depends on its situation, so a pair checked before
+            // behaves alike. The situation as the step left it alone would not do: how it is
+            // renumbered depends on the whole state's numbers.
+            let pairs = renumbered_situations(&raw, &next);
+            if unchecked(&pairs) {
                 match renumbering_commutes(&raw, &next, &observed) {
-                    Ok(()) => newly_checked.extend(commuting),
+                    Ok(()) => newly_checked.extend(pairs),
                     Err(why) => refuted = Some(Refusal::Renumbering(format!("after step `{step}`, {why}"))),
                 }
             }

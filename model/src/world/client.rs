@@ -72,11 +72,16 @@ impl<R: std::hash::Hash> Client<R> {
     }
 
     /// The digest of what the client's recipe does next, and how it is renamed or renumbered,
-    /// depends on besides the client's number: its session, its recipe's state and the input it
-    /// handles next. A checker checks a recipe's claims once per situation; memoized, a client
-    /// shared between many states is digested once.
+    /// depends on besides the client's number: its session, its recipe's state, the input it
+    /// handles next, and which of the application's inputs it can be handed (acquire, write,
+    /// release, giving up: the link, whether it wrote, rounds left, a pause or crash). A
+    /// checker checks a recipe's claims once per situation; memoized, a client shared between
+    /// many states is digested once.
     pub fn situation(&self) -> u128 {
-        *self.situation.get_or_init(|| crate::memo::digest(&(self.session, &self.recipe, self.inbound.front())))
+        *self.situation.get_or_init(|| {
+            let handed = (self.link, self.wrote, self.rounds_left > 0, self.paused, self.crashed);
+            crate::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed))
+        })
     }
 }
 
