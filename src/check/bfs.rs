@@ -363,7 +363,8 @@ fn expand<R: Recipe>(
         true => situations(world, Claim::Symmetry),
         false => Vec::new(),
     };
-    let ranked = match reduction.settle && world.renumbering_applies() {
+    let renumbers = reduction.settle && world.renumbering_applies();
+    let ranked = match renumbers {
         true => situations(world, Claim::Renumbering),
         false => Vec::new(),
     };
@@ -398,7 +399,8 @@ fn expand<R: Recipe>(
     let mut settled = Vec::with_capacity(taken.len());
     for (step, next) in taken {
         let broken = judge_step(world, step, &next, properties);
-        let raw = (reduction.settle && refuted.is_none()).then(|| next.clone());
+        // Copied only where settling may renumber it: most runs' successors need no copy.
+        let raw = (renumbers && refuted.is_none()).then(|| next.clone());
         let (step, next, renumbered) = settle((step, next));
         if let Some(raw) = raw.filter(|_| renumbered) {
             // Asked once per pair of situations, each client's as the step left it and as
