@@ -546,14 +546,11 @@ pub fn explore<R: Recipe>(
 ) -> Graph {
     assert!(properties.len() <= 64, "properties are judged into a 64-bit mask");
     // The first state keeps the numbers the run starts with (see `World::settle_keeping_numbers`).
-    let init = match reduction.settle {
-        true => {
-            let mut init = init;
-            init.settle_keeping_numbers();
-            represent(init, reduction)
-        }
-        false => represent(init, reduction),
-    };
+    let mut init = init;
+    if reduction.settle {
+        init.settle_keeping_numbers();
+    }
+    let init = represent(init, reduction);
     let index = Index::new();
     let interner = Interner::new();
     let mut graph = Graph {

@@ -132,7 +132,7 @@ impl<R: Recipe> World<R> {
         // state can commute with a swap of the first two clients and a turn while one of its
         // orbit, met in no reduced run, does not (a recipe comparing its session with a zxid,
         // found by the differential test). Each client is taken to every other place.
-        let generators: Vec<Vec<ClientId>> = (0..n)
+        let transpositions: Vec<Vec<ClientId>> = (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .map(|(i, j)| {
                 let mut to: Vec<ClientId> = (0..n).collect();
@@ -141,7 +141,7 @@ impl<R: Recipe> World<R> {
             })
             .collect();
         let steps = self.steps();
-        for to in generators {
+        for to in transpositions {
             let renaming = Renaming::new(to, self.first_session);
             let renamed = self.renamed(&renaming).ok_or("the recipe stops supporting renaming")?;
             let mut expected: Vec<_> = steps.iter().map(|s| s.for_client(renaming.client(s.client()))).collect();
