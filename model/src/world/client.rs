@@ -56,6 +56,9 @@ pub struct Client<R> {
     pub armed: Option<FaultKind>,
     /// The connection is to a lagging follower (`lagging-session`) until it drops.
     pub lagging: bool,
+    /// What the recipe was handed since it last started, for renumbering it by replay (see
+    /// `replay`); not part of the client's identity.
+    pub handed: super::replay::Handed<R>,
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,
@@ -69,6 +72,13 @@ impl<R: std::hash::Hash> Client<R> {
     /// What the client's hash is in a world's (see `Clients`' `Hash`).
     pub fn digest(&self) -> u128 {
         *self.digest.get_or_init(|| crate::memo::digest(self))
+    }
+
+    /// What a checker's interner files this client at index `i` under: its digest, and which
+    /// inputs its recipe was handed when the run renumbers by replay (see `replay`), so that the
+    /// copy a state is handed is the same whichever thread met it first.
+    pub fn interned_as(&self, i: usize) -> (usize, u128, u128) {
+        (i, self.digest(), self.handed.digest())
     }
 
     /// The digest of what the client's recipe does next, and how it is renamed or renumbered,
@@ -104,6 +114,7 @@ impl<R: Recipe> Client<R> {
             created: Vec::new(),
             armed: None,
             lagging: false,
+            handed: Default::default(),
             numbers: Memo::default(),
             digest: Memo::default(),
             situation: Memo::default(),

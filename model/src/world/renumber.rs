@@ -58,7 +58,7 @@ impl<R: Recipe> World<R> {
         if !self.renumbering_applies() {
             return None;
         }
-        let collected = Numbers::collecting();
+        let collected = Numbers::collecting_spaced(self.renumbers_by_replay());
         self.collect(&collected)?;
         (!collected.opaque()).then_some(collected)
     }
@@ -117,7 +117,13 @@ impl<R: Recipe> World<R> {
             if spreading.opaque() {
                 return Ok(false);
             }
-            self.spread_commutes(&spread, settled, &observed)?;
+            self.spread_commutes(&spread, settled, &observed, "spread apart")?;
+        }
+        if ranks.is_spaced() {
+            // Spaced ranks never hold the small numbers of a run's start, which a recipe may
+            // compare with a constant: checked against the same state ranked without gaps.
+            let Some(dense) = self.renumber_with(&ranks.densified()) else { return Ok(false) };
+            self.spread_commutes(&dense, settled, &observed, "ranked without gaps")?;
         }
         Ok(true)
     }
@@ -135,24 +141,25 @@ impl<R: Recipe> World<R> {
         spread: &World<R>,
         settled: &[(super::Step, &World<R>)],
         observed: &impl Fn(&World<R>) -> T,
+        how: &str,
     ) -> Result<(), String> {
         if spread.steps() != self.steps() {
-            return Err("with its numbers spread apart, a state offers other steps".to_string());
+            return Err(format!("with its numbers {how}, a state offers other steps"));
         }
         if observed(spread) != observed(self) {
-            return Err("with its numbers spread apart, a state is judged differently".to_string());
+            return Err(format!("with its numbers {how}, a state is judged differently"));
         }
         for (step, next) in settled {
             let mut spread_next = spread.clone();
             if spread_next.apply(*step).is_err() {
-                return Err(format!("step `{step}` fails once the numbers are spread apart"));
+                return Err(format!("step `{step}` fails once the numbers are {how}"));
             }
             spread_next.settle();
             // Settling may keep a state as it is (its counters do not lead); ranked, the two
             // must still be one. Two that cannot be ranked are merged with no other state.
             let same = spread_next == **next || spread_next.ranked() == next.ranked();
             if !same {
-                return Err(format!("step `{step}` leads elsewhere once the numbers are spread apart"));
+                return Err(format!("step `{step}` leads elsewhere once the numbers are {how}"));
             }
         }
         Ok(())
@@ -187,7 +194,9 @@ impl<R: Recipe> World<R> {
         let claims = self.walk(&Numbers::collecting(), |r, _| {
             self.clients.iter().enumerate().all(|(i, c)| c.recipe.renumbered(i as ClientId, r).is_some())
         });
-        (claims != Some(true)).then_some("the recipe does not claim it (Recipe::renumbered)")
+        let replayed = self.renumbers_by_replay();
+        (claims != Some(true) && !replayed)
+            .then_some("the recipe writes no renumbering (Recipe::renumbered) and says no to renumbering by replay")
     }
 
     /// The lock's next sequence number and the server's zxid: how far this state's numbers
@@ -236,8 +245,9 @@ impl<R: Recipe> World<R> {
                     continue;
                 }
                 let renumbered = c.renumbered(i as ClientId, r)?;
-                // Only a changed client is written, so unchanged ones stay shared between states.
-                if renumbered != *c {
+                // Only a changed client is written, so unchanged ones stay shared between states
+                // (what it was handed is not part of its identity, but must be renumbered too).
+                if renumbered != *c || renumbered.handed.digest() != c.handed.digest() {
                     world.clients.set(i, renumbered);
                 }
             }
@@ -248,7 +258,7 @@ impl<R: Recipe> World<R> {
 
     /// `walk` given the renumbering of this state with `numbers` (names and data in the format
     /// of `first`, every client's recipe) and that recipe.
-    fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
+    pub(super) fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
         let first = &self.clients.first()?.recipe;
         let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
         let data = |d: &str, numbers: &Numbers| first.renumber_data(d, numbers);
@@ -277,8 +287,9 @@ impl<R: Recipe> World<R> {
 
 impl<R: Recipe> Client<R> {
     fn renumbered(&self, i: ClientId, r: &Renumber) -> Option<Client<R>> {
+        let (recipe, handed) = self.recipe_renumbered(i, r)?;
         Some(Client {
-            recipe: self.recipe.renumbered(i, r)?,
+            recipe,
             session: self.session,
             link: self.link,
             paused: self.paused,
@@ -294,6 +305,7 @@ impl<R: Recipe> Client<R> {
             created: self.created.iter().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))).collect(),
             armed: self.armed,
             lagging: self.lagging,
+            handed,
             numbers: r.carry(&self.numbers),
             digest: crate::memo::Memo::default(),
             situation: crate::memo::Memo::default(),

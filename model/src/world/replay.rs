@@ -1,0 +1,274 @@
+//! Renumbering by replay: how the checker renumbers a recipe that does not renumber itself
+//! (`Recipe::renumbered` says `None`), with nothing written by its author.
+//!
+//! A recipe is a deterministic state machine: its state is what its inputs made of the state it
+//! started from. Every number it holds came to it in an input (a created node's name, a
+//! listing, a stat), so the recipe as it would be had ZooKeeper handed out other numbers in the
+//! same order is a fresh copy of where it started, handed the same inputs with those numbers.
+//! Each client therefore keeps what its recipe was handed since the recipe was last as it
+//! started (`Handed`), and renumbering a state hands a fresh copy those inputs renumbered. The
+//! inputs' numbers are collected with the rest of the state's, so the ranks keep their order
+//! with every number the recipe may have kept.
+//!
+//! Replay gives what the recipe would hold if only the order of its numbers mattered: exactly
+//! the claim a written `renumbered` makes, and checked the same way on the explored states
+//! (`World::ranking_commutes`): a recipe that compares a number with a constant, or reads the
+//! distance between two, is refused and judged again without renumbering.
+//!
+//! What was handed is not part of a client's identity: two clients whose recipes are equal have
+//! the same futures, whatever brought each there, and replaying either's inputs gives the same
+//! recipe. It is part of which copy of a client the checker's interner hands a state, so that
+//! the copy a run keeps never depends on which thread met it first. The numbers of inputs
+//! handed since the recipe last started still count among the state's numbers: a recipe that
+//! never returns to where it started keeps them all, and its numbers grow with them.
+
+use super::{Client, World};
+use crate::memo::digest;
+use crate::recipe::{ClientId, Ctx, Input, Recipe};
+use crate::renumber::Kind;
+use crate::rewrite::Rewrite;
+use crate::{Numbers, Renamer, Renumber};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// What a client's recipe was handed since it was last as it started, oldest first, and where
+/// it started; empty and off for a recipe renumbered otherwise (or not at all). Never part of a
+/// client's identity: equality and hashing ignore it.
+#[derive(Clone)]
+pub struct Handed<R> {
+    /// The recipe as it last started, when this client's inputs are kept.
+    start: Option<Arc<R>>,
+    /// The latest input, which links to the ones before it: states share what they were handed
+    /// before they parted.
+    last: Option<Arc<Entry>>,
+}
+
+/// One input handed to a recipe, with who it ran as then.
+struct Entry {
+    ctx: Ctx,
+    input: Input,
+    before: Option<Arc<Entry>>,
+    /// A digest of every input up to this one, so that the interner tells two histories apart
+    /// without walking them.
+    digest: u128,
+}
+
+impl<R> Handed<R> {
+    /// Whether this client's inputs are kept, for renumbering by replay.
+    pub fn kept(&self) -> bool {
+        self.start.is_some()
+    }
+
+    /// What tells this history from another of the same client: 0 when nothing is kept.
+    pub fn digest(&self) -> u128 {
+        self.last.as_ref().map_or(0, |e| e.digest)
+    }
+}
+
+impl<R: Recipe> Handed<R> {
+    /// Keeps the inputs of a recipe that starts as `recipe`.
+    pub fn from_start(recipe: &R) -> Self {
+        Handed { start: Some(Arc::new(recipe.clone())), last: None }
+    }
+
+    /// Notes that `recipe`, running as `ctx`, was handed `input` and is now `now`. A recipe
+    /// back where it started needs nothing before that to be replayed.
+    pub fn push(&mut self, ctx: Ctx, input: Input, now: &R) {
+        let Some(start) = &self.start else { return };
+        if **start == *now {
+            self.last = None;
+            return;
+        }
+        let before = self.last.take();
+        let digest = digest(&(before.as_ref().map_or(0, |e| e.digest), ctx, &input));
+        self.last = Some(Arc::new(Entry { ctx, input, before, digest }));
+    }
+
+    /// The inputs, oldest first.
+    fn entries(&self) -> Vec<&Entry> {
+        let mut entries = Vec::new();
+        let mut at = self.last.as_deref();
+        while let Some(entry) = at {
+            entries.push(entry);
+            at = entry.before.as_deref();
+        }
+        entries.reverse();
+        entries
+    }
+
+    /// The inputs rewritten by `rewrite` (and their contexts by `ctx`), kept from `start` (the
+    /// start rewritten), and, when `replay`, the recipe a copy of `start` becomes when handed
+    /// them.
+    fn rewritten(
+        &self,
+        start: R,
+        rewrite: &impl Rewrite,
+        ctx: impl Fn(Ctx) -> Ctx,
+        replay: bool,
+    ) -> (Handed<R>, Option<R>) {
+        let mut handed = Handed { start: Some(Arc::new(start.clone())), last: None };
+        let mut recipe = replay.then_some(start);
+        let mut out = Vec::new();
+        for entry in self.entries() {
+            let (ctx, input) = (ctx(entry.ctx), rewrite.input(&entry.input));
+            if let Some(recipe) = &mut recipe {
+                recipe.handle(&ctx, input.clone(), &mut out);
+                out.clear();
+            }
+            let before = handed.last.take();
+            let digest = digest(&(before.as_ref().map_or(0, |e| e.digest), ctx, &input));
+            handed.last = Some(Arc::new(Entry { ctx, input, before, digest }));
+        }
+        (handed, recipe)
+    }
+
+    /// Collects with `r` the numbers of the inputs that the recipe still holds, and notes the
+    /// others as forgotten (`Numbers::forget`). A number is held when handing the inputs again
+    /// with it moved within its gap (`Numbers::probing`) gives another recipe than with none
+    /// moved: the recipe keeps it, or something made of it that its order alone does not
+    /// decide. One it does not hold cannot reach the recipe's future, so it takes no rank, and
+    /// two states whose recipes hold the same numbers are ranked alike whatever each was handed
+    /// on the way.
+    fn collect_held(&self, r: &Renumber) {
+        let entries = self.entries();
+        if entries.is_empty() {
+            return;
+        }
+        let handed = Numbers::collecting();
+        let walk = r.with(&handed);
+        for entry in &entries {
+            walk.input(&entry.input);
+        }
+        if handed.opaque() {
+            r.numbers.mark_opaque();
+            return;
+        }
+        if handed.was_counted() {
+            r.numbers.note_counted();
+        }
+        let Some(start) = self.start.as_deref() else { return };
+        let replayed = |at: Option<(Kind, i64)>| {
+            let probe = Numbers::probing(at);
+            self.rewritten(start.clone(), &r.with(&probe), |ctx| ctx, true).1
+        };
+        let moved_none = replayed(None);
+        for kind in [Kind::Seq, Kind::Zxid] {
+            for v in handed.collected(kind) {
+                // Zxid 0 is the model's "none" and every state's (the root's czxid): ranked.
+                let held = (kind == Kind::Zxid && v == 0) || replayed(Some((kind, v))) != moved_none;
+                match (held, kind) {
+                    (true, Kind::Seq) => {
+                        r.numbers.seq(v);
+                    }
+                    (true, Kind::Zxid) => {
+                        r.numbers.zxid(v);
+                    }
+                    (false, _) => r.numbers.forget(kind, v),
+                }
+            }
+        }
+    }
+}
+
+impl<R> Default for Handed<R> {
+    /// Off: nothing is kept.
+    fn default() -> Self {
+        Handed { start: None, last: None }
+    }
+}
+
+impl<R> PartialEq for Handed<R> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<R> Eq for Handed<R> {}
+
+impl<R> Hash for Handed<R> {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+impl<R> fmt::Debug for Handed<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut n = 0;
+        let mut at = self.last.as_deref();
+        while let Some(entry) = at {
+            n += 1;
+            at = entry.before.as_deref();
+        }
+        match self.start.is_some() {
+            true => write!(f, "Handed({n} inputs)"),
+            false => write!(f, "Handed(off)"),
+        }
+    }
+}
+
+impl<R: Recipe> Client<R> {
+    /// This client's recipe renumbered by `r`, and what it was handed renumbered with it: as
+    /// the recipe writes it (`Recipe::renumbered`), else by replay; `None` when neither
+    /// applies. A collecting walk collects the numbers of the inputs too and builds nothing.
+    pub(super) fn recipe_renumbered(&self, i: ClientId, r: &Renumber) -> Option<(R, Handed<R>)> {
+        if let Some(recipe) = self.recipe.renumbered(i, r) {
+            return Some((recipe, self.handed.clone()));
+        }
+        if !self.handed.kept() {
+            return None;
+        }
+        if r.numbers.is_collecting() {
+            self.handed.collect_held(r);
+            return Some((self.recipe.clone(), self.handed.clone()));
+        }
+        let start = R::clone(self.handed.start.as_deref()?);
+        let (handed, recipe) = self.handed.rewritten(start, r, |ctx| ctx, true);
+        Some((recipe?, handed))
+    }
+
+    /// What this client's recipe was handed, with the clients renamed by `r` (the start renamed
+    /// as the recipe renames itself); `None` when the recipe does not support renaming.
+    pub(super) fn handed_renamed(&self, r: &Renamer) -> Option<Handed<R>> {
+        if !self.handed.kept() {
+            return Some(Handed::default());
+        }
+        let ctx = |ctx: Ctx| Ctx { client: r.renaming.client(ctx.client), session: r.session(ctx.session) };
+        let start = self.handed.start.as_deref()?.renamed(r)?;
+        Some(self.handed.rewritten(start, r, ctx, false).0)
+    }
+}
+
+impl<R: Recipe> World<R> {
+    /// Starts keeping each client's inputs when this run will renumber its recipe by replay:
+    /// renumbering applies to the run, the recipe does not renumber itself and does not say no
+    /// to replay. Asked once, of a run's first state.
+    pub(super) fn keep_inputs_for_replay(&mut self) {
+        let replayed = self.renumbering_applies()
+            && self.clients.iter().all(|c| c.recipe.renumbered_by_replay())
+            && self
+                .walk(&crate::Numbers::collecting(), |r, _| {
+                    self.clients.iter().enumerate().all(|(i, c)| c.recipe.renumbered(i as ClientId, r).is_none())
+                })
+                .unwrap_or(false);
+        if replayed {
+            for i in 0..self.clients.len() {
+                let handed = Handed::from_start(&self.clients[i].recipe);
+                self.clients[i].handed = handed;
+            }
+        }
+    }
+
+    /// Whether this run renumbers its recipe by replay (see the module).
+    pub fn renumbers_by_replay(&self) -> bool {
+        self.renumbering_applies() && self.clients.first().is_some_and(|c| c.handed.kept())
+    }
+
+    /// Stops keeping inputs: the run no longer renumbers, or never settles a state (the
+    /// simulator).
+    pub fn stop_keeping_inputs(&mut self) {
+        for i in 0..self.clients.len() {
+            if self.clients[i].handed.kept() {
+                self.clients[i].handed = Handed::default();
+            }
+        }
+    }
+}
