@@ -533,3 +533,68 @@ fn renumbering_claimed_by_a_recipe_that_reads_numbers_by_value_is_refused() {
         );
     }
 }
+
+#[test]
+fn scratch_mismatches() {
+    use FaultKind::*;
+    let one = Case {
+        clients: 3,
+        rounds: zklab_model::UNBOUNDED_ROUNDS,
+        variant: Variant { extended: true, ..Variant::default() },
+        ..Case::base(2838392689434057157, vec![LossAfterApply])
+    };
+    let two = Case {
+        clients: 3,
+        client: ClientBehaviour::Kazoo,
+        variant: Variant { extended: true, ..Variant::default() },
+        ..Case::base(8107053052593629621, vec![ReapParent])
+    };
+    for case in [one, two] {
+        for p in case.programs() {
+            println!(
+                "program: ordered_by_client {} reads_values {} persistent {} extras {:?} reenters {:?} abandons {:?}",
+                p.ordered_by_client, p.reads_values, p.persistent, p.extras, p.reenters, p.abandons
+            );
+        }
+        let o = oracle::check(case.world(false), MAX_STATES);
+        println!("case {}: oracle complete {} worlds {}", case.seed, o.complete, o.unique_worlds);
+        println!(
+            "  replay {} claims renumbering honest {} dishonest {} symmetry honest {} dishonest {}",
+            case.world(true).renumbers_by_replay(),
+            case.claims_renumbering(true),
+            case.claims_renumbering(false),
+            case.claims_symmetry(true),
+            case.claims_symmetry(false)
+        );
+        let everything = Options { stop_at_violation: false, ..Options::default() };
+        for (label, world, opts) in [
+            (
+                "exact",
+                case.world(false),
+                Options { partial_order: false, symmetry: false, settle: false, ..everything.clone() },
+            ),
+            ("default", case.world(true), everything.clone()),
+            ("no po", case.world(true), Options { partial_order: false, ..everything.clone() }),
+            ("no renumber", case.world(false), everything.clone()),
+            ("symmetry", case.world(true), Options { symmetry: true, ..everything.clone() }),
+            (
+                "symmetry no po",
+                case.world(true),
+                Options { symmetry: true, partial_order: false, ..everything.clone() },
+            ),
+            ("symmetry no renumber", case.world(false), Options { symmetry: true, ..everything.clone() }),
+        ] {
+            let p = production(world, opts);
+            let st: Vec<String> = p.verdicts.iter().map(|v| format!("{}={:?}", v.name(), v.status)).collect();
+            println!(
+                "  {label}: {} states bounded {} symref {:?} renref {:?} replay {} | {}",
+                p.unique_states,
+                p.bounded,
+                p.symmetry_refused,
+                p.renumbering_refused,
+                p.renumbered_by_replay,
+                st.join(" ")
+            );
+        }
+    }
+}

@@ -105,6 +105,9 @@ pub struct Numbers {
     spaced: bool,
     /// Some cversion above 1 was met, so the state is not its own renumbering.
     counted: Cell<bool>,
+    /// A recipe renumbered by replay did otherwise, handed its inputs again with the numbers
+    /// this walk gives (see `crate::world::replay`): why. Its claim does not hold.
+    unfaithful: RefCell<Option<String>>,
     /// The walk met a number it cannot rewrite (see `Numbers::opaque`): the state must be kept
     /// as it is.
     opaque: Cell<bool>,
@@ -289,16 +292,6 @@ impl Numbers {
         }
     }
 
-    /// Whether the first walk met a cversion above 1.
-    pub fn was_counted(&self) -> bool {
-        self.counted.get()
-    }
-
-    /// On the first walk, notes that some cversion above 1 was met (see `counted`).
-    pub fn note_counted(&self) {
-        self.counted.set(true);
-    }
-
     /// The numbers of each kind the first walk collected, sorted, each once (forgotten ones
     /// aside).
     pub fn collected(&self, kind: Kind) -> Vec<i64> {
@@ -407,6 +400,7 @@ impl Numbers {
             spaced: self.spaced,
             counted: self.counted,
             opaque: self.opaque,
+            unfaithful: self.unfaithful,
         }
     }
 
@@ -470,6 +464,16 @@ impl Numbers {
     /// keep stale numbers beside ranked ones, so it is left as it is.
     pub fn opaque(&self) -> bool {
         self.opaque.get()
+    }
+
+    /// Notes that a recipe replayed with this walk's numbers did otherwise (see `unfaithful`).
+    pub fn note_unfaithful(&self, why: String) {
+        self.unfaithful.borrow_mut().get_or_insert(why);
+    }
+
+    /// Why a recipe replayed with this walk's numbers did otherwise, if one did.
+    pub fn unfaithful(&self) -> Option<String> {
+        self.unfaithful.borrow().clone()
     }
 
     /// Marks the state as holding numbers the walk cannot rewrite (see `opaque`).

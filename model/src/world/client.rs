@@ -90,7 +90,10 @@ impl<R: std::hash::Hash> Client<R> {
     pub fn situation(&self) -> u128 {
         *self.situation.get_or_init(|| {
             let handed = (self.link, self.wrote, self.rounds_left > 0, self.paused, self.crashed);
-            crate::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed))
+            // A replayed recipe is renumbered from its inputs, which the claim's copies of a
+            // state are made of: they are part of its situation (0 when none are kept).
+            let inputs = self.handed.digest();
+            crate::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed, inputs))
         })
     }
 }

@@ -688,7 +688,7 @@ impl<R: Recipe> World<R> {
         let kept = c.handed.kept().then(|| input.clone());
         c.recipe.handle(&ctx, input, &mut out);
         if let Some(input) = kept {
-            c.handed.push(ctx, input, &c.recipe);
+            c.handed.push(ctx, input, &c.recipe, &out);
         }
         let after = c.belief();
         let mode = c.recipe.mode();

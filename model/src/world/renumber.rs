@@ -41,7 +41,7 @@ impl<R: Recipe> World<R> {
             return None;
         }
         let ranks = collected.into_ranks();
-        if !self.counters_lead(&ranks) || ranks.is_identity() {
+        if ranks.opaque() || !self.counters_lead(&ranks) || ranks.is_identity() {
             return None;
         }
         self.renumber_with(&ranks)
@@ -50,7 +50,8 @@ impl<R: Recipe> World<R> {
     /// The ranks of this state's numbers, or `None` when renumbering does not apply to the
     /// run or the state holds a number it cannot rewrite.
     fn ranks(&self) -> Option<Numbers> {
-        self.collected().map(Numbers::into_ranks)
+        // Spaced ranks with too many forgotten numbers in one gap cannot keep their order.
+        self.collected().map(Numbers::into_ranks).filter(|ranks| !ranks.opaque())
     }
 
     /// This state's numbers, collected (see `ranks`).
@@ -72,11 +73,16 @@ impl<R: Recipe> World<R> {
 
     /// This state with every number replaced by its rank, whether or not the checker would
     /// keep it so; `None` where renumbering cannot walk it.
-    fn ranked(&self) -> Option<World<R>> {
-        let ranks = self.ranks()?;
-        match ranks.is_identity() {
-            true => Some(self.clone()),
-            false => self.renumber_with(&ranks),
+    /// An error when a recipe renumbered by replay does otherwise once ranked.
+    fn ranked(&self) -> Result<Option<World<R>>, String> {
+        let Some(ranks) = self.ranks() else { return Ok(None) };
+        if ranks.is_identity() {
+            return Ok(Some(self.clone()));
+        }
+        let ranked = self.renumber_with(&ranks);
+        match ranks.unfaithful() {
+            Some(why) => Err(format!("ranked, {why}")),
+            None => Ok(ranked),
         }
     }
 
@@ -113,7 +119,11 @@ impl<R: Recipe> World<R> {
         }
         for lifted in [Lifted::Seqs, Lifted::Zxids, Lifted::Shifted(1), Lifted::Shifted(2), Lifted::Shifted(3)] {
             let spreading = Numbers::spreading(lifted);
-            let Some(spread) = self.renumber_with(&spreading) else { return Ok(false) };
+            let spread = self.renumber_with(&spreading);
+            if let Some(why) = spreading.unfaithful() {
+                return Err(format!("with its numbers spread apart, {why}"));
+            }
+            let Some(spread) = spread else { return Ok(false) };
             if spreading.opaque() {
                 return Ok(false);
             }
@@ -122,7 +132,12 @@ impl<R: Recipe> World<R> {
         if ranks.is_spaced() {
             // Spaced ranks never hold the small numbers of a run's start, which a recipe may
             // compare with a constant: checked against the same state ranked without gaps.
-            let Some(dense) = self.renumber_with(&ranks.densified()) else { return Ok(false) };
+            let densified = ranks.densified();
+            let dense = self.renumber_with(&densified);
+            if let Some(why) = densified.unfaithful() {
+                return Err(format!("with its numbers ranked without gaps, {why}"));
+            }
+            let Some(dense) = dense else { return Ok(false) };
             self.spread_commutes(&dense, settled, &observed, "ranked without gaps")?;
         }
         Ok(true)
@@ -157,7 +172,7 @@ impl<R: Recipe> World<R> {
             spread_next.settle();
             // Settling may keep a state as it is (its counters do not lead); ranked, the two
             // must still be one. Two that cannot be ranked are merged with no other state.
-            let same = spread_next == **next || spread_next.ranked() == next.ranked();
+            let same = spread_next == **next || spread_next.ranked()? == next.ranked()?;
             if !same {
                 return Err(format!("step `{step}` leads elsewhere once the numbers are {how}"));
             }
@@ -306,7 +321,12 @@ impl<R: Recipe> Client<R> {
             armed: self.armed,
             lagging: self.lagging,
             handed,
-            numbers: r.carry(&self.numbers),
+            // Which inputs' numbers a replayed recipe still holds is probed afresh: carried, a
+            // recipe that reads a value could be classified by whichever copy came first.
+            numbers: match self.handed.kept() {
+                true => crate::memo::Memo::default(),
+                false => r.carry(&self.numbers),
+            },
             digest: crate::memo::Memo::default(),
             situation: crate::memo::Memo::default(),
         })

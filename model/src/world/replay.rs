@@ -44,10 +44,11 @@ pub struct Handed<R> {
     last: Option<Arc<Entry>>,
 }
 
-/// One input handed to a recipe, with who it ran as then.
+/// One input handed to a recipe, with who it ran as then and what it did.
 struct Entry {
     ctx: Ctx,
     input: Input,
+    seen: Seen,
     before: Option<Arc<Entry>>,
     /// A digest of every input up to this one, so that the interner tells two histories apart
     /// without walking them.
@@ -66,23 +67,63 @@ impl<R> Handed<R> {
     }
 }
 
+/// What the world and the application saw of a recipe once it handled an input: the requests
+/// it sent, what it believed, in which mode, and the nodes it owned. Replaying the inputs with
+/// their numbers renumbered must give each of these again, renumbered: that is the claim,
+/// checked along the inputs themselves (a recipe that decided by a number's value decides
+/// otherwise when replayed, and its state is not renumbered).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seen {
+    sent: Vec<crate::Request>,
+    belief: crate::Belief,
+    mode: crate::Mode,
+    owned: Vec<String>,
+}
+
+impl Seen {
+    fn of<R: Recipe>(recipe: &R, sent: &[crate::Request]) -> Seen {
+        let owned = recipe.owned_nodes().into_iter().map(str::to_string).collect();
+        Seen { sent: sent.to_vec(), belief: recipe.belief(), mode: recipe.mode(), owned }
+    }
+
+    /// The same, with its numbers rewritten (`token` for fencing tokens).
+    fn rewritten(&self, rewrite: &impl Rewrite, token: &dyn Fn(i64) -> i64) -> Seen {
+        use crate::Belief;
+        let belief = match self.belief {
+            Belief::Holding { token: t } => Belief::Holding { token: token(t) },
+            Belief::Suspended { token: t } => Belief::Suspended { token: token(t) },
+            other => other,
+        };
+        Seen {
+            sent: self.sent.iter().map(|q| rewrite.request(q)).collect(),
+            belief,
+            mode: self.mode,
+            owned: self.owned.iter().map(|p| rewrite.path(p)).collect(),
+        }
+    }
+}
+
 impl<R: Recipe> Handed<R> {
     /// Keeps the inputs of a recipe that starts as `recipe`.
     pub fn from_start(recipe: &R) -> Self {
         Handed { start: Some(Arc::new(recipe.clone())), last: None }
     }
 
-    /// Notes that `recipe`, running as `ctx`, was handed `input` and is now `now`. A recipe
-    /// back where it started needs nothing before that to be replayed.
-    pub fn push(&mut self, ctx: Ctx, input: Input, now: &R) {
+    /// Notes that `recipe`, running as `ctx`, was handed `input`, sent `sent` and is now `now`.
+    /// A recipe back where it started needs nothing before that to be replayed.
+    pub fn push(&mut self, ctx: Ctx, input: Input, now: &R, sent: &[crate::Request]) {
         let Some(start) = &self.start else { return };
         if **start == *now {
             self.last = None;
             return;
         }
+        self.append(ctx, input, Seen::of(now, sent));
+    }
+
+    fn append(&mut self, ctx: Ctx, input: Input, seen: Seen) {
         let before = self.last.take();
         let digest = digest(&(before.as_ref().map_or(0, |e| e.digest), ctx, &input));
-        self.last = Some(Arc::new(Entry { ctx, input, before, digest }));
+        self.last = Some(Arc::new(Entry { ctx, input, seen, before, digest }));
     }
 
     /// The inputs, oldest first.
@@ -97,30 +138,35 @@ impl<R: Recipe> Handed<R> {
         entries
     }
 
-    /// The inputs rewritten by `rewrite` (and their contexts by `ctx`), kept from `start` (the
-    /// start rewritten), and, when `replay`, the recipe a copy of `start` becomes when handed
-    /// them.
+    /// The inputs rewritten by `rewrite` (and their contexts by `ctx`, tokens by `token`), kept
+    /// from `start` (the start rewritten), and, when `replay`, the recipe a copy of `start`
+    /// becomes when handed them; an error when the copy, handed an input, does not do what the
+    /// recipe did, rewritten (see `Seen`).
     fn rewritten(
         &self,
         start: R,
         rewrite: &impl Rewrite,
         ctx: impl Fn(Ctx) -> Ctx,
+        token: &dyn Fn(i64) -> i64,
         replay: bool,
-    ) -> (Handed<R>, Option<R>) {
+    ) -> Result<(Handed<R>, Option<R>), String> {
         let mut handed = Handed { start: Some(Arc::new(start.clone())), last: None };
         let mut recipe = replay.then_some(start);
         let mut out = Vec::new();
+        let rewrite = KeepingCounts(rewrite);
         for entry in self.entries() {
             let (ctx, input) = (ctx(entry.ctx), rewrite.input(&entry.input));
+            let seen = entry.seen.rewritten(&rewrite, token);
             if let Some(recipe) = &mut recipe {
                 recipe.handle(&ctx, input.clone(), &mut out);
+                if Seen::of(recipe, &out) != seen {
+                    return Err(format!("handed {input:?} again, the recipe does otherwise"));
+                }
                 out.clear();
             }
-            let before = handed.last.take();
-            let digest = digest(&(before.as_ref().map_or(0, |e| e.digest), ctx, &input));
-            handed.last = Some(Arc::new(Entry { ctx, input, before, digest }));
+            handed.append(ctx, input, seen);
         }
-        (handed, recipe)
+        Ok((handed, recipe))
     }
 
     /// Collects with `r` the numbers of the inputs that the recipe still holds, and notes the
@@ -135,28 +181,41 @@ impl<R: Recipe> Handed<R> {
         if entries.is_empty() {
             return;
         }
+        let Some(start) = self.start.as_deref() else { return };
         let handed = Numbers::collecting();
         let walk = r.with(&handed);
         for entry in &entries {
-            walk.input(&entry.input);
+            KeepingCounts(&walk).input(&entry.input);
+            entry.seen.rewritten(&KeepingCounts(&walk), &|t| start.renumber_token(t, &handed));
         }
         if handed.opaque() {
             r.numbers.mark_opaque();
             return;
         }
-        if handed.was_counted() {
-            r.numbers.note_counted();
-        }
-        let Some(start) = self.start.as_deref() else { return };
         let replayed = |at: Option<(Kind, i64)>| {
             let probe = Numbers::probing(at);
-            self.rewritten(start.clone(), &r.with(&probe), |ctx| ctx, true).1
+            let token = |t| start.renumber_token(t, &probe);
+            self.rewritten(start.clone(), &r.with(&probe), |ctx| ctx, &token, true).map(|(_, recipe)| recipe)
         };
-        let moved_none = replayed(None);
+        // A recipe that does otherwise with its numbers moved apart reads their values: its
+        // state is kept as it is.
+        let Ok(moved_none) = replayed(None) else {
+            r.numbers.mark_opaque();
+            return;
+        };
         for kind in [Kind::Seq, Kind::Zxid] {
             for v in handed.collected(kind) {
                 // Zxid 0 is the model's "none" and every state's (the root's czxid): ranked.
-                let held = (kind == Kind::Zxid && v == 0) || replayed(Some((kind, v))) != moved_none;
+                let held = match (kind, v) {
+                    (Kind::Zxid, 0) => true,
+                    _ => match replayed(Some((kind, v))) {
+                        Ok(moved) => moved != moved_none,
+                        Err(_) => {
+                            r.numbers.mark_opaque();
+                            return;
+                        }
+                    },
+                };
                 match (held, kind) {
                     (true, Kind::Seq) => {
                         r.numbers.seq(v);
@@ -168,6 +227,29 @@ impl<R: Recipe> Handed<R> {
                 }
             }
         }
+    }
+}
+
+/// A rewrite of the inputs a recipe was handed that leaves every stat's cversion as it was.
+/// Ranking keeps a cversion only as 0 or 1, which is not an order-preserving map: a recipe that
+/// kept a cversion and compares it with the next would, replayed with flattened ones, compare
+/// alike where it did not, and the state would hide what the recipe really holds. Kept as it
+/// was, a recipe that holds a cversion holds it in the renumbered state too, and a later reply's
+/// flattened one compares otherwise with it, which the claim's checks see.
+struct KeepingCounts<'a, W: Rewrite>(&'a W);
+
+impl<W: Rewrite> Rewrite for KeepingCounts<'_, W> {
+    fn path(&self, p: &str) -> String {
+        self.0.path(p)
+    }
+    fn children(&self, parent: &str, names: &[String]) -> Vec<String> {
+        self.0.children(parent, names)
+    }
+    fn stat(&self, stat: &crate::Stat) -> crate::Stat {
+        crate::Stat { cversion: stat.cversion, ..self.0.stat(stat) }
+    }
+    fn data(&self, data: &str) -> String {
+        self.0.data(data)
     }
 }
 
@@ -210,19 +292,24 @@ impl<R: Recipe> Client<R> {
     /// the recipe writes it (`Recipe::renumbered`), else by replay; `None` when neither
     /// applies. A collecting walk collects the numbers of the inputs too and builds nothing.
     pub(super) fn recipe_renumbered(&self, i: ClientId, r: &Renumber) -> Option<(R, Handed<R>)> {
-        if let Some(recipe) = self.recipe.renumbered(i, r) {
-            return Some((recipe, self.handed.clone()));
-        }
+        // Decided once per run (`keep_inputs_for_replay`): a recipe replayed in one state and
+        // renumbered by its own code in another would leave its inputs unrenumbered.
         if !self.handed.kept() {
-            return None;
+            return Some((self.recipe.renumbered(i, r)?, Handed::default()));
         }
         if r.numbers.is_collecting() {
             self.handed.collect_held(r);
             return Some((self.recipe.clone(), self.handed.clone()));
         }
         let start = R::clone(self.handed.start.as_deref()?);
-        let (handed, recipe) = self.handed.rewritten(start, r, |ctx| ctx, true);
-        Some((recipe?, handed))
+        let token = |t| start.renumber_token(t, r.numbers);
+        match self.handed.rewritten(start.clone(), r, |ctx| ctx, &token, true) {
+            Ok((handed, recipe)) => Some((recipe?, handed)),
+            Err(why) => {
+                r.numbers.note_unfaithful(why);
+                None
+            }
+        }
     }
 
     /// What this client's recipe was handed, with the clients renamed by `r` (the start renamed
@@ -233,7 +320,7 @@ impl<R: Recipe> Client<R> {
         }
         let ctx = |ctx: Ctx| Ctx { client: r.renaming.client(ctx.client), session: r.session(ctx.session) };
         let start = self.handed.start.as_deref()?.renamed(r)?;
-        Some(self.handed.rewritten(start, r, ctx, false).0)
+        self.handed.rewritten(start, r, ctx, &|t| t, false).ok().map(|(handed, _)| handed)
     }
 }
 
@@ -254,6 +341,10 @@ impl<R: Recipe> World<R> {
                 let handed = Handed::from_start(&self.clients[i].recipe);
                 self.clients[i].handed = handed;
             }
+            // Renaming a replayed client renames its inputs, and the next renumbering replays
+            // them: the recipe is then rebuilt as the client it was renamed to, which hides a
+            // recipe whose renaming does not commute with its steps from symmetry's check.
+            self.interchangeable = false;
         }
     }
 
