@@ -154,15 +154,6 @@ pub struct Reduction {
     pub settle: bool,
 }
 
-/// The state the graph keeps for `world`: settled, and its representative under symmetry
-/// reduction.
-fn keep<R: Recipe>(mut world: World<R>, reduction: Reduction) -> World<R> {
-    if reduction.settle {
-        world.settle();
-    }
-    represent(world, reduction)
-}
-
 /// A settled state's representative under symmetry reduction.
 fn represent<R: Recipe>(world: World<R>, reduction: Reduction) -> World<R> {
     match reduction.symmetry {
@@ -554,7 +545,15 @@ pub fn explore<R: Recipe>(
     progress: &mut dyn FnMut(Progress),
 ) -> Graph {
     assert!(properties.len() <= 64, "properties are judged into a 64-bit mask");
-    let init = keep(init, reduction);
+    // The first state keeps the numbers the run starts with (see `World::settle_keeping_numbers`).
+    let init = match reduction.settle {
+        true => {
+            let mut init = init;
+            init.settle_keeping_numbers();
+            represent(init, reduction)
+        }
+        false => represent(init, reduction),
+    };
     let index = Index::new();
     let interner = Interner::new();
     let mut graph = Graph {

@@ -149,6 +149,7 @@ impl<R: Recipe> Handed<R> {
         ctx: impl Fn(Ctx) -> Ctx,
         token: &dyn Fn(i64) -> i64,
         replay: bool,
+        actual: Option<&R>,
     ) -> Result<(Handed<R>, Option<R>), String> {
         let mut handed = Handed { start: Some(Arc::new(start.clone())), last: None };
         let mut recipe = replay.then_some(start);
@@ -166,6 +167,13 @@ impl<R: Recipe> Handed<R> {
             }
             handed.append(ctx, input, seen);
         }
+        // What the recipe holds must be the same but for its numbers: a recipe that decided by a
+        // number's value holds another state once replayed, though it sent the same requests.
+        if let (Some(recipe), Some(actual)) = (&recipe, actual) {
+            if shape(recipe) != shape(actual) {
+                return Err("replayed, the recipe holds another state than its numbers alone make".to_string());
+            }
+        }
         Ok((handed, recipe))
     }
 
@@ -176,7 +184,7 @@ impl<R: Recipe> Handed<R> {
     /// decide. One it does not hold cannot reach the recipe's future, so it takes no rank, and
     /// two states whose recipes hold the same numbers are ranked alike whatever each was handed
     /// on the way.
-    fn collect_held(&self, r: &Renumber) {
+    fn collect_held(&self, r: &Renumber, actual: &R) {
         let entries = self.entries();
         if entries.is_empty() {
             return;
@@ -195,7 +203,8 @@ impl<R: Recipe> Handed<R> {
         let replayed = |at: Option<(Kind, i64)>| {
             let probe = Numbers::probing(at);
             let token = |t| start.renumber_token(t, &probe);
-            self.rewritten(start.clone(), &r.with(&probe), |ctx| ctx, &token, true).map(|(_, recipe)| recipe)
+            self.rewritten(start.clone(), &r.with(&probe), |ctx| ctx, &token, true, Some(actual))
+                .map(|(_, recipe)| recipe)
         };
         // A recipe that does otherwise with its numbers moved apart reads their values: its
         // state is kept as it is.
@@ -228,6 +237,29 @@ impl<R: Recipe> Handed<R> {
             }
         }
     }
+}
+
+/// A recipe's state as `Debug` prints it, with every run of digits (a number) written `#`:
+/// two states of a recipe that differ only in their numbers have one shape. `Debug` must
+/// therefore print the whole state, as `Hash` must write everything `Eq` compares.
+fn shape<R: fmt::Debug>(recipe: &R) -> String {
+    let printed = format!("{recipe:?}");
+    let mut shape = String::with_capacity(printed.len());
+    let mut in_number = false;
+    for c in printed.chars() {
+        match (c.is_ascii_digit(), in_number) {
+            (true, true) => {}
+            (true, false) => {
+                shape.push('#');
+                in_number = true;
+            }
+            (false, _) => {
+                shape.push(c);
+                in_number = false;
+            }
+        }
+    }
+    shape
 }
 
 /// A rewrite of the inputs a recipe was handed that leaves every stat's cversion as it was.
@@ -298,12 +330,12 @@ impl<R: Recipe> Client<R> {
             return Some((self.recipe.renumbered(i, r)?, Handed::default()));
         }
         if r.numbers.is_collecting() {
-            self.handed.collect_held(r);
+            self.handed.collect_held(r, &self.recipe);
             return Some((self.recipe.clone(), self.handed.clone()));
         }
         let start = R::clone(self.handed.start.as_deref()?);
         let token = |t| start.renumber_token(t, r.numbers);
-        match self.handed.rewritten(start.clone(), r, |ctx| ctx, &token, true) {
+        match self.handed.rewritten(start.clone(), r, |ctx| ctx, &token, true, Some(&self.recipe)) {
             Ok((handed, recipe)) => Some((recipe?, handed)),
             Err(why) => {
                 r.numbers.note_unfaithful(why);
@@ -320,7 +352,7 @@ impl<R: Recipe> Client<R> {
         }
         let ctx = |ctx: Ctx| Ctx { client: r.renaming.client(ctx.client), session: r.session(ctx.session) };
         let start = self.handed.start.as_deref()?.renamed(r)?;
-        self.handed.rewritten(start, r, ctx, &|t| t, false).ok().map(|(handed, _)| handed)
+        self.handed.rewritten(start, r, ctx, &|t| t, false, None).ok().map(|(handed, _)| handed)
     }
 }
 
