@@ -117,19 +117,29 @@ impl<R: Recipe> World<R> {
 
     /// Checks a recipe's claim to support symmetry on this state: renaming the clients must
     /// commute with each of `successors` (steps from this state with the states they lead to)
-    /// and offer the renamed steps, under two renamings that together generate every
-    /// permutation (swapping the first two clients, and turning all of them one place on).
-    /// A recipe that orders contenders by client number, say, breaks it on the first state
-    /// where the order decides something. Says which step breaks it.
+    /// and offer the renamed steps, under every transposition of two clients, so that each
+    /// client is checked taken to every other place (two renamings that merely generate every
+    /// permutation are not enough: see the loop). A recipe that orders contenders by client
+    /// number, say, breaks it on the first state where the order decides something. Says which
+    /// step breaks it.
     pub fn renaming_commutes(&self, successors: &[(super::Step, World<R>)]) -> Result<(), String> {
         let n = self.clients.len() as ClientId;
         if !self.interchangeable || n < 2 {
             return Ok(());
         }
-        let mut swap: Vec<ClientId> = (0..n).collect();
-        swap.swap(0, 1);
-        let turn: Vec<ClientId> = (0..n).map(|i| (i + 1) % n).collect();
-        let generators = if n > 2 { vec![swap, turn] } else { vec![swap] };
+        // Every transposition, not only two that generate the group: what a client's recipe does
+        // once renamed depends on where the renaming takes it (its number and session), and a
+        // state can commute with a swap of the first two clients and a turn while one of its
+        // orbit, met in no reduced run, does not (a recipe comparing its session with a zxid,
+        // found by the differential test). Each client is taken to every other place.
+        let generators: Vec<Vec<ClientId>> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                let mut to: Vec<ClientId> = (0..n).collect();
+                to.swap(i as usize, j as usize);
+                to
+            })
+            .collect();
         let steps = self.steps();
         for to in generators {
             let renaming = Renaming::new(to, self.first_session);
