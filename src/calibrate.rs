@@ -81,6 +81,7 @@ pub fn calibrate(scenario: &Scenario, seed_counts: &[u64], limit: usize) -> Resu
         while seed < count {
             seed += 1;
             let mut config = SimConfig::new(scenario.config.clone(), seed);
+            config.as_checked = true;
             config.rates = rates;
             config.start_spread_us = config.hold_us;
             let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();

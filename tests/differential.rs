@@ -216,7 +216,11 @@ fn against_production(case: &Case, o: &oracle::Oracle) -> Result<Refusals, TestC
     // A swarm of random walks is a bounded search: only what it meets may it report.
     let walks = Options { swarm: Some(Walks { walks: 40, depth: 60, seed: case.seed }), ..Options::default() };
     compare_swarm(case, o, &production(case.world(true), walks))?;
-    Ok(Refusals { renumbering: reduced.renumbering_refused.is_some(), symmetry: symmetric.symmetry_refused.is_some() })
+    Ok(Refusals {
+        renumbering: reduced.renumbering_refused.is_some(),
+        symmetry: symmetric.symmetry_refused.is_some(),
+        replayed: case.world(true).renumbers_by_replay(),
+    })
 }
 
 /// Violations the swarms met, over all cases: the comparison must not be vacuous.

@@ -146,6 +146,9 @@ fn renumbering_stays_off_where_absolute_values_matter() {
     };
     let on = moved_on(standard(config(&[], 3)));
     assert!(on.iter().any(|s| s.renumbered().is_some()), "renumbered by default");
+    // A recipe that writes no renumbering is renumbered by replay (tests/replay.rs).
+    let replayed = moved_on(world("zk-write-lock", 2, config(&[], 3)));
+    assert!(replayed.iter().any(|s| s.renumbered().is_some()), "renumbered by replay");
     let at_the_wrap = WorldConfig { first_sequence: i32::MAX, ..config(&[], 3) };
     let reaped = config(&[FaultKind::ReapParent], 3);
     let switched_off = WorldConfig { renumber: false, ..config(&[], 3) };
@@ -153,7 +156,6 @@ fn renumbering_stays_off_where_absolute_values_matter() {
         ("at the wrap", moved_on(standard(at_the_wrap))),
         ("with a reaped parent", moved_on(world("container-lock", 2, reaped))),
         ("switched off", moved_on(standard(switched_off))),
-        ("unsupported recipe", moved_on(world("zk-write-lock", 2, config(&[], 3)))),
         ("mixed recipes", moved_on(world("standard,parent-watch", 2, config(&[], 3)))),
     ] {
         assert!(!states.is_empty(), "{label}");

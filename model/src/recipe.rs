@@ -169,14 +169,26 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     fn rename_name(&self, name: &str, _r: &Renaming) -> String {
         name.to_string()
     }
-    /// For renumbering (see `crate::renumber`), which is opt-in: this recipe's state with its
-    /// numbers renumbered by `r` (`client` is its client's index, for numbers private to it), or
-    /// `None` if the recipe does not support it. A recipe may support it if it only compares
-    /// sequence numbers, zxids and its private counters with one another (never with a constant,
-    /// never near the 32-bit wrap), never reads a stat's cversion or version, and passes every
-    /// such number it keeps through `r`.
+    /// For renumbering (see `crate::renumber`): this recipe's state with its numbers
+    /// renumbered by `r` (`client` is its client's index, for numbers private to it), or `None`
+    /// if the recipe does not write it. A recipe may write it if it only compares sequence
+    /// numbers, zxids and its private counters with one another (never with a constant, never
+    /// near the 32-bit wrap), never reads a stat's cversion or version, and passes every such
+    /// number it keeps through `r`. A recipe that does not write it is renumbered by replay
+    /// instead, unless it says no (`renumbered_by_replay`).
     fn renumbered(&self, _client: ClientId, _r: &Renumber) -> Option<Self> {
         None
+    }
+    /// Whether, when `renumbered` says `None`, the checker may renumber this recipe by replay:
+    /// a fresh copy of the recipe as it last started is handed again every input this one was
+    /// handed since, with their numbers renumbered (see `crate::world::replay`). Nothing to
+    /// write: it is right for a recipe that only compares sequence numbers and zxids with one
+    /// another, which is checked on the explored states as a claim, as a written `renumbered`
+    /// is, and refused (the run judged again without renumbering) for one that does not. A
+    /// recipe that reads a number's value (a threshold, `seq == 0`) may say no to spare the
+    /// checker finding that out.
+    fn renumbered_by_replay(&self) -> bool {
+        true
     }
     /// One of the lock's child names with its numbers renumbered: by default its sequence
     /// suffix. Only called when `renumbered` supports renumbering.

@@ -45,7 +45,23 @@ enum Walk {
     /// czxid), so ranking keeps it too, and the model uses it for "none". A cversion above 0
     /// becomes `2c + 1`, as ranking keeps only whether it is 0.
     Spreading(Lifted),
+    /// Replaces `v` by `2v`, and one number `at` of one kind by `2at + 1`: the same order, with
+    /// that number moved within its gap. A recipe renumbered by replay holds `at` exactly when
+    /// replaying its inputs moved so gives another recipe than with none moved (see
+    /// `crate::world::replay`). Zxid 0 stays, as ranking keeps it.
+    Probing(Option<(Kind, i64)>),
 }
+
+/// The kinds of number ranking ranks each on its own (a client's private numbers aside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Seq,
+    Zxid,
+}
+
+/// How far apart spaced ranks are (see `Numbers::spaced`): room for that many numbers less one
+/// between two ranks.
+const GAP: i64 = 1 << 12;
 
 /// How a spreading walk moves the numbers: spread apart (`2v + 1`) with one kind lifted above
 /// every number of the other, or every number shifted up by a few (`v + k`), so that a recipe
@@ -60,7 +76,7 @@ pub enum Lifted {
 
 /// How far a spreading walk lifts a kind of number: above any number a checked state holds,
 /// and still a sequence number (a 32-bit counter).
-const LIFT: i64 = 1 << 24;
+const LIFT: i64 = 1 << 26;
 
 /// `v` spread apart from its neighbours (see `Walk::Spreading`), lifted when `lift`; shifted
 /// instead under `Lifted::Shifted`.
@@ -79,8 +95,19 @@ pub struct Numbers {
     zxids: RefCell<Values>,
     /// `(client, value)`: ranked among the values of the same client.
     locals: RefCell<Vec<(ClientId, i64)>>,
+    /// Numbers an input handed a recipe renumbered by replay that the recipe no longer holds
+    /// (see `crate::world::replay`): they take no rank, but must keep their order with every
+    /// number when the inputs are handed again, so ranks are spaced apart to make room.
+    forgotten_seqs: RefCell<Values>,
+    forgotten_zxids: RefCell<Values>,
+    /// Ranks are spaced apart (`(rank + 1) * GAP`, zxid 0 kept), with each forgotten number in
+    /// the gap its value falls in: a run that renumbers by replay.
+    spaced: bool,
     /// Some cversion above 1 was met, so the state is not its own renumbering.
     counted: Cell<bool>,
+    /// A recipe renumbered by replay did otherwise, handed its inputs again with the numbers
+    /// this walk gives (see `crate::world::replay`): why. Its claim does not hold.
+    unfaithful: RefCell<Option<String>>,
     /// The walk met a number it cannot rewrite (see `Numbers::opaque`): the state must be kept
     /// as it is.
     opaque: Cell<bool>,
@@ -94,6 +121,8 @@ pub struct Collected {
     seqs: Values,
     zxids: Values,
     locals: Vec<(ClientId, i64)>,
+    forgotten_seqs: Values,
+    forgotten_zxids: Values,
     counted: bool,
     opaque: bool,
 }
@@ -112,6 +141,8 @@ impl Collected {
             && self.seqs.iter().all(|v| ranks.seq(v) == v)
             && self.zxids.iter().all(|v| ranks.zxid(v) == v)
             && self.locals.iter().all(|&(c, v)| ranks.local(c, v) == v)
+            && self.forgotten_seqs.iter().all(|v| ranks.seq(v) == v)
+            && self.forgotten_zxids.iter().all(|v| ranks.zxid(v) == v)
     }
 
     /// The numbers of the same part once renumbered with `ranks` (the walk maps each value
@@ -122,6 +153,8 @@ impl Collected {
             seqs: self.seqs.iter().map(|v| ranks.seq(v)).collect(),
             zxids: self.zxids.iter().map(|v| ranks.zxid(v)).collect(),
             locals: self.locals.iter().map(|&(c, v)| (c, ranks.local(c, v))).collect(),
+            forgotten_seqs: self.forgotten_seqs.iter().map(|v| ranks.seq(v)).collect(),
+            forgotten_zxids: self.forgotten_zxids.iter().map(|v| ranks.zxid(v)).collect(),
             counted: false,
             opaque: false,
         }
@@ -193,6 +226,33 @@ fn rank(values: &[i64], v: i64, kind: &str) -> i64 {
     values.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected")) as i64
 }
 
+/// Where spaced ranks (`Numbers::spaced`) put `v`: one of the sorted, distinct `ranked`
+/// values at `(rank + 1) * GAP` (zxid 0 at 0, when `zero_stays`), one of the `forgotten` ones
+/// (sorted, distinct, none ranked) just after the ranked value below it, in order.
+fn spaced(ranked: &[i64], forgotten: &[i64], v: i64, zero_stays: bool, kind: &str) -> i64 {
+    if let Ok(r) = ranked.binary_search(&v) {
+        return if zero_stays && v == 0 { 0 } else { (r as i64 + 1) * GAP };
+    }
+    let at = forgotten.binary_search(&v).unwrap_or_else(|_| panic!("{kind} {v} was not collected"));
+    let gap = ranked.partition_point(|r| *r < v);
+    let first = match gap {
+        0 => 0,
+        _ => forgotten.partition_point(|f| *f < ranked[gap - 1]),
+    };
+    gap as i64 * GAP + (at - first) as i64 + 1
+}
+
+/// Whether some gap between two ranked values (or below the first) would hold `GAP` or more
+/// forgotten values, too many for spaced ranks.
+fn overfull(ranked: &[i64], forgotten: &[i64]) -> bool {
+    let mut per_gap = std::collections::HashMap::new();
+    forgotten.iter().any(|f| {
+        let n = per_gap.entry(ranked.partition_point(|r| r < f)).or_insert(0i64);
+        *n += 1;
+        *n >= GAP
+    })
+}
+
 /// `values` sorted, each once.
 fn sorted<T: Ord>(mut values: Vec<T>) -> Vec<T> {
     values.sort();
@@ -209,6 +269,37 @@ impl Numbers {
     /// Ready for the first walk.
     pub fn collecting() -> Numbers {
         Numbers::default()
+    }
+
+    /// Ready for the first walk of a state whose ranks will be spaced (see `spaced`).
+    pub fn collecting_spaced(spaced: bool) -> Numbers {
+        Numbers { spaced, ..Numbers::default() }
+    }
+
+    /// Ready for a walk that moves every number to `2v`, and `at` (if any) to `2at + 1` (see
+    /// `Walk::Probing`).
+    pub fn probing(at: Option<(Kind, i64)>) -> Numbers {
+        Numbers { walk: Walk::Probing(at), ..Numbers::default() }
+    }
+
+    /// On the first walk, notes a number that an input handed a recipe renumbered by replay,
+    /// and that the recipe no longer holds (see `forgotten_seqs`).
+    pub fn forget(&self, kind: Kind, v: i64) {
+        debug_assert!(self.is_collecting());
+        match kind {
+            Kind::Seq => self.forgotten_seqs.borrow_mut().insert(v),
+            Kind::Zxid => self.forgotten_zxids.borrow_mut().insert(v),
+        }
+    }
+
+    /// The numbers of each kind the first walk collected, sorted, each once (forgotten ones
+    /// aside).
+    pub fn collected(&self, kind: Kind) -> Vec<i64> {
+        let values = match kind {
+            Kind::Seq => &self.seqs,
+            Kind::Zxid => &self.zxids,
+        };
+        values.borrow().sorted().listed
     }
 
     /// Ready for a walk that spreads every number apart and lifts one kind above the other
@@ -243,6 +334,8 @@ impl Numbers {
                 seqs: part.seqs.into_inner().distinct(),
                 zxids: part.zxids.into_inner().distinct(),
                 locals: sorted(part.locals.into_inner()),
+                forgotten_seqs: part.forgotten_seqs.into_inner().distinct(),
+                forgotten_zxids: part.forgotten_zxids.into_inner().distinct(),
                 counted: part.counted.get(),
                 opaque: part.opaque.get(),
             })
@@ -251,6 +344,8 @@ impl Numbers {
         self.seqs.borrow_mut().extend(&part.seqs);
         self.zxids.borrow_mut().extend(&part.zxids);
         self.locals.borrow_mut().extend_from_slice(&part.locals);
+        self.forgotten_seqs.borrow_mut().extend(&part.forgotten_seqs);
+        self.forgotten_zxids.borrow_mut().extend(&part.forgotten_zxids);
         if part.counted {
             self.counted.set(true);
         }
@@ -266,7 +361,8 @@ impl Numbers {
     /// (a number past 127, a private number): the ranks then decide.
     pub fn in_rank(&self) -> bool {
         debug_assert!(self.is_collecting());
-        !self.counted.get()
+        !self.spaced
+            && !self.counted.get()
             && self.locals.borrow().is_empty()
             && self.seqs.borrow().are_zero_to_k()
             && self.zxids.borrow().are_zero_to_k()
@@ -274,13 +370,63 @@ impl Numbers {
 
     /// What the first walk collected, ready to rank on the second.
     pub fn into_ranks(self) -> Numbers {
+        let seqs = self.seqs.borrow().sorted();
+        let zxids = self.zxids.borrow().sorted();
+        // A number forgotten by one recipe and held elsewhere is ranked.
+        let forgotten = |values: &RefCell<Values>, ranked: &Values| Values {
+            bits: 0,
+            listed: values
+                .borrow()
+                .sorted()
+                .listed
+                .into_iter()
+                .filter(|v| ranked.listed.binary_search(v).is_err())
+                .collect(),
+        };
+        let forgotten_seqs = forgotten(&self.forgotten_seqs, &seqs);
+        let forgotten_zxids = forgotten(&self.forgotten_zxids, &zxids);
+        let overfull =
+            overfull(&seqs.listed, &forgotten_seqs.listed) || overfull(&zxids.listed, &forgotten_zxids.listed);
+        if overfull {
+            self.opaque.set(true);
+        }
         Numbers {
             walk: Walk::Ranking,
-            seqs: RefCell::new(self.seqs.borrow().sorted()),
-            zxids: RefCell::new(self.zxids.borrow().sorted()),
+            seqs: RefCell::new(seqs),
+            zxids: RefCell::new(zxids),
             locals: RefCell::new(sorted(self.locals.into_inner())),
+            forgotten_seqs: RefCell::new(forgotten_seqs),
+            forgotten_zxids: RefCell::new(forgotten_zxids),
+            spaced: self.spaced,
             counted: self.counted,
             opaque: self.opaque,
+            unfaithful: self.unfaithful,
+        }
+    }
+
+    /// Whether ranks are spaced apart (see `spaced`).
+    pub fn is_spaced(&self) -> bool {
+        self.spaced
+    }
+
+    /// Ranks of the same numbers without gaps: every number, forgotten ones included, at its
+    /// rank among all of its kind, so that the smallest are 0, 1, 2... as at a run's start.
+    /// Spaced ranks never hold those small values, so the claim is also checked against them
+    /// (see `World::ranking_commutes`).
+    pub fn densified(&self) -> Numbers {
+        debug_assert!(self.is_ranking());
+        let dense = |live: &RefCell<Values>, forgotten: &RefCell<Values>| {
+            let mut all = live.borrow().listed.clone();
+            all.extend_from_slice(&forgotten.borrow().listed);
+            RefCell::new(Values { bits: 0, listed: sorted(all) })
+        };
+        Numbers {
+            walk: Walk::Ranking,
+            seqs: dense(&self.seqs, &self.forgotten_seqs),
+            zxids: dense(&self.zxids, &self.forgotten_zxids),
+            locals: self.locals.clone(),
+            counted: self.counted.clone(),
+            ..Numbers::default()
         }
     }
 
@@ -292,6 +438,19 @@ impl Numbers {
             *v == (i - first) as i64
         });
         debug_assert!(self.is_ranking(), "only ranks list every value");
+        if self.spaced {
+            let fixed = |values: &RefCell<Values>, map: &dyn Fn(i64) -> i64| {
+                values.borrow().listed.iter().all(|&v| map(v) == v)
+            };
+            let seq = |v| self.seq(v);
+            let zxid = |v| self.zxid(v);
+            return fixed(&self.seqs, &seq)
+                && fixed(&self.forgotten_seqs, &seq)
+                && fixed(&self.zxids, &zxid)
+                && fixed(&self.forgotten_zxids, &zxid)
+                && locals_ranked
+                && !self.counted.get();
+        }
         ranked(&self.seqs.borrow().listed)
             && ranked(&self.zxids.borrow().listed)
             && locals_ranked
@@ -305,6 +464,16 @@ impl Numbers {
     /// keep stale numbers beside ranked ones, so it is left as it is.
     pub fn opaque(&self) -> bool {
         self.opaque.get()
+    }
+
+    /// Notes that a recipe replayed with this walk's numbers did otherwise (see `unfaithful`).
+    pub fn note_unfaithful(&self, why: String) {
+        self.unfaithful.borrow_mut().get_or_insert(why);
+    }
+
+    /// Why a recipe replayed with this walk's numbers did otherwise, if one did.
+    pub fn unfaithful(&self) -> Option<String> {
+        self.unfaithful.borrow().clone()
     }
 
     /// Marks the state as holding numbers the walk cannot rewrite (see `opaque`).
@@ -325,8 +494,12 @@ impl Numbers {
     /// A sequence number of one of the lock's children (or the lock's counter).
     pub fn seq(&self, v: i64) -> i64 {
         match self.walk {
+            Walk::Ranking if self.spaced => {
+                spaced(&self.seqs.borrow().listed, &self.forgotten_seqs.borrow().listed, v, false, "sequence number")
+            }
             Walk::Ranking => rank(&self.seqs.borrow().listed, v, "sequence number"),
             Walk::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Seqs),
+            Walk::Probing(at) => v.saturating_mul(2).saturating_add(i64::from(at == Some((Kind::Seq, v)))),
             Walk::Collecting => {
                 self.seqs.borrow_mut().insert(v);
                 v
@@ -336,8 +509,12 @@ impl Numbers {
 
     pub fn zxid(&self, v: i64) -> i64 {
         match self.walk {
+            Walk::Ranking if self.spaced => {
+                spaced(&self.zxids.borrow().listed, &self.forgotten_zxids.borrow().listed, v, true, "zxid")
+            }
             Walk::Ranking => rank(&self.zxids.borrow().listed, v, "zxid"),
-            Walk::Spreading(_) if v == 0 => 0,
+            Walk::Spreading(_) | Walk::Probing(_) if v == 0 => 0,
+            Walk::Probing(at) => v.saturating_mul(2).saturating_add(i64::from(at == Some((Kind::Zxid, v)))),
             Walk::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Zxids),
             Walk::Collecting => {
                 self.zxids.borrow_mut().insert(v);
@@ -350,6 +527,7 @@ impl Numbers {
     pub fn local(&self, client: ClientId, v: i64) -> i64 {
         match self.walk {
             Walk::Spreading(lifted) => spread(v, lifted, false),
+            Walk::Probing(_) => v,
             Walk::Ranking => {
                 let locals = self.locals.borrow();
                 let first = locals.partition_point(|(c, _)| *c < client);
@@ -367,6 +545,7 @@ impl Numbers {
     pub fn cversion(&self, c: i32) -> i32 {
         match self.walk {
             Walk::Ranking => c.min(1),
+            Walk::Probing(_) => c,
             Walk::Spreading(_) if c <= 0 => c,
             Walk::Spreading(Lifted::Shifted(k)) => c.saturating_add(i32::from(k)),
             Walk::Spreading(_) => c.saturating_mul(2).saturating_add(1),
@@ -386,7 +565,7 @@ impl Numbers {
             Some(at) => {
                 let value = self.seq(name[at..].parse().expect("ten digits"));
                 match self.walk {
-                    Walk::Ranking | Walk::Spreading(_) => {
+                    Walk::Ranking | Walk::Spreading(_) | Walk::Probing(_) => {
                         let mut renamed = String::with_capacity(name.len() + 1);
                         renamed.push_str(&name[..at]);
                         path::push_sequence_suffix(&mut renamed, value as i32);

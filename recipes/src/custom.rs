@@ -33,6 +33,7 @@ pub trait DynRecipe: Debug + Send + Sync + 'static {
     fn renamed_box(&self, r: &Renamer) -> Option<Box<dyn DynRecipe>>;
     fn rename_name(&self, name: &str, r: &Renaming) -> String;
     fn renumbered_box(&self, client: ClientId, r: &Renumber) -> Option<Box<dyn DynRecipe>>;
+    fn renumbered_by_replay(&self) -> bool;
     fn renumber_name(&self, name: &str, n: &Numbers) -> String;
     fn renumber_data(&self, data: &str, n: &Numbers) -> Option<String>;
     fn renumber_token(&self, token: i64, n: &Numbers) -> i64;
@@ -90,6 +91,9 @@ impl<R: Recipe> DynRecipe for R {
     }
     fn renumbered_box(&self, client: ClientId, r: &Renumber) -> Option<Box<dyn DynRecipe>> {
         Recipe::renumbered(self, client, r).map(|x| Box::new(x) as Box<dyn DynRecipe>)
+    }
+    fn renumbered_by_replay(&self) -> bool {
+        Recipe::renumbered_by_replay(self)
     }
     fn renumber_name(&self, name: &str, n: &Numbers) -> String {
         Recipe::renumber_name(self, name, n)
@@ -175,6 +179,9 @@ impl Recipe for Custom {
     }
     fn renumbered(&self, client: ClientId, r: &Renumber) -> Option<Self> {
         self.0.renumbered_box(client, r).map(Custom)
+    }
+    fn renumbered_by_replay(&self) -> bool {
+        self.0.renumbered_by_replay()
     }
     fn renumber_name(&self, name: &str, n: &Numbers) -> String {
         self.0.renumber_name(name, n)

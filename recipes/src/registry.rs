@@ -420,6 +420,9 @@ impl Recipe for AnyRecipe {
     fn renumbered(&self, client: ClientId, n: &Renumber) -> Option<Self> {
         each!(wrap self, r => r.renumbered(client, n))
     }
+    fn renumbered_by_replay(&self) -> bool {
+        each!(self, r => r.renumbered_by_replay())
+    }
     fn renumber_name(&self, name: &str, n: &Numbers) -> String {
         each!(self, r => r.renumber_name(name, n))
     }

@@ -125,6 +125,10 @@ pub struct SimConfig {
     /// acquire within this long, or the run is a liveness violation. `None`: ten session timeouts plus every round's hold, one after the
     /// other.
     pub heal_bound_us: Option<Micros>,
+    /// The observer settles each state as the checker keeps it (calibration), so the world
+    /// keeps what renumbering by replay needs; otherwise no client keeps its recipe's inputs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub as_checked: bool,
 }
 
 impl SimConfig {
@@ -141,6 +145,7 @@ impl SimConfig {
             schedule: Vec::new(),
             chaos_us: 2_000_000,
             heal_bound_us: None,
+            as_checked: false,
         }
     }
 

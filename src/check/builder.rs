@@ -213,6 +213,9 @@ impl<R: Recipe> std::fmt::Display for Checked<R> {
         for v in &o.verdicts {
             writeln!(f, "  {:<28} {}", v.name(), super::status_text(v.status, o.stopped, o.swarm.is_some()))?;
         }
+        if o.renumbered_by_replay {
+            writeln!(f, "  {}", super::REPLAY_TEXT)?;
+        }
         if let Some(growing) = &o.growing_numbers {
             writeln!(f, "  {}", super::growing_numbers_text(growing))?;
         }

@@ -29,7 +29,9 @@
 //! bound does not already cover. (That a part's digest is of its whole value needs each
 //! recipe's `Hash` to write everything its `Eq` compares, as `Recipe` asks.) A client is shared
 //! only at the index it was met at, since what renumbering collects from a client depends on
-//! its index.
+//! its index, and only with the same inputs handed to its recipe when the run renumbers by replay
+//! (`zklab_model::world::replay`): equal clients with other histories renumber alike, but which
+//! one a state keeps would otherwise depend on which thread met it first.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::hash::{BuildHasher, Hash};
@@ -44,8 +46,9 @@ const SHARDS: usize = 64;
 type ByContent<V> = Vec<Mutex<FxHashSet<Arc<V>>>>;
 
 pub(super) struct Interner<R> {
-    /// By index and digest (memoized on each client).
-    clients: Numbered<(usize, u128), Client<R>>,
+    /// By index, digest (memoized on each client) and what its recipe was handed (see
+    /// `Client::interned_as`).
+    clients: Numbered<(usize, u128, u128), Client<R>>,
     /// By digest (memoized on each tree); packed states do not name trees.
     trees: Numbered<u128, DataTree>,
     sessions: ByContent<Sessions>,
@@ -160,7 +163,7 @@ impl<R: Recipe> Interner<R> {
             if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
                 return None;
             }
-            self.clients.find((i, client.digest()), client).filter(|kept| !Arc::ptr_eq(kept, client))
+            self.clients.find(client.interned_as(i), client).filter(|kept| !Arc::ptr_eq(kept, client))
         });
     }
 
@@ -179,7 +182,7 @@ impl<R: Recipe> Interner<R> {
                     return None;
                 }
             }
-            let (number, kept) = self.clients.file((i, client.digest()), client);
+            let (number, kept) = self.clients.file(client.interned_as(i), client);
             numbers[i + 1] = number;
             (!Arc::ptr_eq(&kept, client)).then_some(kept)
         });
@@ -269,7 +272,7 @@ mod tests {
             assert!(shared == next, "only equal copies are handed over");
             for i in 0..next.clients.len() {
                 let (before, after) = (next.clients.shared(i).unwrap(), shared.clients.shared(i).unwrap());
-                match interner.clients.find((i, before.digest()), before) {
+                match interner.clients.find(before.interned_as(i), before) {
                     Some(kept) => assert!(Arc::ptr_eq(&kept, after), "the kept copy, not another"),
                     None => assert!(Arc::ptr_eq(before, after), "left as it was without one"),
                 }

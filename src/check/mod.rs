@@ -165,6 +165,10 @@ pub struct Report {
     /// its numbers, so the run was judged without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub renumbering_refused: Option<String>,
+    /// The recipe writes no renumbering and was renumbered by replay, its claim checked on the
+    /// explored states (see `zklab_model::world::replay`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub renumbered_by_replay: bool,
     /// Peak resident memory of the process, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kib: Option<u64>,
@@ -242,8 +246,20 @@ pub fn status_text(status: Status, stopped: bool, swarm: bool) -> &'static str {
     }
 }
 
+/// What a report says of a run that renumbered its recipe by replay.
+pub const REPLAY_TEXT: &str = "renumbered by replay: the recipe writes no renumbering, so each state's recipes were \
+rebuilt from the inputs they were handed, with sequence numbers and zxids ranked (checked as a claim on the explored states)";
+
 /// What a report says of a bounded run that kept its numbers (see `GrowingNumbers`).
 pub fn growing_numbers_text(g: &GrowingNumbers) -> String {
+    if g.by_replay {
+        return format!(
+            "sequence numbers and zxids are renumbered by replay, but numbers the recipe makes itself (a counter or uuid in \
+             its node names) are kept as they are, because {}: a recipe that makes new ones again and again makes a new state \
+             with each, so the run may never end (the last state met was at depth {}); {}",
+            g.kept_because, g.depth, g.remedy
+        );
+    }
     format!(
         "numbers are kept as they are, because {}: by the last state met (depth {}) the lock's counter was at {} and the zxid at {}, \
          and a recipe that creates nodes again and again makes a new state with every new number, so the run may never end; {}",
@@ -308,6 +324,9 @@ pub struct Outcome {
     /// Renumbering was found unsound for the recipe: a state's future depended on more than the
     /// order of its numbers (why); the run was judged without it.
     pub renumbering_refused: Option<String>,
+    /// The recipe writes no renumbering and was renumbered by replay (see
+    /// `zklab_model::world::replay`), its claim checked on the explored states.
+    pub renumbered_by_replay: bool,
     pub verdicts: Vec<Verdict>,
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
@@ -333,20 +352,32 @@ pub struct GrowingNumbers {
     pub depth: usize,
     /// What to do.
     pub remedy: &'static str,
+    /// The run renumbered ZooKeeper's numbers by replay, and only the recipe's own numbers
+    /// (a counter or uuid in its node names) were kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub by_replay: bool,
 }
 
 /// What to do about numbers that grow (see `GrowingNumbers`).
 const REMEDY: &str = "if the recipe only compares sequence numbers and zxids with one another, claim renumbering \
 (implement Recipe::renumbered, checked as a claim on the explored states) so that states differing only in their \
-numbers are one; otherwise bound how often clients acquire (--rounds) and the faults' budgets";
+numbers are one (a recipe that writes none is renumbered by replay, which reaches ZooKeeper's numbers but not numbers \
+the recipe makes itself: rank those with Renumber::local in a written renumbering); otherwise bound how often clients \
+acquire (--rounds) and the faults' budgets";
 
 impl GrowingNumbers {
     /// The note for a bounded run of `init` whose last state met is `last`, at `depth`, if the
     /// run kept its numbers.
     fn of<R: Recipe>(init: &World<R>, last: &World<R>, depth: usize) -> Option<Self> {
-        let kept_because = init.why_not_renumbered()?.to_string();
+        let by_replay = init.renumbers_by_replay();
+        let kept_because = match by_replay {
+            true => {
+                "the recipe writes no renumbering, and replay ranks only the numbers ZooKeeper hands it".to_string()
+            }
+            false => init.why_not_renumbered()?.to_string(),
+        };
         let (sequence, zxid) = last.counters();
-        Some(GrowingNumbers { kept_because, sequence, zxid, depth, remedy: REMEDY })
+        Some(GrowingNumbers { kept_because, sequence, zxid, depth, remedy: REMEDY, by_replay })
     }
 }
 
@@ -442,6 +473,7 @@ fn walk<R: Recipe>(
         ),
         symmetry_refused: None,
         renumbering_refused: None,
+        renumbered_by_replay: false,
         verdicts,
         cross_check: None,
         swarm: Some(found.coverage),
@@ -574,6 +606,7 @@ fn explore_within<R: Recipe>(
         collision_probability: bfs::collision_probability(graph.unique(), graph.total, init.digested_parts()),
         symmetry_refused: None,
         renumbering_refused: None,
+        renumbered_by_replay: init.renumbers_by_replay(),
         verdicts,
         cross_check,
         swarm: None,
@@ -687,6 +720,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         fingerprint_collision_probability: outcome.collision_probability,
         symmetry_refused: outcome.symmetry_refused.clone(),
         renumbering_refused: outcome.renumbering_refused.clone(),
+        renumbered_by_replay: outcome.renumbered_by_replay,
         peak_rss_kib,
         bytes_per_state: peak_rss_kib
             .filter(|_| outcome.unique_states > 0)

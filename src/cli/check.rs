@@ -293,6 +293,9 @@ fn print_report(report: &Report) {
     if let Some(why) = &report.symmetry_refused {
         say!("  --symmetry refused: the recipe claims its clients are interchangeable, but {why}; judged without it");
     }
+    if report.renumbered_by_replay {
+        say!("  {}", check::REPLAY_TEXT);
+    }
     if let Some(why) = &report.renumbering_refused {
         say!("  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged without it");
     }

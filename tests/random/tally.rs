@@ -20,11 +20,13 @@ pub struct Tally {
 pub struct Refusals {
     pub renumbering: bool,
     pub symmetry: bool,
+    /// The recipe writes no renumbering and the run renumbered it by replay (or tried to).
+    pub replayed: bool,
 }
 
 /// The rows every run must fill: the features the recipes exercised, and the kinds of case
 /// drawn on purpose.
-pub const FLOORED: [&str; 16] = [
+pub const FLOORED: [&str; 17] = [
     "stat fields",
     "numbers in data",
     "own session",
@@ -41,6 +43,7 @@ pub const FLOORED: [&str; 16] = [
     "dishonest renumbering claim",
     "honest symmetry claim",
     "dishonest symmetry claim",
+    "renumbered by replay",
 ];
 
 impl Tally {
@@ -69,6 +72,8 @@ impl Tally {
             ("honest renumbering claim refused", case.claims_renumbering(true) && refused.renumbering),
             ("dishonest renumbering claim", case.claims_renumbering(false)),
             ("dishonest renumbering claim refused", case.claims_renumbering(false) && refused.renumbering),
+            ("renumbered by replay", refused.replayed),
+            ("renumbered by replay, refused", refused.replayed && refused.renumbering),
             ("honest symmetry claim", case.claims_symmetry(true)),
             ("honest symmetry claim refused", case.claims_symmetry(true) && refused.symmetry),
             ("dishonest symmetry claim", case.claims_symmetry(false)),

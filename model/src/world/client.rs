@@ -56,6 +56,9 @@ pub struct Client<R> {
     pub armed: Option<FaultKind>,
     /// The connection is to a lagging follower (`lagging-session`) until it drops.
     pub lagging: bool,
+    /// What the recipe was handed since it last started, for renumbering it by replay (see
+    /// `replay`); not part of the client's identity.
+    pub handed: super::replay::Handed<R>,
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,
@@ -71,6 +74,13 @@ impl<R: std::hash::Hash> Client<R> {
         *self.digest.get_or_init(|| crate::memo::digest(self))
     }
 
+    /// What a checker's interner files this client at index `i` under: its digest, and which
+    /// inputs its recipe was handed when the run renumbers by replay (see `replay`), so that the
+    /// copy a state is handed is the same whichever thread met it first.
+    pub fn interned_as(&self, i: usize) -> (usize, u128, u128) {
+        (i, self.digest(), self.handed.digest())
+    }
+
     /// The digest of what the client's recipe does next, and how it is renamed or renumbered,
     /// depends on besides the client's number: its session, its recipe's state, the input it
     /// handles next, and which of the application's inputs it can be handed (acquire, write,
@@ -80,7 +90,10 @@ impl<R: std::hash::Hash> Client<R> {
     pub fn situation(&self) -> u128 {
         *self.situation.get_or_init(|| {
             let handed = (self.link, self.wrote, self.rounds_left > 0, self.paused, self.crashed);
-            crate::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed))
+            // A replayed recipe is renumbered from its inputs, which the claim's copies of a
+            // state are made of: they are part of its situation (0 when none are kept).
+            let inputs = self.handed.digest();
+            crate::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed, inputs))
         })
     }
 }
@@ -104,6 +117,7 @@ impl<R: Recipe> Client<R> {
             created: Vec::new(),
             armed: None,
             lagging: false,
+            handed: Default::default(),
             numbers: Memo::default(),
             digest: Memo::default(),
             situation: Memo::default(),

@@ -10,6 +10,7 @@ mod note;
 mod observe;
 mod reduction;
 mod renumber;
+pub mod replay;
 mod resource;
 mod shell;
 mod step;
@@ -138,7 +139,7 @@ impl<R: Recipe> World<R> {
             config.jute_maxbuffer.is_none() && World::interchangeable(&clients, &config.lock_path, first_session);
         let by_session = World::index_sessions(&clients);
         let one_recipe = clients.first().is_some_and(|f| clients.iter().all(|c| c.recipe.name() == f.recipe.name()));
-        World {
+        let mut world = World {
             config: Arc::new(config),
             server,
             clients,
@@ -152,7 +153,9 @@ impl<R: Recipe> World<R> {
             by_session,
             routed: Vec::new(),
             refused: None,
-        }
+        };
+        world.keep_inputs_for_replay();
+        world
     }
 
     fn index_sessions(clients: &Clients<R>) -> Arc<BTreeMap<SessionId, ClientId>> {
@@ -184,6 +187,7 @@ impl<R: Recipe> World<R> {
     /// when renumbering was found unsound for its recipe.
     pub fn without_renumbering(mut self) -> World<R> {
         Arc::make_mut(&mut self.config).renumber = false;
+        self.stop_keeping_inputs();
         self
     }
 
@@ -690,7 +694,11 @@ impl<R: Recipe> World<R> {
             note(log, || Note::Handled(input.clone()));
         }
         let mut out = Vec::new();
+        let kept = c.handed.kept().then(|| input.clone());
         c.recipe.handle(&ctx, input, &mut out);
+        if let Some(input) = kept {
+            c.handed.push(ctx, input, &c.recipe, &out);
+        }
         let after = c.belief();
         let mode = c.recipe.mode();
         c.outbound.extend(out);

@@ -41,7 +41,7 @@ impl<R: Recipe> World<R> {
             return None;
         }
         let ranks = collected.into_ranks();
-        if !self.counters_lead(&ranks) || ranks.is_identity() {
+        if ranks.opaque() || !self.counters_lead(&ranks) || ranks.is_identity() {
             return None;
         }
         self.renumber_with(&ranks)
@@ -50,7 +50,8 @@ impl<R: Recipe> World<R> {
     /// The ranks of this state's numbers, or `None` when renumbering does not apply to the
     /// run or the state holds a number it cannot rewrite.
     fn ranks(&self) -> Option<Numbers> {
-        self.collected().map(Numbers::into_ranks)
+        // Spaced ranks with too many forgotten numbers in one gap cannot keep their order.
+        self.collected().map(Numbers::into_ranks).filter(|ranks| !ranks.opaque())
     }
 
     /// This state's numbers, collected (see `ranks`).
@@ -58,7 +59,7 @@ impl<R: Recipe> World<R> {
         if !self.renumbering_applies() {
             return None;
         }
-        let collected = Numbers::collecting();
+        let collected = Numbers::collecting_spaced(self.renumbers_by_replay());
         self.collect(&collected)?;
         (!collected.opaque()).then_some(collected)
     }
@@ -72,11 +73,16 @@ impl<R: Recipe> World<R> {
 
     /// This state with every number replaced by its rank, whether or not the checker would
     /// keep it so; `None` where renumbering cannot walk it.
-    fn ranked(&self) -> Option<World<R>> {
-        let ranks = self.ranks()?;
-        match ranks.is_identity() {
-            true => Some(self.clone()),
-            false => self.renumber_with(&ranks),
+    /// An error when a recipe renumbered by replay does otherwise once ranked.
+    fn ranked(&self) -> Result<Option<World<R>>, String> {
+        let Some(ranks) = self.ranks() else { return Ok(None) };
+        if ranks.is_identity() {
+            return Ok(Some(self.clone()));
+        }
+        let ranked = self.renumber_with(&ranks);
+        match ranks.unfaithful() {
+            Some(why) => Err(format!("ranked, {why}")),
+            None => Ok(ranked),
         }
     }
 
@@ -113,11 +119,26 @@ impl<R: Recipe> World<R> {
         }
         for lifted in [Lifted::Seqs, Lifted::Zxids, Lifted::Shifted(1), Lifted::Shifted(2), Lifted::Shifted(3)] {
             let spreading = Numbers::spreading(lifted);
-            let Some(spread) = self.renumber_with(&spreading) else { return Ok(false) };
+            let spread = self.renumber_with(&spreading);
+            if let Some(why) = spreading.unfaithful() {
+                return Err(format!("with its numbers spread apart, {why}"));
+            }
+            let Some(spread) = spread else { return Ok(false) };
             if spreading.opaque() {
                 return Ok(false);
             }
-            self.spread_commutes(&spread, settled, &observed)?;
+            self.spread_commutes(&spread, settled, &observed, "spread apart")?;
+        }
+        if ranks.is_spaced() {
+            // Spaced ranks never hold the small numbers of a run's start, which a recipe may
+            // compare with a constant: checked against the same state ranked without gaps.
+            let densified = ranks.densified();
+            let dense = self.renumber_with(&densified);
+            if let Some(why) = densified.unfaithful() {
+                return Err(format!("with its numbers ranked without gaps, {why}"));
+            }
+            let Some(dense) = dense else { return Ok(false) };
+            self.spread_commutes(&dense, settled, &observed, "ranked without gaps")?;
         }
         Ok(true)
     }
@@ -135,24 +156,25 @@ impl<R: Recipe> World<R> {
         spread: &World<R>,
         settled: &[(super::Step, &World<R>)],
         observed: &impl Fn(&World<R>) -> T,
+        how: &str,
     ) -> Result<(), String> {
         if spread.steps() != self.steps() {
-            return Err("with its numbers spread apart, a state offers other steps".to_string());
+            return Err(format!("with its numbers {how}, a state offers other steps"));
         }
         if observed(spread) != observed(self) {
-            return Err("with its numbers spread apart, a state is judged differently".to_string());
+            return Err(format!("with its numbers {how}, a state is judged differently"));
         }
         for (step, next) in settled {
             let mut spread_next = spread.clone();
             if spread_next.apply(*step).is_err() {
-                return Err(format!("step `{step}` fails once the numbers are spread apart"));
+                return Err(format!("step `{step}` fails once the numbers are {how}"));
             }
             spread_next.settle();
             // Settling may keep a state as it is (its counters do not lead); ranked, the two
             // must still be one. Two that cannot be ranked are merged with no other state.
-            let same = spread_next == **next || spread_next.ranked() == next.ranked();
+            let same = spread_next == **next || spread_next.ranked()? == next.ranked()?;
             if !same {
-                return Err(format!("step `{step}` leads elsewhere once the numbers are spread apart"));
+                return Err(format!("step `{step}` leads elsewhere once the numbers are {how}"));
             }
         }
         Ok(())
@@ -187,7 +209,9 @@ impl<R: Recipe> World<R> {
         let claims = self.walk(&Numbers::collecting(), |r, _| {
             self.clients.iter().enumerate().all(|(i, c)| c.recipe.renumbered(i as ClientId, r).is_some())
         });
-        (claims != Some(true)).then_some("the recipe does not claim it (Recipe::renumbered)")
+        let replayed = self.renumbers_by_replay();
+        (claims != Some(true) && !replayed)
+            .then_some("the recipe writes no renumbering (Recipe::renumbered) and says no to renumbering by replay")
     }
 
     /// The lock's next sequence number and the server's zxid: how far this state's numbers
@@ -236,8 +260,9 @@ impl<R: Recipe> World<R> {
                     continue;
                 }
                 let renumbered = c.renumbered(i as ClientId, r)?;
-                // Only a changed client is written, so unchanged ones stay shared between states.
-                if renumbered != *c {
+                // Only a changed client is written, so unchanged ones stay shared between states
+                // (what it was handed is not part of its identity, but must be renumbered too).
+                if renumbered != *c || renumbered.handed.digest() != c.handed.digest() {
                     world.clients.set(i, renumbered);
                 }
             }
@@ -248,7 +273,7 @@ impl<R: Recipe> World<R> {
 
     /// `walk` given the renumbering of this state with `numbers` (names and data in the format
     /// of `first`, every client's recipe) and that recipe.
-    fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
+    pub(super) fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
         let first = &self.clients.first()?.recipe;
         let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
         let data = |d: &str, numbers: &Numbers| first.renumber_data(d, numbers);
@@ -277,8 +302,9 @@ impl<R: Recipe> World<R> {
 
 impl<R: Recipe> Client<R> {
     fn renumbered(&self, i: ClientId, r: &Renumber) -> Option<Client<R>> {
+        let (recipe, handed) = self.recipe_renumbered(i, r)?;
         Some(Client {
-            recipe: self.recipe.renumbered(i, r)?,
+            recipe,
             session: self.session,
             link: self.link,
             paused: self.paused,
@@ -294,7 +320,13 @@ impl<R: Recipe> Client<R> {
             created: self.created.iter().map(|(path, czxid)| (r.path(path), r.zxid(*czxid))).collect(),
             armed: self.armed,
             lagging: self.lagging,
-            numbers: r.carry(&self.numbers),
+            handed,
+            // Which inputs' numbers a replayed recipe still holds is probed afresh: carried, a
+            // recipe that reads a value could be classified by whichever copy came first.
+            numbers: match self.handed.kept() {
+                true => crate::memo::Memo::default(),
+                false => r.carry(&self.numbers),
+            },
             digest: crate::memo::Memo::default(),
             situation: crate::memo::Memo::default(),
         })

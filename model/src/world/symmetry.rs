@@ -186,6 +186,7 @@ impl<R: Recipe> Client<R> {
             created: self.created.iter().map(|(path, czxid)| (r.path(path), *czxid)).collect(),
             armed: self.armed,
             lagging: self.lagging,
+            handed: self.handed_renamed(r)?,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
             digest: crate::memo::Memo::default(),
             situation: crate::memo::Memo::default(),
