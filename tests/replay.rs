@@ -7,8 +7,8 @@
 
 use zklab::check::{check, explore, Options, Status};
 use zklab_model::{
-    path, Belief, ClientId, CreateMode, Ctx, EventType, FaultKind, Input, Mode, Recipe, Renumber, Request, Response,
-    Rewrite, SessionState, ZkError, UNBOUNDED_ROUNDS,
+    path, Belief, ClientId, CreateMode, Ctx, EventType, FaultKind, Input, Mode, Recipe, Renamer, Renumber, Request,
+    Response, Rewrite, SessionState, ZkError, UNBOUNDED_ROUNDS,
 };
 use zklab_recipes::AnyRecipe;
 
@@ -123,6 +123,12 @@ impl Recipe for Latch {
 
     fn waits_on_one_node(&self) -> bool {
         true
+    }
+
+    /// Supported: its names carry no client's identity, and contenders are ordered by sequence
+    /// number alone.
+    fn renamed(&self, _: &Renamer) -> Option<Self> {
+        Some(self.clone())
     }
 }
 
@@ -300,4 +306,25 @@ fn a_recipe_that_says_no_to_replay_keeps_its_numbers_and_the_report_says_why() {
     let growing = kept.outcome.growing_numbers.as_ref().expect("the report says why the run could not end");
     assert!(growing.kept_because.contains("says no to renumbering by replay"), "{}", growing.kept_because);
     assert!(growing.sequence >= 4, "the numbers grew past one round of two clients: {growing:?}");
+}
+
+#[test]
+fn symmetry_is_not_combined_with_replay_and_comes_back_when_replay_is_refused() {
+    // Renaming a replayed client renames its inputs, and replay would rebuild it as the client
+    // it was renamed to: the run keeps every state apart, and says so.
+    let replayed = check(Latch::new).clients(3).rounds(2).symmetry().explore_everything().run();
+    assert!(replayed.outcome.renumbered_by_replay && !replayed.outcome.symmetric);
+    assert!(replayed.to_string().contains("--symmetry is not combined with it"), "{replayed}");
+    let apart = check(Latch::new).clients(3).rounds(2).explore_everything().run();
+    assert_eq!(replayed.outcome.unique_states, apart.outcome.unique_states);
+
+    // Refused replay, the latch is judged without renumbering, and then with symmetry.
+    let refused = check(Latch::reading_zero).clients(3).rounds(2).symmetry().explore_everything().run();
+    assert!(refused.outcome.renumbering_refused.is_some() && refused.outcome.symmetric);
+    let exact = check(Latch::reading_zero).clients(3).rounds(2).world().without_renumbering();
+    let exact = explore(exact, &Options { stop_at_violation: false, ..Options::default() });
+    assert!(refused.outcome.unique_states < exact.unique_states, "one state per class");
+    for v in &exact.verdicts {
+        assert_eq!(refused.status(v.name()), Some(v.status), "{}", v.name());
+    }
 }

@@ -186,7 +186,9 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// another, which is checked on the explored states as a claim, as a written `renumbered`
     /// is, and refused (the run judged again without renumbering) for one that does not. A
     /// recipe that reads a number's value (a threshold, `seq == 0`) may say no to spare the
-    /// checker finding that out.
+    /// checker finding that out. Replay compares the state it rebuilds with the real one as
+    /// `Debug` prints them with their digits masked, so `Debug` must print the whole state
+    /// (the derived one does).
     fn renumbered_by_replay(&self) -> bool {
         true
     }

@@ -248,7 +248,7 @@ pub fn status_text(status: Status, stopped: bool, swarm: bool) -> &'static str {
 
 /// What a report says of a run that renumbered its recipe by replay.
 pub const REPLAY_TEXT: &str = "renumbered by replay: the recipe writes no renumbering, so each state's recipes were \
-rebuilt from the inputs they were handed, with sequence numbers and zxids ranked (checked as a claim on the explored states)";
+rebuilt from the inputs they were handed, with sequence numbers and zxids ranked (checked as a claim on the explored states); --symmetry is not combined with it";
 
 /// What a report says of a bounded run that kept its numbers (see `GrowingNumbers`).
 pub fn growing_numbers_text(g: &GrowingNumbers) -> String {

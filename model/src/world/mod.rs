@@ -186,8 +186,15 @@ impl<R: Recipe> World<R> {
     /// The same world with renumbering off (`WorldConfig::renumber`): for judging it again
     /// when renumbering was found unsound for its recipe.
     pub fn without_renumbering(mut self) -> World<R> {
+        let replayed = self.renumbers_by_replay();
         Arc::make_mut(&mut self.config).renumber = false;
-        self.stop_keeping_inputs();
+        if replayed {
+            // Replay was what kept symmetry off (`keep_inputs_for_replay`): without it the
+            // clients are as interchangeable as they were made.
+            self.stop_keeping_inputs();
+            self.interchangeable = self.config.jute_maxbuffer.is_none()
+                && World::interchangeable(&self.clients, &self.config.lock_path, self.first_session);
+        }
         self
     }
 
