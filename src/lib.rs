@@ -32,6 +32,8 @@ pub mod html;
 pub mod interrupt;
 pub mod manifest;
 pub mod progress;
+#[cfg(feature = "live")]
+pub mod real;
 pub mod scenario;
 pub mod timeline;
 pub mod trace;

@@ -7,6 +7,7 @@
 
 mod config;
 mod faults;
+mod judge;
 mod metrics;
 mod queue;
 mod run;
@@ -15,6 +16,8 @@ mod timing;
 
 pub use config::{BadConfig, FaultRates, Latency, SimConfig, MAX_CLIENTS};
 pub use faults::{Breaks, Schedule, ScheduleError, TimedFault};
+pub use judge::{Broken, Judge};
 pub use metrics::{Herd, Metrics};
 pub use run::{simulate, simulate_observed, simulate_stoppable, Outcome, SimRun, Violation};
+pub use streams::{between, Streams};
 pub use timing::SessionTiming;

@@ -3,13 +3,13 @@
 //! once the faults have stopped.
 
 use crate::config::{BadConfig, SimConfig};
+use crate::judge::Judge;
 use crate::metrics::{inversions, Metrics};
 use crate::queue::{Event, Micros, Queue};
 use crate::streams::{between, Streams};
 use crate::timing::SessionTiming;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{Belief, ClientId, FaultBudget, FaultKind, Input, Property, Recipe, Request, Step, World};
@@ -94,10 +94,8 @@ struct Sim<'a, R> {
     reconnecting: Vec<bool>,
     /// A scheduled connection loss waiting for the client's next request.
     armed: Vec<Option<FaultKind>>,
-    /// Live clients that believe they hold.
-    holders: BTreeSet<ClientId>,
-    /// The properties the recipes say apply to them (`Recipe::applies`): only those are judged.
-    applicable: Vec<Property>,
+    /// Who holds, and what the run's end and every step are judged by.
+    judge: Judge,
     /// Handled a notification while waiting and has not acquired since.
     woken: Vec<bool>,
     asked_at: Vec<Option<Micros>>,
@@ -147,7 +145,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             // renumbering by replay (thousands of clients would each hold their round's).
             world.stop_keeping_inputs();
         }
-        let applicable = Property::applicable(&world);
+        let judge = Judge::new(&world);
         let negotiated = world.server.session(world.clients[0].session).map_or(4000, |s| s.timeout_ms);
         let timing = SessionTiming::new(negotiated, world.server.config().tick_ms);
         let fault_streams = FaultKind::ALL
@@ -170,8 +168,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             delivering: vec![false; n],
             reconnecting: vec![false; n],
             armed: vec![None; n],
-            holders: BTreeSet::new(),
-            applicable,
+            judge,
             woken: vec![false; n],
             asked_at: vec![None; n],
             arrival: vec![None; n],
@@ -463,25 +460,20 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.deliver_soon(i);
         let c = &self.world.clients[i_];
         let now_believes = c.belief();
-        // A crash ends a hold: the holders are the live clients that believe they hold.
-        let holds = c.holds();
         if c.link == Link::Down && !c.crashed && !self.reconnecting[i_] {
             // The library looks for a server again after a short back-off.
             let back = between(&mut self.streams.network, self.config.link(i_).max_us, self.timing.ping_interval());
             self.reconnect_at(i, self.now + back);
         }
-        if holds && !held {
-            self.holders.insert(i);
-            if !matches!(belief, Belief::Suspended { .. }) {
-                self.granted(i);
-            }
-        } else if held && !holds {
-            self.holders.remove(&i);
+        if self.judge.after_step(&self.world, i, held) && !matches!(belief, Belief::Suspended { .. }) {
+            self.granted(i);
         }
         if now_believes == Belief::Idle && belief != Belief::Idle && self.wants_to_acquire(i) {
             self.queue.push(self.now + self.config.think_us, Event::Acquire(i));
         }
-        self.judge_safety();
+        if let Some(property) = self.judge.safety(&self.world) {
+            self.violated(property, String::new(), false);
+        }
     }
 
     fn reconnect_at(&mut self, i: ClientId, at: Micros) {
@@ -521,19 +513,6 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.queue.push(self.now + delay, Event::Deliver(j));
     }
 
-    /// The safety properties that can break at any moment, judged as the checker judges them,
-    /// given the holders this run keeps track of. `no_orphans` speaks of a world where nothing
-    /// but a fault can happen, so it is judged at the end (`judge_the_end`).
-    fn judge_safety(&mut self) {
-        let holders: Vec<ClientId> = self.holders.iter().copied().collect();
-        let at_any_moment = [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion];
-        let broken =
-            at_any_moment.into_iter().find(|p| self.applicable.contains(p) && !p.holds_among(&self.world, &holders));
-        if let Some(property) = broken {
-            self.violated(property, String::new(), false);
-        }
-    }
-
     fn violated(&mut self, property: Property, detail: String, stalled: bool) {
         self.outcome =
             Outcome::Violated(Violation { property, steps: self.steps.len(), at_us: self.now, detail, stalled });
@@ -541,44 +520,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
 
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
     fn judge_the_end(&mut self) {
-        let waiting = self.world.waiting();
-        if !waiting.is_empty() && self.applicable.contains(&Property::EventualAcquire) {
-            let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
-            let holders: Vec<ClientId> = self.holders.iter().copied().collect();
-            let shown = &waiting[..waiting.len().min(10)];
-            let more = if waiting.len() > shown.len() {
-                format!(" and {} more", waiting.len() - shown.len())
-            } else {
-                String::new()
-            };
-            let holder = if holders.is_empty() { "none".to_string() } else { names(&holders) };
-            let stalled = !self.world.deadlocked();
-            let detail = match stalled {
-                true => format!(
-                    "{} ({}{more}) still {} ms after the faults stopped; holder: {holder}",
-                    count(waiting.len()),
-                    names(shown),
-                    self.now.saturating_sub(self.config.chaos_us) / 1000,
-                ),
-                false => format!(
-                    "{} ({}{more}) and nothing but a fault can happen (from {} ms on); holder: {holder}",
-                    count(waiting.len()),
-                    names(shown),
-                    self.now / 1000,
-                ),
-            };
-            self.violated(Property::EventualAcquire, detail, stalled);
-        } else if self.applicable.contains(&Property::NoOrphans) && !Property::NoOrphans.holds(&self.world) {
-            let detail = format!("orphaned lock nodes: {}", self.world.orphans().join(", "));
-            self.violated(Property::NoOrphans, detail, false);
+        let healed_ms = self.now.saturating_sub(self.config.chaos_us) / 1000;
+        if let Some(broken) = self.judge.the_end(&self.world, healed_ms, self.now / 1000) {
+            self.violated(broken.property, broken.detail, broken.stalled);
         }
-    }
-}
-
-/// "1 client waits", "3 clients wait".
-fn count(waiting: usize) -> String {
-    match waiting {
-        1 => "1 client waits".to_string(),
-        n => format!("{n} clients wait"),
     }
 }

@@ -7,6 +7,7 @@ mod check;
 mod client_choice;
 mod explore;
 mod herd;
+mod real;
 mod recipes;
 mod replay;
 pub mod simulate;
@@ -52,6 +53,10 @@ enum Command {
     Explore(explore::Args),
     /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
     Simulate(simulate::Args),
+    /// Run a recipe's clients against a real ZooKeeper (started here from its jar, or yours),
+    /// with the simulator's workload and faults from a seed, each run judged by the model
+    /// world kept in step with it.
+    Real(real::Args),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
     /// chart of notifications per release.
     Herd(herd::Args),
@@ -133,6 +138,7 @@ pub fn main() -> ExitCode {
         Some(Command::Explore(args)) => explore::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Herd(args)) => herd::run(&args),
+        Some(Command::Real(args)) => real::run(&args),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::ZkScript(args)) => zk_script::run(&args),
         Some(Command::ZkFuzz(args)) => zk_fuzz::run(&args),

@@ -11,7 +11,7 @@ use std::time::Duration;
 const PATIENCE: Duration = Duration::from_secs(5);
 
 /// The server's whole answer to `word`.
-pub(super) fn ask(server: &str, word: &str) -> Result<String, String> {
+pub(crate) fn ask(server: &str, word: &str) -> Result<String, String> {
     let addr = server
         .to_socket_addrs()
         .map_err(|e| format!("bad server address `{server}`: {e}"))?

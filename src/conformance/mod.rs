@@ -6,7 +6,7 @@ mod compare;
 #[cfg(feature = "live")]
 mod differential;
 #[cfg(feature = "live")]
-mod fourlw;
+pub(crate) mod fourlw;
 #[cfg(feature = "live")]
 mod fuzz;
 #[cfg(feature = "live")]

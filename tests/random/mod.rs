@@ -50,7 +50,7 @@ pub mod usage;
 
 // Each test that includes this module uses a part of it.
 #[allow(unused_imports)]
-pub use case::{case, Case};
+pub use case::{case, Case, Mix};
 #[allow(unused_imports)]
 pub use program::{Program, Variant};
 pub use recipe::RandomRecipe;

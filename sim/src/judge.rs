@@ -1,0 +1,99 @@
+//! How a run that takes one step at a time is judged, as the checker judges a state: the
+//! safety properties that can break at any moment after every step, given who holds; the end
+//! of the run (every live waiter has acquired, nothing is orphaned) once faults have stopped.
+//! The simulator and the real backend's model world both judge with it, so a real run and a
+//! simulated one break a property for the same reason.
+
+use std::collections::BTreeSet;
+use zklab_model::{ClientId, Property, Recipe, World};
+
+/// A property a run broke, with what the report says of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken {
+    pub property: Property,
+    pub detail: String,
+    /// Liveness only: the world was still busy when the bound ran out (no deadlock), so a
+    /// replay can only confirm that someone still waits.
+    pub stalled: bool,
+}
+
+/// The holders a run keeps track of, and the properties its recipes say apply to them.
+pub struct Judge {
+    /// Live clients that believe they hold.
+    holders: BTreeSet<ClientId>,
+    /// The properties the recipes say apply to them (`Recipe::applies`): only those are judged.
+    applicable: Vec<Property>,
+}
+
+impl Judge {
+    pub fn new<R: Recipe>(world: &World<R>) -> Self {
+        Judge { holders: BTreeSet::new(), applicable: Property::applicable(world) }
+    }
+
+    /// Notes client `i`'s hold after its step (`held`: whether it held before); says whether
+    /// the step made it a holder.
+    pub fn after_step<R: Recipe>(&mut self, world: &World<R>, i: ClientId, held: bool) -> bool {
+        // A crash ends a hold: the holders are the live clients that believe they hold.
+        let holds = world.clients[i as usize].holds();
+        match (held, holds) {
+            (false, true) => self.holders.insert(i),
+            (true, false) => {
+                self.holders.remove(&i);
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// The safety property that can break at any moment and is broken now, judged as the
+    /// checker judges it. `no_orphans` speaks of a world where nothing but a fault can happen,
+    /// so it is judged at the end (`the_end`).
+    pub fn safety<R: Recipe>(&self, world: &World<R>) -> Option<Property> {
+        let holders: Vec<ClientId> = self.holders.iter().copied().collect();
+        let at_any_moment = [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion];
+        at_any_moment.into_iter().find(|p| self.applicable.contains(p) && !p.holds_among(world, &holders))
+    }
+
+    /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
+    /// `healed_ms` is how long the run went on after its faults stopped, `now_ms` when it ended.
+    pub fn the_end<R: Recipe>(&self, world: &World<R>, healed_ms: u64, now_ms: u64) -> Option<Broken> {
+        let waiting = world.waiting();
+        if !waiting.is_empty() && self.applicable.contains(&Property::EventualAcquire) {
+            let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
+            let holders: Vec<ClientId> = self.holders.iter().copied().collect();
+            let shown = &waiting[..waiting.len().min(10)];
+            let more = match waiting.len() > shown.len() {
+                true => format!(" and {} more", waiting.len() - shown.len()),
+                false => String::new(),
+            };
+            let holder = if holders.is_empty() { "none".to_string() } else { names(&holders) };
+            let stalled = !world.deadlocked();
+            let detail = match stalled {
+                true => format!(
+                    "{} ({}{more}) still {healed_ms} ms after the faults stopped; holder: {holder}",
+                    count(waiting.len()),
+                    names(shown),
+                ),
+                false => format!(
+                    "{} ({}{more}) and nothing but a fault can happen (from {now_ms} ms on); holder: {holder}",
+                    count(waiting.len()),
+                    names(shown),
+                ),
+            };
+            return Some(Broken { property: Property::EventualAcquire, detail, stalled });
+        }
+        if self.applicable.contains(&Property::NoOrphans) && !Property::NoOrphans.holds(world) {
+            let detail = format!("orphaned lock nodes: {}", world.orphans().join(", "));
+            return Some(Broken { property: Property::NoOrphans, detail, stalled: false });
+        }
+        None
+    }
+}
+
+/// "1 client waits", "3 clients wait".
+fn count(waiting: usize) -> String {
+    match waiting {
+        1 => "1 client waits".to_string(),
+        n => format!("{n} clients wait"),
+    }
+}

@@ -1,0 +1,335 @@
+//! The `zklab real` command line: a recipe's clients against a real ZooKeeper (started here, or
+//! the user's), the simulator's workload and fault plan from a seed, each run judged by the
+//! model world kept in step with it. A violation is written as a trace that `zklab replay`
+//! replays; a run the model could not follow is reported as such, never as passed.
+
+use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
+use crate::exit::Exit;
+use crate::real::{self, Ensemble, RealRun, Standing, Target};
+use crate::scenario::{BadInput, Scenario};
+use crate::simulate::parse_rates;
+use crate::trace::{Trace, Verdict, FORMAT};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+use zklab_recipes::AnyRecipe;
+use zklab_sim::{Schedule, SimConfig};
+
+/// The most clients a real run may have: each is a real session and a thread.
+pub const MAX_CLIENTS: usize = 200;
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct Args {
+    /// Recipe name, or a comma list of one name per client.
+    #[arg(long)]
+    pub recipe: String,
+    /// How many clients, each a real session of its own.
+    #[arg(long, default_value_t = 3)]
+    pub clients: usize,
+    /// How many times each client acquires and releases.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u8,
+    /// Start this many ZooKeeper servers on loopback: 1 (standalone) or 3 (an ensemble).
+    #[arg(long, default_value_t = 1, conflicts_with = "server")]
+    pub servers: usize,
+    /// Run against servers you run yourself instead: HOST:PORT,... (four-letter words allowed).
+    #[arg(long)]
+    pub server: Option<String>,
+    /// The seed (default: $ZKLAB_SEED, else 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run this many seeds, from the seed on, one after the other.
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u64,
+    /// Faults, as `simulate` names them: kind[=rate] separated by commas, `all` or `none`.
+    /// loss-before-apply, loss-after-apply, disconnect, expire, crash and give-up are driven.
+    #[arg(long, default_value = "none")]
+    pub faults: String,
+    /// A JSON fault schedule, as `simulate --schedule` reads it.
+    #[arg(long)]
+    pub schedule: Option<PathBuf>,
+    /// How long faults strike, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    pub chaos_ms: u64,
+    /// After the chaos phase every waiter must acquire within this many ms (default: ten
+    /// session timeouts plus every hold one after the other).
+    #[arg(long)]
+    pub heal_ms: Option<u64>,
+    /// How long a holder keeps the lock, in ms.
+    #[arg(long, default_value_t = 10)]
+    pub hold_ms: u64,
+    /// Clients start within this many ms of each other (0: together).
+    #[arg(long, default_value_t = 0)]
+    pub start_spread_ms: u64,
+    /// The session timeout each client asks for, in ms.
+    #[arg(long, default_value_t = 4000)]
+    pub session_timeout_ms: u32,
+    /// Client library behaviour on reconnect (the driver plays the library).
+    #[arg(long, value_enum, default_value = "java")]
+    pub client: super::ClientChoice,
+    /// Stop after this many seconds in all (what is known is printed).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Print one JSON array (one object per seed) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print no progress.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Where violation traces are written.
+    #[arg(long, default_value = "zklab-traces")]
+    pub trace_dir: PathBuf,
+    /// Also write each violation's HTML timeline beside its trace.
+    #[arg(long)]
+    pub html: bool,
+}
+
+/// One real run, as reported.
+#[derive(serde::Serialize)]
+struct Report {
+    seed: u64,
+    /// passed, violated, diverged or interrupted.
+    verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    violated: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<String>,
+    steps: usize,
+    metrics: real::RealMetrics,
+    requests_per_acquisition: f64,
+}
+
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    let world = WorldConfig {
+        rounds: args.rounds,
+        client_behaviour: args.client.behaviour(),
+        session_timeout_ms: args.session_timeout_ms,
+        jute_maxbuffer: None,
+        ..WorldConfig::default()
+    };
+    let scenario = Scenario::with_limit(&args.recipe, args.clients, world.clone(), MAX_CLIENTS)?;
+    let first = match args.seed {
+        Some(seed) => seed,
+        None => match std::env::var("ZKLAB_SEED") {
+            Ok(text) => text.trim().parse().map_err(|_| BadInput(format!("ZKLAB_SEED `{text}` is not a seed")))?,
+            Err(_) => 1,
+        },
+    };
+    if args.seeds == 0 || args.seeds > 100_000 {
+        return Err(BadInput(format!("--seeds must be between 1 and 100000, got {}", args.seeds)).into());
+    }
+    if !(200..=20_000).contains(&args.session_timeout_ms) {
+        return Err(BadInput(format!(
+            "--session-timeout-ms must be between 200 and 20000 (the servers' bounds), got {}",
+            args.session_timeout_ms
+        ))
+        .into());
+    }
+    if args.timeout == Some(0) || args.timeout.is_some_and(|t| t > 86_400 * 7) {
+        return Err(BadInput("--timeout must be between 1 s and a week".to_string()).into());
+    }
+    if args.server.is_none() && !matches!(args.servers, 1 | 3) {
+        return Err(
+            BadInput(format!("--servers must be 1 (standalone) or 3 (an ensemble), got {}", args.servers)).into()
+        );
+    }
+    crate::trace::check_writable(&args.trace_dir)?;
+    let mut config = SimConfig::new(world, first);
+    config.rates = parse_rates(&args.faults)?;
+    config.chaos_us = args.chaos_ms.saturating_mul(1000);
+    config.heal_bound_us = args.heal_ms.map(|ms| ms.saturating_mul(1000));
+    config.hold_us = args.hold_ms.saturating_mul(1000);
+    config.start_spread_us = args.start_spread_ms.saturating_mul(1000);
+    if let Some(path) = &args.schedule {
+        config.schedule = Schedule::load(path).map_err(|e| BadInput(e.to_string()))?.faults;
+    }
+    config.validate(args.clients).map_err(|e| BadInput(e.0))?;
+    let used = FaultKind::ALL.into_iter().filter(|k| {
+        let rated = match k {
+            FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
+            FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
+            FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
+            FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
+            _ => config.rates.count(*k) > 0,
+        };
+        rated || config.schedule.iter().any(|f| f.fault == *k)
+    });
+    for kind in used {
+        if let Some(why) = real::unsupported(kind) {
+            return Err(BadInput(format!("`zklab real` cannot drive {kind} yet: {why}")).into());
+        }
+    }
+    if args.html && args.clients > crate::html::MAX_CLIENTS {
+        return Err(BadInput(format!(
+            "--html draws at most {} clients, got {}",
+            crate::html::MAX_CLIENTS,
+            args.clients
+        ))
+        .into());
+    }
+
+    let ensemble = match &args.server {
+        Some(list) => {
+            let servers: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();
+            if let Some(bad) =
+                servers.iter().find(|s| s.rsplit_once(':').is_none_or(|(_, p)| p.parse::<u16>().is_err()))
+            {
+                return Err(BadInput(format!("--server takes HOST:PORT,...; `{bad}` is not one")).into());
+            }
+            Ensemble::given(servers).map_err(BadInput)?
+        }
+        None => {
+            if !args.quiet {
+                eprintln!("starting {} ZooKeeper server(s) on loopback ...", args.servers);
+            }
+            Ensemble::start(args.servers).map_err(BadInput)?
+        }
+    };
+    if !args.quiet && ensemble.started_in > Duration::ZERO {
+        eprintln!("serving after {:.1} s: {}", ensemble.started_in.as_secs_f64(), ensemble.servers.join(", "));
+    }
+    stop_on_ctrl_c();
+    let started = Instant::now();
+    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
+    let mut reports = Vec::new();
+    for k in 0..args.seeds {
+        if crate::interrupt::interrupted() || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let seed = first.wrapping_add(k);
+        let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
+        let target = Target {
+            servers: &ensemble.servers,
+            chroot: format!("/zklab-real/{}-{seed}-{k}", std::process::id()),
+            margin: Duration::from_millis(match ensemble.servers.len() {
+                1 => 5,
+                _ => 50,
+            }),
+            stop: Some(&crate::interrupt::INTERRUPTED),
+            progress: (!args.quiet && args.seeds == 1).then_some(&progress_to_stderr as &dyn Fn(&str)),
+        };
+        let run = real::run_real(&SimConfig { seed, ..config.clone() }, recipes, &target).map_err(BadInput)?;
+        let report = report(args, &scenario, seed, &run)?;
+        if !args.json {
+            print(&report);
+        }
+        reports.push(report);
+    }
+    if args.json {
+        say!("{}", serde_json::to_string(&reports).expect("reports serialize"));
+    } else {
+        let passed = reports.iter().filter(|r| r.verdict == "passed").count();
+        let acquisitions: u64 = reports.iter().map(|r| r.metrics.acquisitions).sum();
+        let requests: u64 = reports.iter().map(|r| r.metrics.requests).sum();
+        say!(
+            "{passed} of {} real runs passed ({} servers); {acquisitions} acquisitions, {:.2} requests per acquisition; {:.1} s wall",
+            reports.len(),
+            ensemble.servers.len(),
+            requests as f64 / acquisitions.max(1) as f64,
+            started.elapsed().as_secs_f64()
+        );
+        if (reports.len() as u64) < args.seeds {
+            say!("stopped early: {} of {} seeds ran", reports.len(), args.seeds);
+        }
+    }
+    let violated = reports.iter().any(|r| r.verdict == "violated");
+    let unknown = reports.iter().any(|r| r.verdict != "passed") || (reports.len() as u64) < args.seeds;
+    Ok(match (violated, unknown) {
+        (true, _) => Exit::Failed,
+        (false, true) => Exit::Unknown,
+        (false, false) => Exit::Passed,
+    })
+}
+
+fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>) -> Result<Report, CliError> {
+    let mut report = Report {
+        seed,
+        verdict: "passed",
+        violated: None,
+        detail: None,
+        trace: None,
+        steps: run.steps.len(),
+        metrics: run.metrics.clone(),
+        requests_per_acquisition: run.metrics.requests_per_acquisition(),
+    };
+    if run.interrupted {
+        report.verdict = "interrupted";
+        return Ok(report);
+    }
+    match &run.standing {
+        Standing::Agrees => {}
+        Standing::Diverged { client, step, at_us, why } => {
+            report.verdict = "diverged";
+            report.detail = Some(format!("at {:.1} ms, c{client}'s step {step}: {why}", *at_us as f64 / 1000.0));
+        }
+        Standing::Broke { broken, .. } => {
+            report.verdict = "violated";
+            report.violated = Some(broken.property.to_string());
+            let summary = match broken.detail.is_empty() {
+                true => crate::trace::summarize(broken.property, &run.world),
+                false => broken.detail.clone(),
+            };
+            let mut replayable = scenario.clone();
+            replayable.config.faults = FaultBudget(run.world.faults_used);
+            let trace = Trace {
+                format: FORMAT,
+                scenario: replayable,
+                seed: Some(seed),
+                steps: run.steps.clone(),
+                times_us: run.times_us.clone(),
+                verdict: Verdict { property: broken.property, cycle_start: None, stalled: broken.stalled },
+                summary: summary.clone(),
+            };
+            report.detail = Some(summary);
+            report.trace = Some(write_trace(args, seed, &trace)?);
+        }
+    }
+    Ok(report)
+}
+
+fn write_trace(args: &Args, seed: u64, trace: &Trace) -> Result<String, BadInput> {
+    let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
+    std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
+    let name = format!(
+        "real-{}-n{}-seed{seed}-{}.json",
+        trace.scenario.recipe_label().replace(',', "+"),
+        args.clients,
+        trace.verdict.property
+    );
+    let file = args.trace_dir.join(name);
+    std::fs::write(&file, trace.to_json()).map_err(cant)?;
+    if args.html {
+        crate::html::write_beside(trace, &file).map_err(cant)?;
+    }
+    Ok(file.display().to_string())
+}
+
+fn print(r: &Report) {
+    let m = &r.metrics;
+    match r.verdict {
+        "passed" => say!(
+            "seed {}: passed: {} acquisitions, {:.2} requests and {:.2} notifications per acquisition, {} faults, {} steps judged, {} ms",
+            r.seed,
+            m.acquisitions,
+            r.requests_per_acquisition,
+            m.notifications as f64 / m.acquisitions.max(1) as f64,
+            m.faults,
+            r.steps,
+            m.wall_ms
+        ),
+        "violated" => {
+            say!("seed {}: {} violated on a real server: {}", r.seed, r.violated.as_deref().unwrap_or(""), r.detail.as_deref().unwrap_or(""));
+            if let Some(trace) = &r.trace {
+                say!("  trace: {trace} (zklab replay {trace})");
+            }
+        }
+        "diverged" => say!(
+            "seed {}: UNKNOWN: the model could not follow the real run ({}); judged up to there, nothing after",
+            r.seed,
+            r.detail.as_deref().unwrap_or("")
+        ),
+        _ => say!("seed {}: interrupted after {} steps: no verdict", r.seed, r.steps),
+    }
+}

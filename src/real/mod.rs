@@ -1,0 +1,14 @@
+//! The real backend: a catalogue or registered recipe's clients run against a real ZooKeeper,
+//! with faults made exactly where the model places them, judged by a model world kept in step
+//! (`shadow`) with the same property code as the checker and the simulator. See docs/real.md.
+
+pub mod connection;
+pub mod driver;
+pub mod ensemble;
+pub mod jute;
+pub mod shadow;
+pub mod unify;
+
+pub use driver::{run_real, unsupported, RealMetrics, RealRun, Target};
+pub use ensemble::Ensemble;
+pub use shadow::Standing;

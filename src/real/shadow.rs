@@ -1,0 +1,327 @@
+//! The model world kept in step with a real run, so the real run is judged by the same
+//! property code as the checker and the simulator, and its steps form an ordinary trace.
+//!
+//! Each thing that happens to a real client is an `Entry`: the model step it is (`Acquire`,
+//! `Receive`, `Fault(Disconnect)`, `Lossy(LossAfterApply, Acquire)`, ...), the input its recipe
+//! was handed, the requests it sent and where the server applied each. The model applies a
+//! request the moment its step sends it; the real server applies it a little later, in an order
+//! of its own. So the shadow takes a client's steps in the client's order, and every step that
+//! reaches the server at the place the server gave it: a write at its zxid, a read (or a
+//! connection's cut, barred by a ping) after the last write the server had applied when it
+//! answered (the zxid in the reply's header). A step whose place is not known yet (a reply on
+//! its way) waits, and so does every step that might have to come after it. Among the steps
+//! that may go next, the one that happened first in real time goes first.
+//!
+//! After each step the shadow checks that the model did what the real run did: the same
+//! requests with the same results, the same input handed, the same belief (numbers aside: see
+//! `unify`). Where it did not, the run has found a behaviour the model does not have, and the
+//! shadow stops there (`Diverged`): what it judged up to then stands, the rest is unknown.
+
+use super::unify::Unify;
+use std::collections::VecDeque;
+use zklab_model::world::Note;
+use zklab_model::{Belief, ClientId, Input, Recipe, Request, SessionId, Step, World, ZkResult};
+use zklab_sim::{Broken, Judge};
+
+/// Where the server put something, in its order of applying: after the write with this zxid;
+/// a write comes before the reads that saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Place {
+    pub zxid: i64,
+    /// A read (or a barrier) that saw the write `zxid`, as opposed to that write itself.
+    pub read: bool,
+}
+
+impl Place {
+    pub fn write(zxid: i64) -> Place {
+        Place { zxid, read: false }
+    }
+    pub fn read(zxid: i64) -> Place {
+        Place { zxid, read: true }
+    }
+}
+
+/// Where a request (or a barrier) landed, or that it is still on its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// Sent; no reply yet. The server cannot put it before `floor`: what it had already
+    /// applied when the request was sent, as far as the sender knew.
+    InFlight {
+        floor: Place,
+    },
+    At(Place),
+    /// Never reached the server (lost before it was applied).
+    Nowhere,
+}
+
+/// A request one step sent, and what became of it.
+#[derive(Clone, Debug)]
+pub struct Sent {
+    pub request: Request,
+    pub landing: Landing,
+    /// The reply, as the real recipe was handed it or would have been (a reply the fault
+    /// swallowed is still known to the driver).
+    pub result: Option<ZkResult>,
+}
+
+/// One step of one real client.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub at_us: u64,
+    pub step: Step,
+    /// For a `Receive`: what the real recipe was handed.
+    pub input: Option<Input>,
+    pub sent: Vec<Sent>,
+    /// A step that reaches the server without a request of its own: a cut's barrier, a
+    /// session's close, a reconnect's SetWatches.
+    pub barrier: Option<Landing>,
+    /// What the real recipe believed after it.
+    pub belief: Belief,
+}
+
+impl Entry {
+    pub fn new(at_us: u64, step: Step, belief: Belief) -> Entry {
+        Entry { at_us, step, input: None, sent: Vec::new(), barrier: None, belief }
+    }
+
+    fn landings(&self) -> impl Iterator<Item = Landing> + '_ {
+        self.sent.iter().map(|s| s.landing).chain(self.barrier)
+    }
+
+    /// Where the step goes in the server's order: at the last place it reached (the model
+    /// applies a step's requests together; a real server may apply another session's request
+    /// between two of them, and what that changed shows in the results compared). While a
+    /// request is on its way this is a bound from below; `None` for a step that does not reach
+    /// the server.
+    fn key(&self) -> Option<Place> {
+        self.landings()
+            .filter_map(|l| match l {
+                Landing::InFlight { floor } => Some(floor),
+                Landing::At(p) => Some(p),
+                Landing::Nowhere => None,
+            })
+            .max()
+    }
+
+    fn known(&self) -> bool {
+        self.landings().all(|l| !matches!(l, Landing::InFlight { .. }))
+    }
+}
+
+/// How the shadow stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    Agrees,
+    Broke {
+        broken: Broken,
+        at_us: u64,
+    },
+    /// The model could not follow the real run from this step on.
+    Diverged {
+        client: ClientId,
+        step: Step,
+        at_us: u64,
+        why: String,
+    },
+}
+
+pub struct Shadow<R> {
+    pub world: World<R>,
+    judge: Judge,
+    unify: Unify,
+    /// Every client's entries not yet taken, oldest first.
+    pending: Vec<VecDeque<Entry>>,
+    /// How many of each client's entries were taken.
+    steps_of: Vec<u64>,
+    /// The furthest place taken, and by whose step.
+    frontier: Option<(Place, ClientId, Step)>,
+    pub steps: Vec<Step>,
+    pub times_us: Vec<u64>,
+    pub standing: Standing,
+}
+
+impl<R: Recipe> Shadow<R> {
+    pub fn new(world: World<R>, unify: Unify) -> Self {
+        let n = world.clients.len();
+        Shadow {
+            judge: Judge::new(&world),
+            world,
+            unify,
+            pending: vec![VecDeque::new(); n],
+            steps_of: vec![0; n],
+            frontier: None,
+            steps: Vec::new(),
+            times_us: Vec::new(),
+            standing: Standing::Agrees,
+        }
+    }
+
+    /// The model session client `i` runs as now.
+    pub fn session(&self, i: usize) -> SessionId {
+        self.world.clients[i].session
+    }
+
+    pub fn unify(&mut self) -> &mut Unify {
+        &mut self.unify
+    }
+
+    /// Records a step of client `i`; returns its index among the client's entries not yet
+    /// taken, for `entry_mut`.
+    pub fn push(&mut self, i: usize, entry: Entry) -> u64 {
+        if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
+            eprintln!("push c{i} {} at {}", entry.step, entry.at_us);
+        }
+        self.pending[i].push_back(entry);
+        self.steps_of[i] + self.pending[i].len() as u64 - 1
+    }
+
+    /// An entry recorded earlier, by the number `push` gave it (`None` once taken).
+    pub fn entry_mut(&mut self, i: usize, number: u64) -> Option<&mut Entry> {
+        let offset = number.checked_sub(self.steps_of[i])?;
+        self.pending[i].get_mut(offset as usize)
+    }
+
+    /// Takes every step that may be taken now, oldest first, leaving the ones younger than
+    /// `margin_us` at `now_us` (a read on a follower may still come in behind them).
+    pub fn advance(&mut self, now_us: u64, margin_us: u64) {
+        while self.standing == Standing::Agrees {
+            let Some(i) = self.next_step(now_us, margin_us) else { return };
+            let entry = self.pending[i].pop_front().expect("chosen from the pending");
+            self.steps_of[i] += 1;
+            self.take(i, entry);
+        }
+    }
+
+    /// The run's end, judged as the simulator judges its end.
+    pub fn judge_the_end(&self, healed_ms: u64, now_ms: u64) -> Option<Broken> {
+        self.judge.the_end(&self.world, healed_ms, now_ms)
+    }
+
+    /// Whether entries are still waiting to be taken.
+    pub fn waiting(&self) -> bool {
+        self.pending.iter().any(|p| !p.is_empty())
+    }
+
+    /// Says why the remaining entries cannot be taken (the real run is over): the model never
+    /// enabled the first one.
+    pub fn stuck(&mut self) {
+        if self.standing != Standing::Agrees {
+            return;
+        }
+        if let Some((i, e)) = self.pending.iter().enumerate().find_map(|(i, p)| p.front().map(|e| (i, e))) {
+            let why = match e.known() {
+                true => "the model cannot take this step here".to_string(),
+                false => "a request's reply never came".to_string(),
+            };
+            self.standing = Standing::Diverged { client: i as ClientId, step: e.step, at_us: e.at_us, why };
+        }
+    }
+
+    /// The client whose next entry goes next: enabled, its places known, nothing that might
+    /// come before it still pending, the oldest such.
+    fn next_step(&self, now_us: u64, margin_us: u64) -> Option<usize> {
+        let mut best: Option<(u64, usize)> = None;
+        for (i, pending) in self.pending.iter().enumerate() {
+            let Some(e) = pending.front() else { continue };
+            if e.at_us.saturating_add(margin_us) > now_us || !e.known() || !self.world.enabled(e.step) {
+                continue;
+            }
+            if let Some(place) = e.key() {
+                let before = |(j, p): (usize, &VecDeque<Entry>)| {
+                    j != i && p.iter().any(|other| other.key().is_some_and(|q| q < place))
+                };
+                if self.pending.iter().enumerate().any(before) {
+                    continue;
+                }
+            }
+            if best.is_none_or(|(at, _)| e.at_us < at) {
+                best = Some((e.at_us, i));
+            }
+        }
+        best.map(|(_, i)| i)
+    }
+
+    fn take(&mut self, i: usize, entry: Entry) {
+        if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
+            eprintln!(
+                "take c{i} {} at {} {:?} {:?}",
+                entry.step,
+                entry.at_us,
+                entry.barrier,
+                entry.sent.iter().map(|s| s.landing).collect::<Vec<_>>()
+            );
+        }
+        let diverge =
+            |why: String| Standing::Diverged { client: i as ClientId, step: entry.step, at_us: entry.at_us, why };
+        if let (Some(key), Some((frontier, by, step))) = (entry.key(), self.frontier) {
+            if key < frontier {
+                self.standing = diverge(format!(
+                    "the server placed it ({:?}) at {key:?}, behind {frontier:?} of c{by}'s step {step} already taken: a read older than the model allows",
+                    entry.sent
+                ));
+                return;
+            }
+        }
+        if let Some(key) = entry.key() {
+            if self.frontier.is_none_or(|(f, _, _)| key > f) {
+                self.frontier = Some((key, i as ClientId, entry.step));
+            }
+        }
+        let expected = match entry.step {
+            Step::Receive(_) | Step::Lossy(_, zklab_model::world::Sending::Receive, _) => {
+                self.world.clients[i].inbound.front().cloned()
+            }
+            _ => None,
+        };
+        let held = self.world.clients[i].holds();
+        let mut notes = Some(Vec::new());
+        if let Err(e) = self.world.apply_logged(entry.step, &mut notes) {
+            self.standing = diverge(e.to_string());
+            return;
+        }
+        self.steps.push(entry.step);
+        self.times_us.push(entry.at_us);
+        if let Err(why) = self.compare(i, &entry, expected, notes.unwrap_or_default()) {
+            self.standing = diverge(why);
+            return;
+        }
+        self.judge.after_step(&self.world, i as ClientId, held);
+        if let Some(property) = self.judge.safety(&self.world) {
+            let broken = Broken { property, detail: String::new(), stalled: false };
+            self.standing = Standing::Broke { broken, at_us: entry.at_us };
+        }
+    }
+
+    /// Whether the model's step did what the real one did.
+    fn compare(&mut self, i: usize, entry: &Entry, expected: Option<Input>, notes: Vec<Note>) -> Result<(), String> {
+        if let (Some(real), Some(model)) = (&entry.input, &expected) {
+            self.unify.input(real, model)?;
+        }
+        let model_requests: Vec<(Request, Option<ZkResult>)> = notes
+            .into_iter()
+            .filter_map(|n| match n {
+                Note::Request { request, result } => Some((request, result)),
+                _ => None,
+            })
+            .collect();
+        let reached: Vec<&Sent> = entry.sent.iter().filter(|s| s.landing != Landing::Nowhere).collect();
+        let model_reached: Vec<&(Request, Option<ZkResult>)> =
+            model_requests.iter().filter(|(_, result)| result.is_some()).collect();
+        if reached.len() != model_reached.len() {
+            return Err(format!(
+                "the real recipe's step reached the server with {} request(s), the model's with {}",
+                reached.len(),
+                model_reached.len()
+            ));
+        }
+        for (real, (request, result)) in reached.iter().zip(model_reached) {
+            if real.request != *request {
+                return Err(format!("the real recipe sent {:?}, the model's {request:?}", real.request));
+            }
+            if let (Some(real), Some(model)) = (&real.result, result) {
+                self.unify.result(real, model)?;
+            }
+        }
+        self.unify.belief(entry.belief, self.world.clients[i].belief())
+    }
+}
