@@ -491,6 +491,34 @@ impl Numbers {
         self.zxids.borrow().iter().max()
     }
 
+    /// Where this walk takes `v` as a number of `kind`; `None` when it is a ranking walk that
+    /// never collected `v` as one (no part of the state holds it as such). Never collects.
+    pub fn image(&self, kind: Kind, v: i64) -> Option<i64> {
+        let known = |values: &RefCell<Values>| values.borrow().listed.binary_search(&v).is_ok();
+        let (ranked, forgotten) = match kind {
+            Kind::Seq => (&self.seqs, &self.forgotten_seqs),
+            Kind::Zxid => (&self.zxids, &self.forgotten_zxids),
+        };
+        match self.walk {
+            Walk::Collecting => None,
+            Walk::Ranking if !(known(ranked) || (self.spaced && known(forgotten))) => None,
+            _ => Some(match kind {
+                Kind::Seq => self.seq(v),
+                Kind::Zxid => self.zxid(v),
+            }),
+        }
+    }
+
+    /// Whether `y` is where this walk takes some number it collected, of either kind.
+    pub fn is_image(&self, y: i64) -> bool {
+        let listed = |values: &RefCell<Values>| values.borrow().listed.clone();
+        let hits = |kind: Kind, values: Vec<i64>| values.into_iter().any(|v| self.image(kind, v) == Some(y));
+        hits(Kind::Seq, listed(&self.seqs))
+            || hits(Kind::Seq, listed(&self.forgotten_seqs))
+            || hits(Kind::Zxid, listed(&self.zxids))
+            || hits(Kind::Zxid, listed(&self.forgotten_zxids))
+    }
+
     /// A sequence number of one of the lock's children (or the lock's counter).
     pub fn seq(&self, v: i64) -> i64 {
         match self.walk {

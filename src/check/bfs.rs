@@ -376,11 +376,19 @@ fn expand<R: Recipe>(
         refuted = world.renaming_commutes(claimed).err().map(Refusal::Symmetry);
         newly_checked = symmetric;
     }
+    // A successor whose recipe, renumbered by replay, breaks the claim refutes it for the run.
+    let replay_refuted = std::cell::RefCell::new(None);
     let settle = |(step, mut next): (Step, World<R>)| {
         let mut renumbered = false;
         if reduction.settle {
             interner.share_changed(&mut next, world);
-            renumbered = next.settle();
+            renumbered = match next.settle_or_refute() {
+                Ok(renumbered) => renumbered,
+                Err(why) => {
+                    replay_refuted.borrow_mut().get_or_insert(format!("after step `{step}`, {why}"));
+                    false
+                }
+            };
         }
         (step, next, renumbered)
     };
@@ -422,6 +430,9 @@ fn expand<R: Recipe>(
             Ok(false) => {}
             Err(why) => refuted = Some(Refusal::Renumbering(why)),
         }
+    }
+    if let Some(why) = replay_refuted.into_inner() {
+        refuted.get_or_insert(Refusal::Renumbering(why));
     }
     let successors = settled
         .into_iter()

@@ -381,13 +381,19 @@ impl<R: Recipe> World<R> {
     /// settle (the simulator does not: it would cost a walk of the state per step). Says
     /// whether it renumbered the state.
     pub fn settle(&mut self) -> bool {
+        self.settle_or_refute().unwrap_or(false)
+    }
+
+    /// `settle`, or why the recipe's claim to renumbering breaks here (see
+    /// `renumbered_or_refuted`), the state then left with its numbers.
+    pub fn settle_or_refute(&mut self) -> Result<bool, String> {
         self.settle_keeping_numbers();
-        match self.renumbered() {
+        match self.renumbered_or_refuted()? {
             Some(renumbered) => {
                 *self = renumbered;
-                true
+                Ok(true)
             }
-            None => false,
+            None => Ok(false),
         }
     }
 

@@ -31,20 +31,95 @@ use crate::recipe::{ClientId, Recipe};
 use crate::rewrite::Rewrite;
 use crate::{ChildrenOrder, FaultKind, Lifted, Numbers, Renumber};
 
+/// Whether each client's recipe in `moved` holds what it holds in `here`, every number that
+/// differs moved as `walk` moves it (one it never collected, new in the step, moved to a number
+/// no collected one moves to, the same way throughout).
+fn recipes_correspond<R: Recipe>(here: &World<R>, moved: &World<R>, walk: &Numbers) -> bool {
+    let mut fresh: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
+    let runs = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).map(str::to_string).collect()
+    };
+    for (a, b) in here.clients.iter().zip(moved.clients.iter()) {
+        let (a, b) = (format!("{:?}", a.recipe), format!("{:?}", b.recipe));
+        let (xs, ys) = (runs(&a), runs(&b));
+        if xs.len() != ys.len() {
+            return false;
+        }
+        for (x, y) in xs.iter().zip(&ys) {
+            if x == y {
+                continue;
+            }
+            let (Ok(x), Ok(y)) = (x.parse::<i64>(), y.parse::<i64>()) else { return false };
+            let images = [walk.image(crate::renumber::Kind::Seq, x), walk.image(crate::renumber::Kind::Zxid, x)];
+            if images.contains(&Some(y)) {
+                continue;
+            }
+            if images.iter().any(Option::is_some) || walk.is_image(y) {
+                return false;
+            }
+            if *fresh.entry(x).or_insert(y) != y {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The requests a step sent and how the server answered each, with every number masked: what
+/// the same step does in two numberings of one state must agree on.
+fn answered(notes: &Option<Vec<super::Note>>) -> Vec<(String, String)> {
+    let mask = |text: String| text.split(|c: char| c.is_ascii_digit()).collect::<Vec<_>>().join("#");
+    let kind = |result: &Option<crate::ZkResult>| match result {
+        None => "lost".to_string(),
+        Some(Err(e)) => e.to_string(),
+        Some(Ok(crate::Response::Created { .. })) => "created".to_string(),
+        Some(Ok(crate::Response::Exists(None))) => "null".to_string(),
+        Some(Ok(crate::Response::Children { children, .. })) => format!("{} children", children.len()),
+        Some(Ok(_)) => "ok".to_string(),
+    };
+    notes
+        .iter()
+        .flatten()
+        .filter_map(|n| match n {
+            super::Note::Request { request, result } => Some((mask(super::describe_request(request)), kind(result))),
+            _ => None,
+        })
+        .collect()
+}
+
 impl<R: Recipe> World<R> {
     /// This state with its numbers renumbered, or `None` when renumbering does not apply here or
     /// would change nothing.
     pub fn renumbered(&self) -> Option<World<R>> {
-        let collected = self.collected()?;
+        self.renumbered_or_refuted().ok().flatten()
+    }
+
+    /// `renumbered`, or why a recipe renumbered by replay breaks its claim here: handed its
+    /// inputs again with its numbers moved apart or ranked, it did otherwise (it reads a
+    /// number's value). Such a state could still be kept as it is, but the states before it
+    /// were merged on the claim, so the run is judged again without renumbering.
+    pub fn renumbered_or_refuted(&self) -> Result<Option<World<R>>, String> {
+        if !self.renumbering_applies() {
+            return Ok(None);
+        }
+        let collected = Numbers::collecting_spaced(self.renumbers_by_replay());
+        let walked = self.collect(&collected).is_some();
+        if let Some(why) = collected.unfaithful() {
+            return Err(why);
+        }
         // Most steps leave the numbers in rank: that is seen without sorting them.
-        if collected.in_rank() {
-            return None;
+        if !walked || collected.opaque() || collected.in_rank() {
+            return Ok(None);
         }
         let ranks = collected.into_ranks();
         if ranks.opaque() || !self.counters_lead(&ranks) || ranks.is_identity() {
-            return None;
+            return Ok(None);
         }
-        self.renumber_with(&ranks)
+        let renumbered = self.renumber_with(&ranks);
+        match ranks.unfaithful() {
+            Some(why) => Err(why),
+            None => Ok(renumbered),
+        }
     }
 
     /// The ranks of this state's numbers, or `None` when renumbering does not apply to the
@@ -52,6 +127,17 @@ impl<R: Recipe> World<R> {
     fn ranks(&self) -> Option<Numbers> {
         // Spaced ranks with too many forgotten numbers in one gap cannot keep their order.
         self.collected().map(Numbers::into_ranks).filter(|ranks| !ranks.opaque())
+    }
+
+    /// Why a recipe renumbered by replay did otherwise when this state's numbers were
+    /// collected (its numbers moved apart one by one), if one did.
+    fn collected_refutes(&self) -> Option<String> {
+        if !self.renumbering_applies() || !self.renumbers_by_replay() {
+            return None;
+        }
+        let collected = Numbers::collecting_spaced(true);
+        let _ = self.collect(&collected);
+        collected.unfaithful()
     }
 
     /// This state's numbers, collected (see `ranks`).
@@ -75,7 +161,14 @@ impl<R: Recipe> World<R> {
     /// keep it so; `None` where renumbering cannot walk it.
     /// An error when a recipe renumbered by replay does otherwise once ranked.
     fn ranked(&self) -> Result<Option<World<R>>, String> {
-        let Some(ranks) = self.ranks() else { return Ok(None) };
+        let Some(ranks) = self.ranks() else {
+            // Kept as it is; but a recipe renumbered by replay that did otherwise with its
+            // numbers moved apart (`Handed::collect_held`) breaks the claim, not just the walk.
+            return match self.collected_refutes() {
+                Some(why) => Err(format!("ranked, {why}")),
+                None => Ok(None),
+            };
+        };
         if ranks.is_identity() {
             return Ok(Some(self.clone()));
         }
@@ -127,7 +220,7 @@ impl<R: Recipe> World<R> {
             if spreading.opaque() {
                 return Ok(false);
             }
-            self.spread_commutes(&spread, settled, &observed, "spread apart")?;
+            self.spread_commutes(&spread, &spreading, settled, &observed, "spread apart")?;
         }
         if ranks.is_spaced() {
             // Spaced ranks never hold the small numbers of a run's start, which a recipe may
@@ -138,7 +231,7 @@ impl<R: Recipe> World<R> {
                 return Err(format!("with its numbers ranked without gaps, {why}"));
             }
             let Some(dense) = dense else { return Ok(false) };
-            self.spread_commutes(&dense, settled, &observed, "ranked without gaps")?;
+            self.spread_commutes(&dense, &densified, settled, &observed, "ranked without gaps")?;
         }
         Ok(true)
     }
@@ -154,6 +247,7 @@ impl<R: Recipe> World<R> {
     fn spread_commutes<T: PartialEq>(
         &self,
         spread: &World<R>,
+        walk: &Numbers,
         settled: &[(super::Step, &World<R>)],
         observed: &impl Fn(&World<R>) -> T,
         how: &str,
@@ -166,13 +260,30 @@ impl<R: Recipe> World<R> {
         }
         for (step, next) in settled {
             let mut spread_next = spread.clone();
-            if spread_next.apply(*step).is_err() {
+            let mut spread_notes = Some(Vec::new());
+            if spread_next.apply_logged(*step, &mut spread_notes).is_err() {
                 return Err(format!("step `{step}` fails once the numbers are {how}"));
+            }
+            // What the step asked of the server and got, numbers masked, must be the same: a
+            // recipe that names a node by a number it computed (`seq - 1`) finds it in one and
+            // not in the other, though both successors may be kept as they are (see below).
+            let mut notes = Some(Vec::new());
+            let mut here = self.clone();
+            if here.apply_logged(*step, &mut notes).is_ok() && answered(&notes) != answered(&spread_notes) {
+                return Err(format!("step `{step}` is answered otherwise once the numbers are {how}"));
             }
             spread_next.settle();
             // Settling may keep a state as it is (its counters do not lead); ranked, the two
             // must still be one. Two that cannot be ranked are merged with no other state.
-            let same = spread_next == **next || spread_next.ranked()? == next.ranked()?;
+            let same = spread_next == **next
+                || match (spread_next.ranked()?, next.ranked()?) {
+                    // Both kept as they are: for a recipe rebuilt by replay, each must hold what
+                    // the other holds with the numbers moved as the walk moved them (a number
+                    // it computed, `seq - 1`, is computed again from the moved ones, and may
+                    // name another node than the one the walk moved there).
+                    (None, None) if self.renumbers_by_replay() => recipes_correspond(next, &spread_next, walk),
+                    (a, b) => a == b,
+                };
             if !same {
                 return Err(format!("step `{step}` leads elsewhere once the numbers are {how}"));
             }

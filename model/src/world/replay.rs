@@ -142,10 +142,12 @@ impl<R: Recipe> Handed<R> {
     /// from `start` (the start rewritten), and, when `replay`, the recipe a copy of `start`
     /// becomes when handed them; an error when the copy, handed an input, does not do what the
     /// recipe did, rewritten (see `Seen`).
+    #[allow(clippy::too_many_arguments)]
     fn rewritten(
         &self,
         start: R,
         rewrite: &impl Rewrite,
+        numbers: &Numbers,
         ctx: impl Fn(Ctx) -> Ctx,
         token: &dyn Fn(i64) -> i64,
         replay: bool,
@@ -169,10 +171,13 @@ impl<R: Recipe> Handed<R> {
         }
         // What the recipe holds must be the same but for its numbers: a recipe that decided by a
         // number's value holds another state once replayed, though it sent the same requests.
+        // And each number it holds must be one of its own numbers where this renumbering takes
+        // it: a number it computed (`seq - 1`) and has not sent yet is not.
         if let (Some(recipe), Some(actual)) = (&recipe, actual) {
             if shape(recipe) != shape(actual) {
                 return Err("replayed, the recipe holds another state than its numbers alone make".to_string());
             }
+            renumbered_alike(actual, recipe, numbers)?;
         }
         Ok((handed, recipe))
     }
@@ -203,14 +208,18 @@ impl<R: Recipe> Handed<R> {
         let replayed = |at: Option<(Kind, i64)>| {
             let probe = Numbers::probing(at);
             let token = |t| start.renumber_token(t, &probe);
-            self.rewritten(start.clone(), &r.with(&probe), |ctx| ctx, &token, true, Some(actual))
+            self.rewritten(start.clone(), &r.with(&probe), &probe, |ctx| ctx, &token, true, Some(actual))
                 .map(|(_, recipe)| recipe)
         };
         // A recipe that does otherwise with its numbers moved apart reads their values: its
         // state is kept as it is.
-        let Ok(moved_none) = replayed(None) else {
-            r.numbers.mark_opaque();
-            return;
+        let moved_none = match replayed(None) {
+            Ok(recipe) => recipe,
+            Err(why) => {
+                r.numbers.note_unfaithful(format!("with its numbers moved apart, {why}"));
+                r.numbers.mark_opaque();
+                return;
+            }
         };
         for kind in [Kind::Seq, Kind::Zxid] {
             for v in handed.collected(kind) {
@@ -219,7 +228,8 @@ impl<R: Recipe> Handed<R> {
                     (Kind::Zxid, 0) => true,
                     _ => match replayed(Some((kind, v))) {
                         Ok(moved) => moved != moved_none,
-                        Err(_) => {
+                        Err(why) => {
+                            r.numbers.note_unfaithful(format!("with one number moved, {why}"));
                             r.numbers.mark_opaque();
                             return;
                         }
@@ -237,6 +247,32 @@ impl<R: Recipe> Handed<R> {
             }
         }
     }
+}
+
+/// Whether `replayed` holds, number for number, what `actual` holds renumbered by `numbers`:
+/// the two print alike (see `shape`), and each run of digits is either the same in both (a
+/// count, a version, a client's number) or a sequence number or zxid of `actual`'s that
+/// `numbers` takes to `replayed`'s.
+fn renumbered_alike<R: fmt::Debug>(actual: &R, replayed: &R, numbers: &Numbers) -> Result<(), String> {
+    let (a, b) = (format!("{actual:?}"), format!("{replayed:?}"));
+    for (x, y) in digit_runs(&a).zip(digit_runs(&b)) {
+        if x == y {
+            continue;
+        }
+        let (Ok(x), Ok(y)) = (x.parse::<i64>(), y.parse::<i64>()) else {
+            return Err(format!("replayed, the recipe holds {y} where it held {x}"));
+        };
+        let image = |kind| numbers.image(kind, x) == Some(y);
+        if !(image(Kind::Seq) || image(Kind::Zxid)) {
+            return Err(format!("replayed, the recipe holds {y} where it held {x}, which its numbers do not take there"));
+        }
+    }
+    Ok(())
+}
+
+/// The runs of digits of `text`, in order.
+fn digit_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_ascii_digit()).filter(|run| !run.is_empty())
 }
 
 /// A recipe's state as `Debug` prints it, with every run of digits (a number) written `#`:
@@ -335,7 +371,7 @@ impl<R: Recipe> Client<R> {
         }
         let start = R::clone(self.handed.start.as_deref()?);
         let token = |t| start.renumber_token(t, r.numbers);
-        match self.handed.rewritten(start.clone(), r, |ctx| ctx, &token, true, Some(&self.recipe)) {
+        match self.handed.rewritten(start.clone(), r, r.numbers, |ctx| ctx, &token, true, Some(&self.recipe)) {
             Ok((handed, recipe)) => Some((recipe?, handed)),
             Err(why) => {
                 r.numbers.note_unfaithful(why);
@@ -352,7 +388,8 @@ impl<R: Recipe> Client<R> {
         }
         let ctx = |ctx: Ctx| Ctx { client: r.renaming.client(ctx.client), session: r.session(ctx.session) };
         let start = self.handed.start.as_deref()?.renamed(r)?;
-        self.handed.rewritten(start, r, ctx, &|t| t, false, None).ok().map(|(handed, _)| handed)
+        let unused = Numbers::collecting();
+        self.handed.rewritten(start, r, &unused, ctx, &|t| t, false, None).ok().map(|(handed, _)| handed)
     }
 }
 
