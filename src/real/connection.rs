@@ -44,6 +44,7 @@ pub struct Connection {
     /// The negotiated session timeout; 0 when the server said the session has expired.
     pub timeout_ms: u32,
     next_xid: i32,
+    last_sent: std::time::Instant,
 }
 
 /// Why a connection could not be made.
@@ -87,6 +88,7 @@ impl Connection {
             password: connected.password,
             timeout_ms: connected.timeout_ms,
             next_xid: 1,
+            last_sent: std::time::Instant::now(),
         };
         if connected.timeout_ms > 0 {
             let (sender, client, generation) = to;
@@ -100,12 +102,20 @@ impl Connection {
         let xid = self.next_xid;
         self.next_xid += 1;
         self.stream.write_all(&payload(xid).frame())?;
+        self.last_sent = std::time::Instant::now();
         Ok(xid)
+    }
+
+    /// How long since this connection last sent anything.
+    pub fn idle_for(&self) -> Duration {
+        self.last_sent.elapsed()
     }
 
     /// Sends a payload that carries its own xid (a ping, SetWatches).
     pub fn send_bare(&mut self, payload: Writer) -> std::io::Result<()> {
-        self.stream.write_all(&payload.frame())
+        self.stream.write_all(&payload.frame())?;
+        self.last_sent = std::time::Instant::now();
+        Ok(())
     }
 
     /// Drops the connection at once, without closing the session: the reader sees it closed.

@@ -140,6 +140,9 @@ struct RealClient<R> {
     reconnecting: bool,
     /// A loss planned for the client's next request.
     armed: Option<FaultKind>,
+    /// While the client is cut off (expire, crash), a second connection that holds its session
+    /// open, so that the server expires it only when the driver closes it, never on its own.
+    keeper: Option<(Connection, Receiver<Arrival>)>,
     asked_at: Option<Instant>,
 }
 
@@ -203,7 +206,6 @@ struct Driver<'a, R> {
     seen_zxid: i64,
     metrics: RealMetrics,
     behaviour: ClientBehaviour,
-    faults_used: [u32; FaultKind::COUNT],
 }
 
 impl<'a, R: Recipe> Driver<'a, R> {
@@ -243,7 +245,6 @@ impl<'a, R: Recipe> Driver<'a, R> {
             seen_zxid: 0,
             metrics: RealMetrics::default(),
             behaviour: config.world.client_behaviour,
-            faults_used: [0; FaultKind::COUNT],
         };
         driver.set_up(&world)?;
         for (i, recipe) in recipes.into_iter().enumerate() {
@@ -277,6 +278,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
                 noticed_disconnect: false,
                 reconnecting: false,
                 armed: None,
+                keeper: None,
                 asked_at: None,
             });
         }
@@ -377,6 +379,19 @@ impl<'a, R: Recipe> Driver<'a, R> {
             }
             let now = self.now_us();
             if now > deadline || self.shadow.standing != Standing::Agrees {
+                if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
+                    eprintln!("end: queue {:?}", self.queue.values().take(5).collect::<Vec<_>>());
+                    for (i, c) in self.clients.iter().enumerate() {
+                        eprintln!(
+                            "  c{i}: in_flight {} cut {} inbound {} link {:?} crashed {}",
+                            c.in_flight.len(),
+                            c.cut.is_some(),
+                            c.inbound.len(),
+                            c.link,
+                            c.crashed
+                        );
+                    }
+                }
                 break;
             }
             if self.idle() && quiet_since.elapsed() > QUIET {
@@ -387,7 +402,10 @@ impl<'a, R: Recipe> Driver<'a, R> {
                 next_event.map_or(PING_CHECK, |at| Duration::from_micros(at.saturating_sub(now)).min(PING_CHECK));
             match self.arrivals.recv_timeout(wait) {
                 Ok(arrival) => {
-                    quiet_since = Instant::now();
+                    // A ping's reply says only that the connection is alive.
+                    if !matches!(arrival.frame, Frame::Reply { xid: jute::PING_XID, .. }) {
+                        quiet_since = Instant::now();
+                    }
                     self.arrived(arrival);
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -539,7 +557,6 @@ impl<'a, R: Recipe> Driver<'a, R> {
         let loss = loss.filter(|_| sends_now);
         if loss.is_some() {
             c.armed = None;
-            self.faults_used[loss.expect("some").index()] += 1;
             self.metrics.faults += 1;
         }
         let step = match loss {
@@ -694,6 +711,10 @@ impl<'a, R: Recipe> Driver<'a, R> {
         }
         c.pings = 0;
         c.catching_up = false;
+        if matches!(cut.why, CutKind::Partition | CutKind::Crash) {
+            self.hold_session(i);
+        }
+        let c = &mut self.clients[i];
         if cut.why == CutKind::Crash {
             c.crashed = true;
             c.in_flight.clear();
@@ -777,20 +798,19 @@ impl<'a, R: Recipe> Driver<'a, R> {
             Frame::Closed => {
                 let c = &self.clients[i];
                 if c.conn.is_some() && !c.crashed {
-                    self.shadow_diverges(i, "the server closed the connection, which no planned fault did".to_string());
+                    self.shadow_diverges(
+                        i,
+                        Step::Receive(i as ClientId),
+                        "the server closed the connection, which no planned fault did".to_string(),
+                    );
                 }
             }
         }
     }
 
-    fn shadow_diverges(&mut self, i: usize, why: String) {
+    fn shadow_diverges(&mut self, i: usize, step: Step, why: String) {
         if self.shadow.standing == Standing::Agrees {
-            self.shadow.standing = Standing::Diverged {
-                client: i as ClientId,
-                step: Step::Receive(i as ClientId),
-                at_us: self.now_us(),
-                why,
-            };
+            self.shadow.standing = Standing::Diverged { client: i as ClientId, step, at_us: self.now_us(), why };
         }
     }
 
@@ -802,17 +822,21 @@ impl<'a, R: Recipe> Driver<'a, R> {
         let c = &mut self.clients[i];
         c.last_zxid = c.last_zxid.max(zxid);
         let Some(flight) = c.in_flight.pop_front() else {
-            return self.shadow_diverges(i, format!("a reply (xid {xid}) to no request"));
+            return self.shadow_diverges(i, Step::Receive(i as ClientId), format!("a reply (xid {xid}) to no request"));
         };
         if flight.xid != xid {
-            return self.shadow_diverges(i, format!("the reply to xid {xid} came before the one to {}", flight.xid));
+            return self.shadow_diverges(
+                i,
+                Step::Receive(i as ClientId),
+                format!("the reply to xid {xid} came before the one to {}", flight.xid),
+            );
         }
         let chroot = self.target.chroot.clone();
         let wire = match jute::decode_result(&flight.request, err, &mut Reader::new(body), &chroot) {
             Ok(wire) => wire,
-            Err(e) => return self.shadow_diverges(i, e.to_string()),
+            Err(e) => return self.shadow_diverges(i, Step::Receive(i as ClientId), e.to_string()),
         };
-        let result = self.to_model(&wire);
+        let result = self.as_recipe_sees(&wire);
         let place = match flight.request.is_write() {
             true => Place::write(zxid),
             false => Place::read(zxid),
@@ -839,7 +863,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
     }
 
     /// A real result as the recipe sees it: real zxids, sessions by the driver's numbers.
-    fn to_model(&mut self, wire: &Result<WireResponse, ZkError>) -> ZkResult {
+    fn as_recipe_sees(&mut self, wire: &Result<WireResponse, ZkError>) -> ZkResult {
         let mut owners: Vec<i64> = Vec::new();
         if let Ok(w) = wire {
             owners.extend(w.stat().map(|s| s.ephemeral_owner).filter(|o| *o != 0));
@@ -873,7 +897,6 @@ impl<R: Recipe> Driver<'_, R> {
         if !enabled {
             return;
         }
-        self.faults_used[kind.index()] += 1;
         self.metrics.faults += 1;
         if kind == FaultKind::GiveUp {
             return self.take(i, Sending::GiveUp, Input::Abandon);
@@ -884,9 +907,13 @@ impl<R: Recipe> Driver<'_, R> {
         match (kind, connected) {
             (FaultKind::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
             (FaultKind::Expire, true) => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
-            (FaultKind::Expire, false) => self.clients[i].link = Link::Partitioned,
+            (FaultKind::Expire, false) => {
+                self.clients[i].link = Link::Partitioned;
+                self.hold_session(i);
+            }
             (FaultKind::Crash, true) => self.begin_cut(i, CutKind::Crash, Some(number), Vec::new()),
             (FaultKind::Crash, false) => {
+                self.hold_session(i);
                 let c = &mut self.clients[i];
                 c.crashed = true;
                 c.in_flight.clear();
@@ -916,23 +943,20 @@ impl<R: Recipe> Driver<'_, R> {
             }
             return;
         }
-        let (tx, rx) = channel();
-        let server = &self.target.servers[c.server];
-        let opened = Connection::open(
-            server,
-            (c.real_session, &c.password),
-            0,
-            self.config.world.session_timeout_ms,
-            (tx, usize::MAX, 0),
-        );
-        let closed = match opened {
-            Ok(conn) if conn.timeout_ms == 0 => Err("the server had expired the session on its own".to_string()),
-            Ok(mut conn) => close(&mut conn, &rx),
-            Err(e) => Err(e.to_string()),
+        if c.keeper.is_none() && c.crashed {
+            // Closed already: a second expiry of a crashed client's session is none.
+            return;
+        }
+        let closed = match self.clients[i].keeper.take() {
+            Some((conn, _)) if conn.timeout_ms == 0 => Err("the server had expired the session on its own".to_string()),
+            Some((mut conn, rx)) => close(&mut conn, &rx),
+            None => Err("no connection held the session open".to_string()),
         };
         let zxid = match closed {
             Ok(zxid) => zxid,
-            Err(why) => return self.shadow_diverges(i, format!("closing the session: {why}")),
+            Err(why) => {
+                return self.shadow_diverges(i, Step::Expire(i as ClientId), format!("closing the session: {why}"))
+            }
         };
         self.seen_zxid = self.seen_zxid.max(zxid);
         let now = self.now_us();
@@ -947,6 +971,21 @@ impl<R: Recipe> Driver<'_, R> {
                 let back = between(&mut self.streams.network, self.config.link(i).max_us, self.timing.ping_interval());
                 self.push(now + back.min(200_000), Event::Reconnect(i as ClientId));
             }
+        }
+    }
+
+    /// Holds client `i`'s session open from a second connection while the client is cut off
+    /// (see `RealClient::keeper`).
+    fn hold_session(&mut self, i: usize) {
+        let c = &mut self.clients[i];
+        if c.keeper.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let server = &self.target.servers[c.server];
+        let timeout = self.config.world.session_timeout_ms;
+        if let Ok(keeper) = Connection::open(server, (c.real_session, &c.password), 0, timeout, (tx, usize::MAX, 0)) {
+            c.keeper = Some((keeper, rx));
         }
     }
 
@@ -1000,9 +1039,8 @@ impl<R: Recipe> Driver<'_, R> {
             }
         }
         let c = &mut self.clients[i];
-        if let Some(kind) = loss {
+        if loss.is_some() {
             c.armed = None;
-            self.faults_used[kind.index()] += 1;
             self.metrics.faults += 1;
         }
         let step = match loss {
@@ -1035,6 +1073,12 @@ impl<R: Recipe> Driver<'_, R> {
     fn keep_alive(&mut self) {
         let quiet = Duration::from_micros(self.timing.ping_interval());
         for c in &mut self.clients {
+            if let Some((keeper, rx)) = c.keeper.as_mut() {
+                while rx.try_recv().is_ok() {}
+                if keeper.idle_for() >= quiet {
+                    let _ = keeper.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING));
+                }
+            }
             let Some(conn) = c.conn.as_mut() else { continue };
             if c.cut.is_none()
                 && c.last_sent.elapsed() >= quiet

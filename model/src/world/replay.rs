@@ -264,7 +264,9 @@ fn renumbered_alike<R: fmt::Debug>(actual: &R, replayed: &R, numbers: &Numbers) 
         };
         let image = |kind| numbers.image(kind, x) == Some(y);
         if !(image(Kind::Seq) || image(Kind::Zxid)) {
-            return Err(format!("replayed, the recipe holds {y} where it held {x}, which its numbers do not take there"));
+            return Err(format!(
+                "replayed, the recipe holds {y} where it held {x}, which its numbers do not take there"
+            ));
         }
     }
     Ok(())
