@@ -7,7 +7,9 @@
 #      reported UNKNOWN, never passed);
 #   2. a positive control: blind-retry under lost create replies is caught on the real
 #      ensemble, and every violation's trace replays on the model;
-#   3. requests per acquisition on the real ensemble equal `zklab herd`'s within 5 %, at 5 and
+#   3. five counterexamples the checker found, steered through on the real ensemble
+#      (`--reproduce`), each reproduced;
+#   4. requests per acquisition on the real ensemble equal `zklab herd`'s within 5 %, at 5 and
 #      20 clients.
 # Usage: scripts/real-smoke.sh [seeds]  (default 10)
 set -euo pipefail
@@ -50,6 +52,20 @@ for trace in "$out"/blind/*.json; do
   $zklab replay "$trace" >/dev/null || fail "$trace does not replay on the model"
 done
 echo "every violation's trace replays on the model"
+
+echo "== counterexamples from the checker, steered through on the real ensemble"
+# blind-retry's orphan, wait-on-null's deadlock, release-under-connloss, kazoo-lock's holder
+# that never learns of its expiry, the reader/writer downgrade (CURATOR-621).
+set +e
+$zklab real --servers 3 -q --json --reproduce traces/blind-retry-n2-eventual_acquire.json \
+  traces/wait-on-null-n2-eventual_acquire.json traces/release-under-connloss-n2-eventual_acquire.json \
+  traces/kazoo-lock-n2-belief_exclusion.json \
+  traces/curator-rw-downgrade-621+curator-rw-writer-n2-belief_exclusion.json >"$out/reproduce.json"
+rc=$?
+set -e
+reproduced=$(count "$out/reproduce.json" reproduced)
+echo "$reproduced of 5 reproduced (exit $rc)"
+[ "$rc" -eq 0 ] && [ "$reproduced" -eq 5 ] || { cat "$out/reproduce.json"; fail "a counterexample was not reproduced on the real ensemble"; }
 
 echo "== requests per acquisition, real ensemble against the model"
 for n in 5 20; do

@@ -21,8 +21,13 @@ pub const MAX_CLIENTS: usize = 200;
 #[derive(clap::Args, Clone, Debug)]
 pub struct Args {
     /// Recipe name, or a comma list of one name per client.
-    #[arg(long)]
-    pub recipe: String,
+    #[arg(long, required_unless_present = "reproduce")]
+    pub recipe: Option<String>,
+    /// Instead of runs from seeds, steer the servers through each trace's steps (a
+    /// counterexample from `check` or `simulate`) and say whether its violation happens for
+    /// real, e.g. `--reproduce traces/*.json`.
+    #[arg(long, num_args = 1.., value_name = "TRACE", conflicts_with_all = ["seeds", "faults", "schedule"])]
+    pub reproduce: Vec<PathBuf>,
     /// How many clients, each a real session of its own.
     #[arg(long, default_value_t = 3)]
     pub clients: usize,
@@ -102,6 +107,10 @@ struct Report {
 }
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
+    if !args.reproduce.is_empty() {
+        return reproduce(args);
+    }
+    let recipe = args.recipe.as_deref().unwrap_or_default();
     let world = WorldConfig {
         rounds: args.rounds,
         client_behaviour: args.client.behaviour(),
@@ -109,7 +118,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         jute_maxbuffer: None,
         ..WorldConfig::default()
     };
-    let scenario = Scenario::with_limit(&args.recipe, args.clients, world.clone(), MAX_CLIENTS)?;
+    let scenario = Scenario::with_limit(recipe, args.clients, world.clone(), MAX_CLIENTS)?;
     let first = match args.seed {
         Some(seed) => seed,
         None => match std::env::var("ZKLAB_SEED") {
@@ -170,6 +179,30 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         .into());
     }
 
+    let ensemble = ensemble(args)?;
+    stop_on_ctrl_c();
+    let started = Instant::now();
+    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
+    let mut reports = Vec::new();
+    for k in 0..args.seeds {
+        if crate::interrupt::interrupted() || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let seed = first.wrapping_add(k);
+        let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
+        let target = target(args, &ensemble, format!("{seed}-{k}"), None);
+        let run = real::run_real(&SimConfig { seed, ..config.clone() }, recipes, &target).map_err(BadInput)?;
+        let report = report(args, &scenario, seed, &run)?;
+        if !args.json {
+            print(&report);
+        }
+        reports.push(report);
+    }
+    finish(args, &ensemble, reports, started)
+}
+
+/// The servers to run against: the user's, or started here.
+fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
     let ensemble = match &args.server {
         Some(list) => {
             let servers: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();
@@ -190,33 +223,30 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if !args.quiet && ensemble.started_in > Duration::ZERO {
         eprintln!("serving after {:.1} s: {}", ensemble.started_in.as_secs_f64(), ensemble.servers.join(", "));
     }
-    stop_on_ctrl_c();
-    let started = Instant::now();
-    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
-    let mut reports = Vec::new();
-    for k in 0..args.seeds {
-        if crate::interrupt::interrupted() || deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-        let seed = first.wrapping_add(k);
-        let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
-        let target = Target {
-            servers: &ensemble.servers,
-            chroot: format!("/zklab-real/{}-{seed}-{k}", std::process::id()),
-            margin: Duration::from_millis(match ensemble.servers.len() {
-                1 => 5,
-                _ => 50,
-            }),
-            stop: Some(&crate::interrupt::INTERRUPTED),
-            progress: (!args.quiet && args.seeds == 1).then_some(&progress_to_stderr as &dyn Fn(&str)),
-        };
-        let run = real::run_real(&SimConfig { seed, ..config.clone() }, recipes, &target).map_err(BadInput)?;
-        let report = report(args, &scenario, seed, &run)?;
-        if !args.json {
-            print(&report);
-        }
-        reports.push(report);
+    Ok(ensemble)
+}
+
+/// Where one run goes: its own node on the servers.
+fn target<'a>(
+    args: &Args,
+    ensemble: &'a Ensemble,
+    name: String,
+    script: Option<&'a [zklab_model::Step]>,
+) -> Target<'a> {
+    Target {
+        servers: &ensemble.servers,
+        chroot: format!("/zklab-real/{}-{name}", std::process::id()),
+        margin: Duration::from_millis(match ensemble.servers.len() {
+            1 => 5,
+            _ => 50,
+        }),
+        stop: Some(&crate::interrupt::INTERRUPTED),
+        progress: (!args.quiet && args.seeds == 1 && script.is_none()).then_some(&progress_to_stderr as &dyn Fn(&str)),
+        script,
     }
+}
+
+fn finish(args: &Args, ensemble: &Ensemble, reports: Vec<Report>, started: Instant) -> Result<Exit, CliError> {
     if args.json {
         say!("{}", serde_json::to_string(&reports).expect("reports serialize"));
     } else {
@@ -331,5 +361,93 @@ fn print(r: &Report) {
             r.detail.as_deref().unwrap_or("")
         ),
         _ => say!("seed {}: interrupted after {} steps: no verdict", r.seed, r.steps),
+    }
+}
+
+/// `--reproduce`: each trace's steps taken on the real servers, its violation judged there.
+fn reproduce(args: &Args) -> Result<Exit, CliError> {
+    let mut traces = Vec::new();
+    for path in &args.reproduce {
+        let trace = Trace::load(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+        trace.scenario.validate_with(MAX_CLIENTS).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+        traces.push((path.clone(), trace));
+    }
+    let ensemble = ensemble(args)?;
+    stop_on_ctrl_c();
+    let mut rows = Vec::new();
+    for (k, (path, trace)) in traces.iter().enumerate() {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        let recipes: Vec<AnyRecipe> = trace.scenario.world().clients.into_iter().map(|c| c.recipe).collect();
+        let config = SimConfig::new(trace.scenario.config.clone(), trace.seed.unwrap_or(1));
+        let target = target(args, &ensemble, format!("trace{k}"), Some(&trace.steps));
+        let (verdict, detail, taken, wall_ms) = match real::run_real(&config, recipes, &target) {
+            Ok(run) => {
+                let (verdict, detail) = reproduced(trace, &run);
+                (verdict, detail, run.steps.len(), run.metrics.wall_ms)
+            }
+            Err(why) => ("not reproduced", why, 0, 0),
+        };
+        if !args.json {
+            say!("{}: {verdict}: {detail}", path.display());
+        }
+        rows.push(serde_json::json!({
+            "trace": path.display().to_string(),
+            "property": trace.verdict.property.to_string(),
+            "verdict": verdict,
+            "detail": detail,
+            "steps": trace.steps.len(),
+            "steps_taken": taken,
+            "wall_ms": wall_ms,
+        }));
+    }
+    let count = |v: &str| rows.iter().filter(|r| r["verdict"] == v).count();
+    if args.json {
+        say!("{}", serde_json::Value::Array(rows.clone()));
+    } else {
+        say!(
+            "{} of {} traces reproduced on a real server ({} servers); {} could not be steered; {} held for real",
+            count("reproduced"),
+            traces.len(),
+            ensemble.servers.len(),
+            count("not reproduced"),
+            count("held")
+        );
+    }
+    Ok(match (count("held"), count("reproduced") == traces.len()) {
+        (0, true) => Exit::Passed,
+        (0, false) => Exit::Unknown,
+        _ => Exit::Failed,
+    })
+}
+
+/// Whether a steered run showed its trace's violation: `reproduced` (every step happened on the
+/// real servers, the model agreeing at each, and the trace's verdict holds of those steps),
+/// `not reproduced` (the servers could not be steered through a step: why), or `held` (every
+/// step happened for real and the verdict does not: the model is wrong somewhere).
+fn reproduced(trace: &Trace, run: &RealRun<AnyRecipe>) -> (&'static str, String) {
+    let wanted = trace.verdict.property;
+    match &run.standing {
+        Standing::Diverged { step, why, .. } => ("not reproduced", format!("at step {} `{step}`: {why}", run.steps.len() + 1)),
+        _ if run.interrupted => ("not reproduced", "interrupted".to_string()),
+        _ if run.steps != trace.steps => (
+            "not reproduced",
+            format!("the real run took {} of the trace's {} steps", run.steps.len(), trace.steps.len()),
+        ),
+        _ => match trace.replay() {
+            Ok(()) if trace.verdict.cycle_start.is_some() => (
+                "reproduced",
+                format!(
+                    "all {} steps happened on a real server, the model agreeing at each: {wanted} violated (its starving cycle went round once; a real run shows a lap, not forever)",
+                    run.steps.len()
+                ),
+            ),
+            Ok(()) => (
+                "reproduced",
+                format!("all {} steps happened on a real server, the model agreeing at each: {wanted} violated", run.steps.len()),
+            ),
+            Err(e) => ("held", format!("all {} steps happened for real, but {e}", run.steps.len())),
+        },
     }
 }

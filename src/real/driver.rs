@@ -82,7 +82,7 @@ impl RealMetrics {
 }
 
 /// A request on the wire, waiting for its reply.
-struct Flight {
+pub(super) struct Flight {
     xid: i32,
     request: Request,
     /// The entry that sent it, and which of its requests it is.
@@ -93,7 +93,7 @@ struct Flight {
 }
 
 /// A connection about to drop, waiting for the frame that bars it.
-struct Cut {
+pub(super) struct Cut {
     why: CutKind,
     /// The entry whose barrier it is (none for a swallowed reply, which is its own).
     entry: Option<u64>,
@@ -110,8 +110,8 @@ enum CutKind {
     Crash,
 }
 
-struct RealClient<R> {
-    recipe: R,
+pub(super) struct RealClient<R> {
+    pub(super) recipe: R,
     /// What the recipe runs as: the driver's number for its real session.
     session: SessionId,
     real_session: i64,
@@ -119,15 +119,15 @@ struct RealClient<R> {
     conn: Option<Connection>,
     generation: u64,
     server: usize,
-    link: Link,
-    crashed: bool,
+    pub(super) link: Link,
+    pub(super) crashed: bool,
     rounds_left: u8,
     wrote: bool,
-    in_flight: VecDeque<Flight>,
+    pub(super) in_flight: VecDeque<Flight>,
     outbound: VecDeque<Request>,
-    inbound: VecDeque<Input>,
-    cut: Option<Cut>,
-    pings: u32,
+    pub(super) inbound: VecDeque<Input>,
+    pub(super) cut: Option<Cut>,
+    pub(super) pings: u32,
     last_zxid: i64,
     last_sent: Instant,
     watches: ClientWatches,
@@ -139,7 +139,7 @@ struct RealClient<R> {
     noticed_disconnect: bool,
     reconnecting: bool,
     /// A loss planned for the client's next request.
-    armed: Option<FaultKind>,
+    pub(super) armed: Option<FaultKind>,
     /// While the client is cut off (expire, crash), a second connection that holds its session
     /// open, so that the server expires it only when the driver closes it, never on its own.
     keeper: Option<(Connection, Receiver<Arrival>)>,
@@ -147,7 +147,7 @@ struct RealClient<R> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
+pub(super) enum Event {
     Acquire(ClientId),
     Write(ClientId),
     Release(ClientId),
@@ -166,12 +166,18 @@ pub struct Target<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// Told about the run once a second.
     pub progress: Option<&'a dyn Fn(&str)>,
+    /// Steer the run through these steps instead of the seed's plan (`zklab real --reproduce`;
+    /// see `steer`): the world's fault budget is then the config's own.
+    pub script: Option<&'a [Step]>,
 }
 
 /// Runs `recipes` against the servers of `target` as `config` says.
 pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target) -> Result<RealRun<R>, String> {
     let mut driver = Driver::new(config, recipes, target)?;
-    let interrupted = driver.run();
+    let interrupted = match target.script {
+        Some(steps) => driver.steer(steps),
+        None => driver.run(),
+    };
     let metrics = RealMetrics { wall_ms: driver.start.elapsed().as_millis() as u64, ..driver.metrics.clone() };
     driver.clean_up();
     let shadow = driver.shadow;
@@ -186,25 +192,25 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
     })
 }
 
-struct Driver<'a, R> {
+pub(super) struct Driver<'a, R> {
     config: &'a SimConfig,
-    target: &'a Target<'a>,
-    clients: Vec<RealClient<R>>,
-    shadow: Shadow<R>,
-    arrivals: Receiver<Arrival>,
+    pub(super) target: &'a Target<'a>,
+    pub(super) clients: Vec<RealClient<R>>,
+    pub(super) shadow: Shadow<R>,
+    pub(super) arrivals: Receiver<Arrival>,
     sender: Sender<Arrival>,
     streams: Streams,
     fault_streams: Vec<rand_chacha::ChaCha8Rng>,
     queue: BTreeMap<(u64, u64), Event>,
     order: u64,
-    start: Instant,
+    pub(super) start: Instant,
     timing: SessionTiming,
     /// Real session ids to the driver's numbers (what recipes see as owners).
     sessions: HashMap<i64, SessionId>,
     next_session: u32,
     /// The highest zxid any reply carried.
     seen_zxid: i64,
-    metrics: RealMetrics,
+    pub(super) metrics: RealMetrics,
     behaviour: ClientBehaviour,
 }
 
@@ -213,9 +219,17 @@ impl<'a, R: Recipe> Driver<'a, R> {
         if target.servers.is_empty() {
             return Err("no server to run against".into());
         }
+        if config.world.first_sequence != 0 {
+            return Err(format!(
+                "the lock's counter cannot start at {} on a real server (only 2^31 creates would get it there)",
+                config.world.first_sequence
+            ));
+        }
         let (sender, arrivals) = channel();
         let mut world_config = config.world.clone();
-        world_config.faults = budget(config);
+        if target.script.is_none() {
+            world_config.faults = budget(config);
+        }
         world_config.jute_maxbuffer = None;
         let world = World::new(world_config, recipes.clone());
         let timing = SessionTiming::new(config.world.session_timeout_ms, super::ensemble::TICK_MS);
@@ -246,6 +260,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
             metrics: RealMetrics::default(),
             behaviour: config.world.client_behaviour,
         };
+        // Steered through a trace, the run is judged by the trace's own verdict on its steps.
+        driver.shadow.judging = target.script.is_none();
         driver.set_up(&world)?;
         for (i, recipe) in recipes.into_iter().enumerate() {
             let server = i % target.servers.len();
@@ -350,7 +366,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         s
     }
 
-    fn now_us(&self) -> u64 {
+    pub(super) fn now_us(&self) -> u64 {
         self.start.elapsed().as_micros() as u64
     }
 
@@ -478,7 +494,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         }
     }
 
-    fn handle(&mut self, event: Event) {
+    pub(super) fn handle(&mut self, event: Event) {
         let now = self.now_us();
         match event {
             Event::Acquire(i) => {
@@ -521,7 +537,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
 
     /// Hands client `i`'s recipe `input` as step `sending`, striking the request it sends when
     /// a loss is armed or drawn, and sends what it asks for.
-    fn take(&mut self, i: usize, sending: Sending, input: Input) {
+    pub(super) fn take(&mut self, i: usize, sending: Sending, input: Input) {
         let mut loss = self.clients[i].armed;
         if loss.is_none() && self.now_us() < self.config.chaos_us {
             for (kind, p) in [
@@ -549,6 +565,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
             c.watches.clear();
         }
         let was = c.recipe.belief();
+        let mode_was = c.recipe.mode();
         let mut out = Vec::new();
         let handed = matches!(sending, Sending::Receive).then(|| input.clone());
         c.recipe.handle(&ctx, input, &mut out);
@@ -569,7 +586,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         if expired {
             self.new_session(i);
         }
-        self.after_belief(i, was);
+        self.after_belief(i, was, mode_was);
         self.send(i, out, number, loss);
     }
 
@@ -599,10 +616,14 @@ impl<'a, R: Recipe> Driver<'a, R> {
 
     /// What follows a change of belief: a grant schedules the holder's write and release, an
     /// idle client asks again after thinking.
-    fn after_belief(&mut self, i: usize, was: Belief) {
+    fn after_belief(&mut self, i: usize, was: Belief, mode_was: zklab_model::Mode) {
         let now = self.now_us();
         let c = &mut self.clients[i];
         let belief = c.recipe.belief();
+        if belief.is_holding() && was.is_holding() && c.recipe.mode() != mode_was {
+            // A downgrade is a new hold in a new mode, with its own access to the resource.
+            c.wrote = false;
+        }
         if belief.is_holding() && !was.is_holding() && !matches!(was, Belief::Suspended { .. }) {
             c.wrote = false;
             self.metrics.acquisitions += 1;
@@ -748,7 +769,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
     /// Hands client `i`'s recipe what has arrived, in order, unless its connection is being
     /// barred (what arrives meanwhile came before the drop, and is handed after it).
     fn deliver(&mut self, i: usize) {
-        while self.clients[i].cut.is_none() && !self.clients[i].crashed {
+        // Steered, what arrived is handed when a step says so.
+        while self.target.script.is_none() && self.clients[i].cut.is_none() && !self.clients[i].crashed {
             let Some(input) = self.clients[i].inbound.pop_front() else { return };
             if matches!(input, Input::Watch(_)) {
                 self.metrics.notifications += 1;
@@ -757,7 +779,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         }
     }
 
-    fn arrived(&mut self, arrival: Arrival) {
+    pub(super) fn arrived(&mut self, arrival: Arrival) {
         let i = arrival.client;
         if i >= self.clients.len() || self.clients[i].generation != arrival.generation {
             return;
@@ -878,7 +900,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
 
 impl<R: Recipe> Driver<'_, R> {
     /// A fault that is not a lost request strikes client `i` now, if the model would let it.
-    fn fault(&mut self, kind: FaultKind, i: usize) {
+    pub(super) fn fault(&mut self, kind: FaultKind, i: usize) {
         if kind.strikes_a_request() {
             self.clients[i].armed = Some(kind);
             return;
@@ -933,7 +955,7 @@ impl<R: Recipe> Driver<'_, R> {
 
     /// The server expires client `i`'s session: the driver opens it from a second connection
     /// and closes it (the closeSession transaction an expiry is), once the model would.
-    fn close_session(&mut self, i: usize) {
+    pub(super) fn close_session(&mut self, i: usize) {
         let c = &self.clients[i];
         let partitioned = c.link == Link::Partitioned && c.noticed_disconnect;
         if !(c.crashed || partitioned) {
@@ -991,7 +1013,7 @@ impl<R: Recipe> Driver<'_, R> {
 
     /// The library reconnects client `i` to its session: SyncConnected, its watches re-armed
     /// (catch-up events for what it missed), its held requests sent; or Expired.
-    fn reconnect(&mut self, i: usize) {
+    pub(super) fn reconnect(&mut self, i: usize) {
         let c = &mut self.clients[i];
         c.reconnecting = false;
         if c.link != Link::Down || c.crashed {
@@ -1069,8 +1091,20 @@ impl<R: Recipe> Driver<'_, R> {
         self.deliver(i);
     }
 
+    /// Pings client `i`'s live connection now; whether it could.
+    pub(super) fn ping(&mut self, i: usize) -> bool {
+        let c = &mut self.clients[i];
+        let Some(conn) = c.conn.as_mut().filter(|_| c.cut.is_none()) else { return false };
+        let sent = conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok();
+        if sent {
+            c.pings += 1;
+            c.last_sent = Instant::now();
+        }
+        sent
+    }
+
     /// Pings every connection that has been quiet for a third of its session timeout.
-    fn keep_alive(&mut self) {
+    pub(super) fn keep_alive(&mut self) {
         let quiet = Duration::from_micros(self.timing.ping_interval());
         for c in &mut self.clients {
             if let Some((keeper, rx)) = c.keeper.as_mut() {

@@ -7,6 +7,7 @@ pub mod driver;
 pub mod ensemble;
 pub mod jute;
 pub mod shadow;
+mod steer;
 pub mod unify;
 
 pub use driver::{run_real, unsupported, RealMetrics, RealRun, Target};

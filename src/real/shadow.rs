@@ -138,6 +138,9 @@ pub struct Shadow<R> {
     pub steps: Vec<Step>,
     pub times_us: Vec<u64>,
     pub standing: Standing,
+    /// Whether each step is judged (off when steering through a trace, whose own verdict is
+    /// checked on the steps once all happened).
+    pub judging: bool,
 }
 
 impl<R: Recipe> Shadow<R> {
@@ -153,6 +156,7 @@ impl<R: Recipe> Shadow<R> {
             steps: Vec::new(),
             times_us: Vec::new(),
             standing: Standing::Agrees,
+            judging: true,
         }
     }
 
@@ -286,6 +290,9 @@ impl<R: Recipe> Shadow<R> {
             return;
         }
         self.judge.after_step(&self.world, i as ClientId, held);
+        if !self.judging {
+            return;
+        }
         if let Some(property) = self.judge.safety(&self.world) {
             let broken = Broken { property, detail: String::new(), stalled: false };
             self.standing = Standing::Broke { broken, at_us: entry.at_us };
