@@ -332,3 +332,81 @@ impl<R: Recipe> Shadow<R> {
         self.unify.belief(entry.belief, self.world.clients[i].belief())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zklab_model::world::Note;
+    use zklab_model::{Response, WorldConfig};
+    use zklab_recipes::AnyRecipe;
+
+    fn world() -> World<AnyRecipe> {
+        let recipes = (0..2).map(|_| zklab_recipes::build("standard", "/lock").unwrap()).collect();
+        World::new(WorldConfig::default(), recipes)
+    }
+
+    /// What the server answers `steps` applied in this order, with real zxids 100 above the
+    /// model's: the results the real run would have seen.
+    fn answers(steps: &[Step]) -> Vec<ZkResult> {
+        let mut w = world();
+        let mut out = Vec::new();
+        for step in steps {
+            let mut notes = Some(Vec::new());
+            w.apply_logged(*step, &mut notes).unwrap();
+            for note in notes.unwrap() {
+                if let Note::Request { result: Some(Ok(Response::Created { path, mut stat })), .. } = note {
+                    (stat.czxid, stat.mzxid, stat.pzxid) = (stat.czxid + 100, stat.mzxid + 100, stat.pzxid + 100);
+                    out.push(Ok(Response::Created { path, stat }));
+                }
+            }
+        }
+        out
+    }
+
+    fn acquire(client: usize, at_us: u64, landing: Landing, result: Option<ZkResult>) -> Entry {
+        let session = world().clients[client].session;
+        let request = zklab_recipes::build("standard", "/lock").map(|mut r: AnyRecipe| {
+            let mut out = Vec::new();
+            r.handle(&zklab_model::Ctx { client: client as ClientId, session }, Input::Acquire, &mut out);
+            out.remove(0)
+        });
+        let mut e = Entry::new(at_us, Step::Acquire(client as ClientId), Belief::Acquiring);
+        e.sent.push(Sent { request: request.unwrap(), landing, result });
+        e
+    }
+
+    #[test]
+    fn steps_are_taken_in_the_servers_order_and_wait_for_replies_on_their_way() {
+        // The server applied c1's create (zxid 102) before c0's (103), though c0 sent first.
+        let results = answers(&[Step::Acquire(1), Step::Acquire(0)]);
+        let mut shadow = Shadow::new(world(), Unify::default());
+        let c0 = shadow.push(0, acquire(0, 10, Landing::InFlight { floor: Place::read(101) }, None));
+        shadow.push(1, acquire(1, 20, Landing::At(Place::write(102)), Some(results[0].clone())));
+        shadow.advance(1_000, 0);
+        assert!(shadow.steps.is_empty(), "c0's create may still land before c1's: nothing is taken");
+
+        let e = shadow.entry_mut(0, c0).unwrap();
+        e.sent[0].landing = Landing::At(Place::write(103));
+        e.sent[0].result = Some(results[1].clone());
+        shadow.advance(1_000, 0);
+        assert_eq!(shadow.standing, Standing::Agrees);
+        assert_eq!(
+            shadow.steps,
+            vec![Step::Acquire(1), Step::Acquire(0)],
+            "in the server's order, not the sending order"
+        );
+    }
+
+    #[test]
+    fn an_answer_the_model_would_not_give_is_a_divergence_not_a_pass() {
+        // The real server (supposedly) named c0's node 7 where the model names it 0.
+        let mut results = answers(&[Step::Acquire(0)]);
+        if let Ok(Response::Created { path, .. }) = &mut results[0] {
+            *path = path.replace("0000000000", "0000000007");
+        }
+        let mut shadow = Shadow::new(world(), Unify::default());
+        shadow.push(0, acquire(0, 10, Landing::At(Place::write(101)), Some(results[0].clone())));
+        shadow.advance(1_000, 0);
+        assert!(matches!(shadow.standing, Standing::Diverged { client: 0, .. }), "{:?}", shadow.standing);
+    }
+}
