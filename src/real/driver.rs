@@ -3,28 +3,14 @@
 //! plan (the same seed draws the same moments), and followed step by step by the model world of
 //! `shadow`, which judges it.
 //!
-//! The driver is the client library: it keeps each session's requests in order, hands the
-//! recipe every reply and notification in the order they arrived, re-arms watches with
-//! SetWatches on reconnect (the Java client's behaviour; kazoo's drops them), and tells the
-//! recipe Disconnected, SyncConnected and Expired as the Java client does. That is what makes a
-//! fault exact: the driver decides where a connection drops.
-//! - **loss-before-apply**: the struck request is never sent; a ping bars the connection (its
-//!   reply comes after every frame the server sent before it), then the connection drops.
-//! - **loss-after-apply**: the struck request is sent and its reply read but not handed on: the
-//!   connection drops right after it, the write applied.
-//! - **disconnect**: a ping bars the connection, then it drops; the library reconnects to the
-//!   same session after a back-off.
-//! - **expire**: as disconnect, and the library stays away; once the recipe has heard it is
-//!   disconnected, the driver opens the session from a second connection with its id and
-//!   password and closes it: the server's closeSession, exactly the transaction an expiry is.
-//! - **crash**: the process is gone (no close); its session is closed the same way later.
-//! - **give-up**: the application stops waiting (`Input::Abandon`).
-//!
-//! Pauses, lagging followers and the container reaper are not driven yet (`unsupported`).
+//! The driver plays the client library (`library`) and makes faults happen exactly where the
+//! model places them (`faults`); this file holds the run: its set-up, the workload and fault
+//! plan drawn from the seed as the simulator draws them, the loop, and the clean-up.
 
 use super::connection::{Arrival, Connection, Frame};
-use super::jute::{self, Reader, WireResponse};
-use super::shadow::{Entry, Landing, Place, Sent, Shadow, Standing};
+use super::jute::{self, Reader};
+use super::library::RealClient;
+use super::shadow::{Entry, Shadow, Standing};
 use super::unify::Unify;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,22 +18,10 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{
-    Belief, ClientBehaviour, ClientId, ClientWatches, Ctx, FaultBudget, FaultKind, Input, Recipe, Request, SessionId,
-    SessionState, Step, WatchKind, WatchedEvent, World, ZkError, ZkResult,
+    Belief, ClientBehaviour, ClientId, ClientWatches, FaultBudget, FaultKind, Input, Recipe, Request, SessionId, Step,
+    World, ZkError, ZkResult,
 };
 use zklab_sim::{between, SessionTiming, SimConfig, Streams};
-
-/// The faults the driver cannot make happen on a real server yet, and why.
-pub fn unsupported(kind: FaultKind) -> Option<&'static str> {
-    match kind {
-        FaultKind::Pause => Some("a paused process needs its connection frozen and its session timed out for real"),
-        FaultKind::LaggingRead | FaultKind::LaggingSession => {
-            Some("a lagging follower needs an ensemble whose follower's quorum link is held")
-        }
-        FaultKind::ReapParent => Some("the container reaper's moment cannot be chosen on a real server"),
-        _ => None,
-    }
-}
 
 /// A real run's result.
 pub struct RealRun<R> {
@@ -79,71 +53,6 @@ impl RealMetrics {
     pub fn requests_per_acquisition(&self) -> f64 {
         self.requests as f64 / self.acquisitions.max(1) as f64
     }
-}
-
-/// A request on the wire, waiting for its reply.
-pub(super) struct Flight {
-    xid: i32,
-    request: Request,
-    /// The entry that sent it, and which of its requests it is.
-    entry: u64,
-    index: usize,
-    /// A loss-after-apply: its reply is read and swallowed, and the connection drops.
-    swallow: bool,
-}
-
-/// A connection about to drop, waiting for the frame that bars it.
-pub(super) struct Cut {
-    why: CutKind,
-    /// The entry whose barrier it is (none for a swallowed reply, which is its own).
-    entry: Option<u64>,
-    /// Requests that fail with ConnectionLoss once it drops, in order.
-    lost: Vec<Request>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum CutKind {
-    /// Reconnects after a back-off.
-    Drop,
-    /// Stays away until its session is closed.
-    Partition,
-    Crash,
-}
-
-pub(super) struct RealClient<R> {
-    pub(super) recipe: R,
-    /// What the recipe runs as: the driver's number for its real session.
-    session: SessionId,
-    real_session: i64,
-    password: Vec<u8>,
-    conn: Option<Connection>,
-    generation: u64,
-    server: usize,
-    pub(super) link: Link,
-    pub(super) crashed: bool,
-    rounds_left: u8,
-    wrote: bool,
-    pub(super) in_flight: VecDeque<Flight>,
-    outbound: VecDeque<Request>,
-    pub(super) inbound: VecDeque<Input>,
-    pub(super) cut: Option<Cut>,
-    pub(super) pings: u32,
-    last_zxid: i64,
-    last_sent: Instant,
-    watches: ClientWatches,
-    /// Notifications before this reconnect's SetWatches reply are its catch-up events.
-    catching_up: bool,
-    /// The reconnect whose SetWatches reply places it.
-    reconnected_entry: Option<u64>,
-    /// The recipe has been handed the Disconnected of the current outage.
-    noticed_disconnect: bool,
-    reconnecting: bool,
-    /// A loss planned for the client's next request.
-    pub(super) armed: Option<FaultKind>,
-    /// While the client is cut off (expire, crash), a second connection that holds its session
-    /// open, so that the server expires it only when the driver closes it, never on its own.
-    keeper: Option<(Connection, Receiver<Arrival>)>,
-    asked_at: Option<Instant>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -193,25 +102,25 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
 }
 
 pub(super) struct Driver<'a, R> {
-    config: &'a SimConfig,
+    pub(super) config: &'a SimConfig,
     pub(super) target: &'a Target<'a>,
     pub(super) clients: Vec<RealClient<R>>,
     pub(super) shadow: Shadow<R>,
     pub(super) arrivals: Receiver<Arrival>,
-    sender: Sender<Arrival>,
-    streams: Streams,
-    fault_streams: Vec<rand_chacha::ChaCha8Rng>,
-    queue: BTreeMap<(u64, u64), Event>,
-    order: u64,
+    pub(super) sender: Sender<Arrival>,
+    pub(super) streams: Streams,
+    pub(super) fault_streams: Vec<rand_chacha::ChaCha8Rng>,
+    pub(super) queue: BTreeMap<(u64, u64), Event>,
+    pub(super) order: u64,
     pub(super) start: Instant,
-    timing: SessionTiming,
+    pub(super) timing: SessionTiming,
     /// Real session ids to the driver's numbers (what recipes see as owners).
-    sessions: HashMap<i64, SessionId>,
-    next_session: u32,
+    pub(super) sessions: HashMap<i64, SessionId>,
+    pub(super) next_session: u32,
     /// The highest zxid any reply carried.
-    seen_zxid: i64,
+    pub(super) seen_zxid: i64,
     pub(super) metrics: RealMetrics,
-    behaviour: ClientBehaviour,
+    pub(super) behaviour: ClientBehaviour,
 }
 
 impl<'a, R: Recipe> Driver<'a, R> {
@@ -335,7 +244,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         Ok(())
     }
 
-    fn connect(
+    pub(super) fn connect(
         &self,
         i: usize,
         server: usize,
@@ -356,7 +265,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
 
     /// The driver's number for a real session, given when first seen (as the model numbers
     /// sessions in the order they open: the admin's first).
-    fn session_of(&mut self, real: i64) -> SessionId {
+    pub(super) fn session_of(&mut self, real: i64) -> SessionId {
         if let Some(s) = self.sessions.get(&real) {
             return *s;
         }
@@ -370,7 +279,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         self.start.elapsed().as_micros() as u64
     }
 
-    fn push(&mut self, at_us: u64, event: Event) {
+    pub(super) fn push(&mut self, at_us: u64, event: Event) {
         self.order += 1;
         self.queue.insert((at_us, self.order), event);
     }
@@ -395,19 +304,6 @@ impl<'a, R: Recipe> Driver<'a, R> {
             }
             let now = self.now_us();
             if now > deadline || self.shadow.standing != Standing::Agrees {
-                if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
-                    eprintln!("end: queue {:?}", self.queue.values().take(5).collect::<Vec<_>>());
-                    for (i, c) in self.clients.iter().enumerate() {
-                        eprintln!(
-                            "  c{i}: in_flight {} cut {} inbound {} link {:?} crashed {}",
-                            c.in_flight.len(),
-                            c.cut.is_some(),
-                            c.inbound.len(),
-                            c.link,
-                            c.crashed
-                        );
-                    }
-                }
                 break;
             }
             if self.idle() && quiet_since.elapsed() > QUIET {
@@ -535,88 +431,9 @@ impl<'a, R: Recipe> Driver<'a, R> {
         }
     }
 
-    /// Hands client `i`'s recipe `input` as step `sending`, striking the request it sends when
-    /// a loss is armed or drawn, and sends what it asks for.
-    pub(super) fn take(&mut self, i: usize, sending: Sending, input: Input) {
-        let mut loss = self.clients[i].armed;
-        if loss.is_none() && self.now_us() < self.config.chaos_us {
-            for (kind, p) in [
-                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
-                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
-            ] {
-                if p > 0.0 {
-                    let draw: f64 = rand::Rng::random(&mut self.fault_streams[kind.index()]);
-                    if loss.is_none() && draw < p {
-                        loss = Some(kind);
-                    }
-                }
-            }
-        }
-        let c = &mut self.clients[i];
-        let ctx = Ctx { client: i as ClientId, session: c.session };
-        let expired = input == Input::State(SessionState::Expired);
-        if input == Input::State(SessionState::Disconnected) {
-            c.noticed_disconnect = true;
-        }
-        if expired {
-            // As the model: what was queued on the dead handle dies with it.
-            c.outbound.clear();
-            c.inbound.clear();
-            c.watches.clear();
-        }
-        let was = c.recipe.belief();
-        let mode_was = c.recipe.mode();
-        let mut out = Vec::new();
-        let handed = matches!(sending, Sending::Receive).then(|| input.clone());
-        c.recipe.handle(&ctx, input, &mut out);
-        let belief = c.recipe.belief();
-        let sends_now = !out.is_empty() && (c.link == Link::Up || expired) && c.cut.is_none();
-        let loss = loss.filter(|_| sends_now);
-        if loss.is_some() {
-            c.armed = None;
-            self.metrics.faults += 1;
-        }
-        let step = match loss {
-            Some(kind) => Step::Lossy(kind, sending, i as ClientId),
-            None => sending.step(i as ClientId),
-        };
-        let mut entry = Entry::new(self.now_us(), step, belief);
-        entry.input = handed;
-        let number = self.shadow.push(i, entry);
-        if expired {
-            self.new_session(i);
-        }
-        self.after_belief(i, was, mode_was);
-        self.send(i, out, number, loss);
-    }
-
-    /// The recipe handled Expired: the application makes a new handle, a new session.
-    fn new_session(&mut self, i: usize) {
-        let c = &mut self.clients[i];
-        if let Some(conn) = c.conn.take() {
-            conn.drop_link();
-        }
-        c.generation += 1;
-        let (server, generation) = (c.server, c.generation);
-        match self.connect(i, server, (0, &[]), 0, generation) {
-            Ok(conn) => {
-                let session = self.session_of(conn.session);
-                let c = &mut self.clients[i];
-                c.session = session;
-                c.real_session = conn.session;
-                c.password = conn.password.clone();
-                c.conn = Some(conn);
-                c.link = Link::Up;
-                c.last_zxid = 0;
-                c.last_sent = Instant::now();
-            }
-            Err(_) => self.clients[i].link = Link::Down,
-        }
-    }
-
     /// What follows a change of belief: a grant schedules the holder's write and release, an
     /// idle client asks again after thinking.
-    fn after_belief(&mut self, i: usize, was: Belief, mode_was: zklab_model::Mode) {
+    pub(super) fn after_belief(&mut self, i: usize, was: Belief, mode_was: zklab_model::Mode) {
         let now = self.now_us();
         let c = &mut self.clients[i];
         let belief = c.recipe.belief();
@@ -635,497 +452,11 @@ impl<'a, R: Recipe> Driver<'a, R> {
             self.push(now + self.config.think_us, Event::Acquire(i as ClientId));
         }
     }
-
-    /// Sends the requests one step asked for (held while the connection is down), striking the
-    /// first with `loss`.
-    fn send(&mut self, i: usize, out: Vec<Request>, entry: u64, loss: Option<FaultKind>) {
-        if out.is_empty() {
-            return;
-        }
-        let c = &mut self.clients[i];
-        if c.link != Link::Up || c.conn.is_none() || c.cut.is_some() {
-            c.outbound.extend(out);
-            return;
-        }
-        self.metrics.requests += out.len() as u64;
-        let mut out = VecDeque::from(out);
-        let mut index = 0;
-        while let Some(request) = out.pop_front() {
-            let struck = if index == 0 { loss } else { None };
-            if struck == Some(FaultKind::LossBeforeApply) {
-                if let Some(e) = self.shadow.entry_mut(i, entry) {
-                    e.sent.push(Sent { request: request.clone(), landing: Landing::Nowhere, result: None });
-                }
-                let lost = std::iter::once(request).chain(out).collect();
-                self.begin_cut(i, CutKind::Drop, Some(entry), lost);
-                return;
-            }
-            let floor = match request.is_write() {
-                true => Place::read(self.seen_zxid),
-                false => Place::read(self.clients[i].last_zxid),
-            };
-            let c = &mut self.clients[i];
-            let chroot = self.target.chroot.clone();
-            let sent = c.conn.as_mut().expect("up").send(|xid| jute::encode_request(xid, &request, &chroot));
-            let Ok(xid) = sent else {
-                // The socket failed under us: the reader reports it closed.
-                c.outbound.push_back(request);
-                c.outbound.extend(out);
-                return;
-            };
-            c.last_sent = Instant::now();
-            if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
-                eprintln!("send c{i} xid {xid} {request:?} floor {floor:?} at {}", self.start.elapsed().as_micros());
-            }
-            let c = &mut self.clients[i];
-            let swallow = struck == Some(FaultKind::LossAfterApply);
-            c.in_flight.push_back(Flight { xid, request: request.clone(), entry, index, swallow });
-            if let Some(e) = self.shadow.entry_mut(i, entry) {
-                e.sent.push(Sent { request, landing: Landing::InFlight { floor }, result: None });
-            }
-            if swallow {
-                // The rest of the step's requests die with the connection.
-                let c = &mut self.clients[i];
-                c.cut = Some(Cut { why: CutKind::Drop, entry: None, lost: out.into_iter().collect() });
-                return;
-            }
-            index += 1;
-        }
-    }
-
-    /// Starts dropping client `i`'s connection: a ping bars it, and it drops when the ping's
-    /// reply arrives (every frame the server sent before is read by then).
-    fn begin_cut(&mut self, i: usize, why: CutKind, entry: Option<u64>, lost: Vec<Request>) {
-        let floor = Place::read(self.clients[i].last_zxid);
-        if let Some(e) = entry.and_then(|n| self.shadow.entry_mut(i, n)) {
-            e.barrier = Some(Landing::InFlight { floor });
-        }
-        let c = &mut self.clients[i];
-        c.cut = Some(Cut { why, entry, lost });
-        let pinged = c
-            .conn
-            .as_mut()
-            .is_some_and(|conn| conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok());
-        if pinged {
-            c.pings += 1;
-        } else {
-            self.finish_cut(i, None);
-        }
-    }
-
-    /// The connection drops, after the frame at `place` (its barrier).
-    fn finish_cut(&mut self, i: usize, place: Option<Place>) {
-        let Some(cut) = self.clients[i].cut.take() else { return };
-        if let (Some(n), Some(place)) = (cut.entry, place) {
-            if let Some(e) = self.shadow.entry_mut(i, n) {
-                e.barrier = Some(Landing::At(place));
-            }
-        }
-        let behaviour = self.behaviour;
-        let c = &mut self.clients[i];
-        if let Some(conn) = c.conn.take() {
-            conn.drop_link();
-        }
-        c.generation += 1;
-        if let Some(place) = place {
-            c.last_zxid = c.last_zxid.max(place.zxid);
-        }
-        c.pings = 0;
-        c.catching_up = false;
-        if matches!(cut.why, CutKind::Partition | CutKind::Crash) {
-            self.hold_session(i);
-        }
-        let c = &mut self.clients[i];
-        if cut.why == CutKind::Crash {
-            c.crashed = true;
-            c.in_flight.clear();
-            c.outbound.clear();
-            c.inbound.clear();
-            c.watches.clear();
-            return;
-        }
-        if behaviour == ClientBehaviour::Kazoo {
-            c.watches.clear();
-        }
-        let lost: Vec<Request> =
-            c.in_flight.drain(..).map(|f| f.request).chain(cut.lost).chain(c.outbound.drain(..)).collect();
-        for request in lost {
-            c.inbound.push_back(Input::Reply { request, result: Err(ZkError::ConnectionLoss) });
-        }
-        c.inbound.push_back(Input::State(SessionState::Disconnected));
-        c.noticed_disconnect = false;
-        c.link = match cut.why {
-            CutKind::Partition => Link::Partitioned,
-            _ => Link::Down,
-        };
-        if c.link == Link::Down && !c.reconnecting {
-            c.reconnecting = true;
-            let back = between(&mut self.streams.network, self.config.link(i).max_us, self.timing.ping_interval());
-            self.push(self.now_us() + back.min(200_000), Event::Reconnect(i as ClientId));
-        }
-        self.deliver(i);
-    }
-
-    /// Hands client `i`'s recipe what has arrived, in order, unless its connection is being
-    /// barred (what arrives meanwhile came before the drop, and is handed after it).
-    fn deliver(&mut self, i: usize) {
-        // Steered, what arrived is handed when a step says so.
-        while self.target.script.is_none() && self.clients[i].cut.is_none() && !self.clients[i].crashed {
-            let Some(input) = self.clients[i].inbound.pop_front() else { return };
-            if matches!(input, Input::Watch(_)) {
-                self.metrics.notifications += 1;
-            }
-            self.take(i, Sending::Receive, input);
-        }
-    }
-
-    pub(super) fn arrived(&mut self, arrival: Arrival) {
-        let i = arrival.client;
-        if i >= self.clients.len() || self.clients[i].generation != arrival.generation {
-            return;
-        }
-        match arrival.frame {
-            Frame::Reply { xid: jute::PING_XID, zxid, .. } => {
-                let c = &mut self.clients[i];
-                c.pings = c.pings.saturating_sub(1);
-                if c.pings == 0 && c.cut.is_some() {
-                    self.finish_cut(i, Some(Place::read(zxid)));
-                }
-            }
-            Frame::Reply { xid: jute::SET_WATCHES_XID, zxid, .. } => {
-                let c = &mut self.clients[i];
-                c.catching_up = false;
-                if let Some(n) = c.reconnected_entry.take() {
-                    if let Some(e) = self.shadow.entry_mut(i, n) {
-                        e.barrier = Some(Landing::At(Place::read(zxid)));
-                    }
-                }
-                self.deliver(i);
-            }
-            Frame::Reply { xid, zxid, err, body } => self.replied(i, xid, zxid, err, &body),
-            Frame::Notification { body } => {
-                let chroot = self.target.chroot.clone();
-                let Ok(Some((kind, path))) = jute::decode_notification(&mut Reader::new(&body), &chroot) else {
-                    return;
-                };
-                let event = WatchedEvent { kind, path };
-                let c = &mut self.clients[i];
-                let found = c.watches.on_event(&event);
-                // A reconnect's catch-up events go only to watches the library still holds.
-                if found || !c.catching_up {
-                    c.inbound.push_back(Input::Watch(event));
-                }
-                self.deliver(i);
-            }
-            Frame::Closed => {
-                let c = &self.clients[i];
-                if c.conn.is_some() && !c.crashed {
-                    self.shadow_diverges(
-                        i,
-                        Step::Receive(i as ClientId),
-                        "the server closed the connection, which no planned fault did".to_string(),
-                    );
-                }
-            }
-        }
-    }
-
-    fn shadow_diverges(&mut self, i: usize, step: Step, why: String) {
-        if self.shadow.standing == Standing::Agrees {
-            self.shadow.standing = Standing::Diverged { client: i as ClientId, step, at_us: self.now_us(), why };
-        }
-    }
-
-    fn replied(&mut self, i: usize, xid: i32, zxid: i64, err: i32, body: &[u8]) {
-        if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
-            eprintln!("reply c{i} xid {xid} zxid {zxid} err {err} at {}", self.now_us());
-        }
-        self.seen_zxid = self.seen_zxid.max(zxid);
-        let c = &mut self.clients[i];
-        c.last_zxid = c.last_zxid.max(zxid);
-        let Some(flight) = c.in_flight.pop_front() else {
-            return self.shadow_diverges(i, Step::Receive(i as ClientId), format!("a reply (xid {xid}) to no request"));
-        };
-        if flight.xid != xid {
-            return self.shadow_diverges(
-                i,
-                Step::Receive(i as ClientId),
-                format!("the reply to xid {xid} came before the one to {}", flight.xid),
-            );
-        }
-        let chroot = self.target.chroot.clone();
-        let wire = match jute::decode_result(&flight.request, err, &mut Reader::new(body), &chroot) {
-            Ok(wire) => wire,
-            Err(e) => return self.shadow_diverges(i, Step::Receive(i as ClientId), e.to_string()),
-        };
-        let result = self.as_recipe_sees(&wire);
-        let place = match flight.request.is_write() {
-            true => Place::write(zxid),
-            false => Place::read(zxid),
-        };
-        if let Some(e) = self.shadow.entry_mut(i, flight.entry) {
-            if let Some(sent) = e.sent.get_mut(flight.index) {
-                sent.landing = Landing::At(place);
-                sent.result = Some(result.clone());
-            }
-        }
-        let c = &mut self.clients[i];
-        if flight.swallow {
-            let lost = c.cut.as_mut().map(|cut| std::mem::take(&mut cut.lost)).unwrap_or_default();
-            c.cut = Some(Cut {
-                why: CutKind::Drop,
-                entry: None,
-                lost: std::iter::once(flight.request).chain(lost).collect(),
-            });
-            return self.finish_cut(i, Some(place));
-        }
-        c.watches.on_reply(&flight.request, &result);
-        c.inbound.push_back(Input::Reply { request: flight.request, result });
-        self.deliver(i);
-    }
-
-    /// A real result as the recipe sees it: real zxids, sessions by the driver's numbers.
-    fn as_recipe_sees(&mut self, wire: &Result<WireResponse, ZkError>) -> ZkResult {
-        let mut owners: Vec<i64> = Vec::new();
-        if let Ok(w) = wire {
-            owners.extend(w.stat().map(|s| s.ephemeral_owner).filter(|o| *o != 0));
-        }
-        for o in owners {
-            self.session_of(o);
-        }
-        let sessions = &self.sessions;
-        wire.clone().map(|w| w.to_model(&mut |z| z, &mut |s| sessions[&s]))
-    }
 }
 
 impl<R: Recipe> Driver<'_, R> {
-    /// A fault that is not a lost request strikes client `i` now, if the model would let it.
-    pub(super) fn fault(&mut self, kind: FaultKind, i: usize) {
-        if kind.strikes_a_request() {
-            self.clients[i].armed = Some(kind);
-            return;
-        }
-        let c = &self.clients[i];
-        if c.crashed || c.cut.is_some() {
-            return;
-        }
-        let enabled = match kind {
-            FaultKind::Disconnect => c.link == Link::Up && c.conn.is_some(),
-            FaultKind::Expire => c.link != Link::Partitioned,
-            FaultKind::Crash => true,
-            FaultKind::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
-            _ => false,
-        };
-        if !enabled {
-            return;
-        }
-        self.metrics.faults += 1;
-        if kind == FaultKind::GiveUp {
-            return self.take(i, Sending::GiveUp, Input::Abandon);
-        }
-        let now = self.now_us();
-        let number = self.shadow.push(i, Entry::new(now, Step::Fault(kind, i as ClientId), c.recipe.belief()));
-        let connected = c.link == Link::Up && c.conn.is_some();
-        match (kind, connected) {
-            (FaultKind::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
-            (FaultKind::Expire, true) => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
-            (FaultKind::Expire, false) => {
-                self.clients[i].link = Link::Partitioned;
-                self.hold_session(i);
-            }
-            (FaultKind::Crash, true) => self.begin_cut(i, CutKind::Crash, Some(number), Vec::new()),
-            (FaultKind::Crash, false) => {
-                self.hold_session(i);
-                let c = &mut self.clients[i];
-                c.crashed = true;
-                c.in_flight.clear();
-                c.outbound.clear();
-                c.inbound.clear();
-                c.watches.clear();
-            }
-            _ => unreachable!("enabled above"),
-        }
-        if matches!(kind, FaultKind::Expire | FaultKind::Crash) {
-            // When the server would expire it, as the simulator draws it; then exactly.
-            let (lo, hi) = self.timing.expiry_window();
-            let at = now + between(&mut self.fault_streams[kind.index()], lo, hi);
-            self.push(at, Event::CloseSession(i as ClientId));
-        }
-    }
-
-    /// The server expires client `i`'s session: the driver opens it from a second connection
-    /// and closes it (the closeSession transaction an expiry is), once the model would.
-    pub(super) fn close_session(&mut self, i: usize) {
-        let c = &self.clients[i];
-        let partitioned = c.link == Link::Partitioned && c.noticed_disconnect;
-        if !(c.crashed || partitioned) {
-            if c.link == Link::Partitioned && !c.crashed {
-                // The recipe has not heard of the outage yet; the tracker looks again.
-                self.push(self.now_us() + self.timing.tick, Event::CloseSession(i as ClientId));
-            }
-            return;
-        }
-        if c.keeper.is_none() && c.crashed {
-            // Closed already: a second expiry of a crashed client's session is none.
-            return;
-        }
-        let closed = match self.clients[i].keeper.take() {
-            Some((conn, _)) if conn.timeout_ms == 0 => Err("the server had expired the session on its own".to_string()),
-            Some((mut conn, rx)) => close(&mut conn, &rx),
-            None => Err("no connection held the session open".to_string()),
-        };
-        let zxid = match closed {
-            Ok(zxid) => zxid,
-            Err(why) => {
-                return self.shadow_diverges(i, Step::Expire(i as ClientId), format!("closing the session: {why}"))
-            }
-        };
-        self.seen_zxid = self.seen_zxid.max(zxid);
-        let now = self.now_us();
-        let c = &mut self.clients[i];
-        let mut entry = Entry::new(now, Step::Expire(i as ClientId), c.recipe.belief());
-        entry.barrier = Some(Landing::At(Place::write(zxid)));
-        self.shadow.push(i, entry);
-        if !c.crashed {
-            c.link = Link::Down;
-            if !c.reconnecting {
-                c.reconnecting = true;
-                let back = between(&mut self.streams.network, self.config.link(i).max_us, self.timing.ping_interval());
-                self.push(now + back.min(200_000), Event::Reconnect(i as ClientId));
-            }
-        }
-    }
-
-    /// Holds client `i`'s session open from a second connection while the client is cut off
-    /// (see `RealClient::keeper`).
-    fn hold_session(&mut self, i: usize) {
-        let c = &mut self.clients[i];
-        if c.keeper.is_some() {
-            return;
-        }
-        let (tx, rx) = channel();
-        let server = &self.target.servers[c.server];
-        let timeout = self.config.world.session_timeout_ms;
-        if let Ok(keeper) = Connection::open(server, (c.real_session, &c.password), 0, timeout, (tx, usize::MAX, 0)) {
-            c.keeper = Some((keeper, rx));
-        }
-    }
-
-    /// The library reconnects client `i` to its session: SyncConnected, its watches re-armed
-    /// (catch-up events for what it missed), its held requests sent; or Expired.
-    pub(super) fn reconnect(&mut self, i: usize) {
-        let c = &mut self.clients[i];
-        c.reconnecting = false;
-        if c.link != Link::Down || c.crashed {
-            return;
-        }
-        c.generation += 1;
-        let (server, session, password, last, generation) =
-            (c.server, c.real_session, c.password.clone(), c.last_zxid, c.generation);
-        let conn = match self.connect(i, server, (session, &password), last, generation) {
-            Ok(conn) => conn,
-            Err(_) => {
-                self.clients[i].reconnecting = true;
-                self.push(self.now_us() + 100_000, Event::Reconnect(i as ClientId));
-                return;
-            }
-        };
-        let now = self.now_us();
-        let c = &mut self.clients[i];
-        if conn.timeout_ms == 0 {
-            self.shadow.push(i, Entry::new(now, Step::Reconnect(i as ClientId), c.recipe.belief()));
-            for request in c.outbound.drain(..) {
-                c.inbound.push_back(Input::Reply { request, result: Err(ZkError::SessionExpired) });
-            }
-            c.watches.clear();
-            c.inbound.push_back(Input::State(SessionState::Expired));
-            c.link = Link::Partitioned;
-            return self.deliver(i);
-        }
-        c.conn = Some(conn);
-        c.link = Link::Up;
-        c.last_sent = Instant::now();
-        c.inbound.push_back(Input::State(SessionState::SyncConnected));
-        let mut loss = c.armed.filter(|_| !c.outbound.is_empty());
-        if loss.is_none() && !c.outbound.is_empty() && now < self.config.chaos_us {
-            for (kind, p) in [
-                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
-                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
-            ] {
-                if p > 0.0 {
-                    let draw: f64 = rand::Rng::random(&mut self.fault_streams[kind.index()]);
-                    if loss.is_none() && draw < p {
-                        loss = Some(kind);
-                    }
-                }
-            }
-        }
-        let c = &mut self.clients[i];
-        if loss.is_some() {
-            c.armed = None;
-            self.metrics.faults += 1;
-        }
-        let step = match loss {
-            Some(kind) => Step::Lossy(kind, Sending::Reconnect, i as ClientId),
-            None => Step::Reconnect(i as ClientId),
-        };
-        let number = self.shadow.push(i, Entry::new(now, step, c.recipe.belief()));
-        let c = &mut self.clients[i];
-        if self.behaviour == ClientBehaviour::Java {
-            let paths = |kind: WatchKind| -> Vec<String> {
-                c.watches.to_vec().into_iter().filter(|(_, k)| *k == kind).map(|(p, _)| p).collect()
-            };
-            let (data, exist, child) = (paths(WatchKind::Data), paths(WatchKind::Exist), paths(WatchKind::Child));
-            let payload = jute::set_watches(last, &data, &exist, &child, &self.target.chroot);
-            if c.conn.as_mut().expect("just connected").send_bare(payload).is_ok() {
-                c.catching_up = true;
-                c.reconnected_entry = Some(number);
-                if let Some(e) = self.shadow.entry_mut(i, number) {
-                    e.barrier = Some(Landing::InFlight { floor: Place::read(last) });
-                }
-            }
-        }
-        let c = &mut self.clients[i];
-        let out: Vec<Request> = c.outbound.drain(..).collect();
-        self.send(i, out, number, loss);
-        self.deliver(i);
-    }
-
-    /// Pings client `i`'s live connection now; whether it could.
-    pub(super) fn ping(&mut self, i: usize) -> bool {
-        let c = &mut self.clients[i];
-        let Some(conn) = c.conn.as_mut().filter(|_| c.cut.is_none()) else { return false };
-        let sent = conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok();
-        if sent {
-            c.pings += 1;
-            c.last_sent = Instant::now();
-        }
-        sent
-    }
-
-    /// Pings every connection that has been quiet for a third of its session timeout.
-    pub(super) fn keep_alive(&mut self) {
-        let quiet = Duration::from_micros(self.timing.ping_interval());
-        for c in &mut self.clients {
-            if let Some((keeper, rx)) = c.keeper.as_mut() {
-                while rx.try_recv().is_ok() {}
-                if keeper.idle_for() >= quiet {
-                    let _ = keeper.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING));
-                }
-            }
-            let Some(conn) = c.conn.as_mut() else { continue };
-            if c.cut.is_none()
-                && c.last_sent.elapsed() >= quiet
-                && conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok()
-            {
-                c.pings += 1;
-                c.last_sent = Instant::now();
-            }
-        }
-    }
-
     /// Closes every session the run left open and deletes the run's tree.
-    fn clean_up(&mut self) {
+    pub(super) fn clean_up(&mut self) {
         for c in &mut self.clients {
             if let Some(conn) = c.conn.as_mut() {
                 let _ = conn.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
@@ -1143,19 +474,6 @@ impl<R: Recipe> Driver<'_, R> {
             std::thread::sleep(Duration::from_millis(50));
         }
         let _ = admin.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
-    }
-}
-
-/// Closes a session on `conn`; the closeSession transaction's zxid.
-fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<i64, String> {
-    let xid = conn.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION)).map_err(|e| e.to_string())?;
-    loop {
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Arrival { frame: Frame::Reply { xid: got, zxid, .. }, .. }) if got == xid => return Ok(zxid),
-            Ok(Arrival { frame: Frame::Closed, .. }) => return Err("the connection closed first".into()),
-            Ok(_) => {}
-            Err(_) => return Err("no reply to closeSession within 10 s".into()),
-        }
     }
 }
 

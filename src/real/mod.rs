@@ -5,11 +5,14 @@
 pub mod connection;
 pub mod driver;
 pub mod ensemble;
+mod faults;
 pub mod jute;
+mod library;
 pub mod shadow;
 mod steer;
 pub mod unify;
 
-pub use driver::{run_real, unsupported, RealMetrics, RealRun, Target};
+pub use driver::{run_real, RealMetrics, RealRun, Target};
 pub use ensemble::Ensemble;
+pub use faults::unsupported;
 pub use shadow::Standing;

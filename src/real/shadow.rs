@@ -172,9 +172,6 @@ impl<R: Recipe> Shadow<R> {
     /// Records a step of client `i`; returns its index among the client's entries not yet
     /// taken, for `entry_mut`.
     pub fn push(&mut self, i: usize, entry: Entry) -> u64 {
-        if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
-            eprintln!("push c{i} {} at {}", entry.step, entry.at_us);
-        }
         self.pending[i].push_back(entry);
         self.steps_of[i] + self.pending[i].len() as u64 - 1
     }
@@ -246,15 +243,6 @@ impl<R: Recipe> Shadow<R> {
     }
 
     fn take(&mut self, i: usize, entry: Entry) {
-        if std::env::var_os("ZKLAB_REAL_DEBUG").is_some() {
-            eprintln!(
-                "take c{i} {} at {} {:?} {:?}",
-                entry.step,
-                entry.at_us,
-                entry.barrier,
-                entry.sent.iter().map(|s| s.landing).collect::<Vec<_>>()
-            );
-        }
         let diverge =
             |why: String| Standing::Diverged { client: i as ClientId, step: entry.step, at_us: entry.at_us, why };
         if let (Some(key), Some((frontier, by, step))) = (entry.key(), self.frontier) {

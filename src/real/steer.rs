@@ -10,7 +10,8 @@
 //! driver cannot make happen on a real server (a pause, a lagging follower) stops the run with
 //! the reason, never a pass.
 
-use super::driver::{unsupported, Driver, Event};
+use super::driver::{Driver, Event};
+use super::faults::unsupported;
 use super::shadow::Standing;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

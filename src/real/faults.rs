@@ -1,0 +1,151 @@
+//! Faults as real actions, each exact where the model places it (docs/real.md):
+//! - **loss-before-apply**: the struck request is never sent; a ping bars the connection (its
+//!   reply comes after every frame the server sent before it), then the connection drops.
+//! - **loss-after-apply**: the struck request is sent and its reply read but not handed on: the
+//!   connection drops right after it, the write applied.
+//! - **disconnect**: a ping bars the connection, then it drops; the library reconnects to the
+//!   same session after a back-off.
+//! - **expire**: as disconnect, and the library stays away; a second connection holds the
+//!   session open until, once the recipe has heard it is disconnected and the plan's moment
+//!   comes, the driver closes it from there: the server's closeSession, exactly the
+//!   transaction an expiry is (never the server's own timer).
+//! - **crash**: the process is gone (no close); its session is closed the same way later.
+//! - **give-up**: the application stops waiting (`Input::Abandon`).
+//!
+//! Pauses, lagging followers and the container reaper are not driven yet (`unsupported`).
+//! The lost requests strike in `library` (`Driver::send`), where requests go out.
+
+use super::connection::{Arrival, Connection, Frame};
+use super::driver::{Driver, Event};
+use super::jute;
+use super::library::CutKind;
+use super::shadow::{Entry, Landing, Place};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+use zklab_model::world::{Link, Sending};
+use zklab_model::{Belief, ClientId, FaultKind, Input, Recipe, Step};
+use zklab_sim::between;
+
+/// The faults the driver cannot make happen on a real server yet, and why.
+pub fn unsupported(kind: FaultKind) -> Option<&'static str> {
+    match kind {
+        FaultKind::Pause => Some("a paused process needs its connection frozen and its session timed out for real"),
+        FaultKind::LaggingRead | FaultKind::LaggingSession => {
+            Some("a lagging follower needs an ensemble whose follower's quorum link is held")
+        }
+        FaultKind::ReapParent => Some("the container reaper's moment cannot be chosen on a real server"),
+        _ => None,
+    }
+}
+
+/// Closes a session on `conn`; the closeSession transaction's zxid.
+fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<i64, String> {
+    let xid = conn.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION)).map_err(|e| e.to_string())?;
+    loop {
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Arrival { frame: Frame::Reply { xid: got, zxid, .. }, .. }) if got == xid => return Ok(zxid),
+            Ok(Arrival { frame: Frame::Closed, .. }) => return Err("the connection closed first".into()),
+            Ok(_) => {}
+            Err(_) => return Err("no reply to closeSession within 10 s".into()),
+        }
+    }
+}
+
+impl<R: Recipe> Driver<'_, R> {
+    /// A fault that is not a lost request strikes client `i` now, if the model would let it.
+    pub(super) fn fault(&mut self, kind: FaultKind, i: usize) {
+        if kind.strikes_a_request() {
+            self.clients[i].armed = Some(kind);
+            return;
+        }
+        let c = &self.clients[i];
+        if c.crashed || c.cut.is_some() {
+            return;
+        }
+        let enabled = match kind {
+            FaultKind::Disconnect => c.link == Link::Up && c.conn.is_some(),
+            FaultKind::Expire => c.link != Link::Partitioned,
+            FaultKind::Crash => true,
+            FaultKind::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
+            _ => false,
+        };
+        if !enabled {
+            return;
+        }
+        self.metrics.faults += 1;
+        if kind == FaultKind::GiveUp {
+            return self.take(i, Sending::GiveUp, Input::Abandon);
+        }
+        let now = self.now_us();
+        let number = self.shadow.push(i, Entry::new(now, Step::Fault(kind, i as ClientId), c.recipe.belief()));
+        let connected = c.link == Link::Up && c.conn.is_some();
+        match (kind, connected) {
+            (FaultKind::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
+            (FaultKind::Expire, true) => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
+            (FaultKind::Expire, false) => {
+                self.clients[i].link = Link::Partitioned;
+                self.hold_session(i);
+            }
+            (FaultKind::Crash, true) => self.begin_cut(i, CutKind::Crash, Some(number), Vec::new()),
+            (FaultKind::Crash, false) => {
+                self.hold_session(i);
+                let c = &mut self.clients[i];
+                c.crashed = true;
+                c.in_flight.clear();
+                c.outbound.clear();
+                c.inbound.clear();
+                c.watches.clear();
+            }
+            _ => unreachable!("enabled above"),
+        }
+        if matches!(kind, FaultKind::Expire | FaultKind::Crash) {
+            // When the server would expire it, as the simulator draws it; then exactly.
+            let (lo, hi) = self.timing.expiry_window();
+            let at = now + between(&mut self.fault_streams[kind.index()], lo, hi);
+            self.push(at, Event::CloseSession(i as ClientId));
+        }
+    }
+
+    /// The server expires client `i`'s session: the driver opens it from a second connection
+    /// and closes it (the closeSession transaction an expiry is), once the model would.
+    pub(super) fn close_session(&mut self, i: usize) {
+        let c = &self.clients[i];
+        let partitioned = c.link == Link::Partitioned && c.noticed_disconnect;
+        if !(c.crashed || partitioned) {
+            if c.link == Link::Partitioned && !c.crashed {
+                // The recipe has not heard of the outage yet; the tracker looks again.
+                self.push(self.now_us() + self.timing.tick, Event::CloseSession(i as ClientId));
+            }
+            return;
+        }
+        if c.keeper.is_none() && c.crashed {
+            // Closed already: a second expiry of a crashed client's session is none.
+            return;
+        }
+        let closed = match self.clients[i].keeper.take() {
+            Some((conn, _)) if conn.timeout_ms == 0 => Err("the server had expired the session on its own".to_string()),
+            Some((mut conn, rx)) => close(&mut conn, &rx),
+            None => Err("no connection held the session open".to_string()),
+        };
+        let zxid = match closed {
+            Ok(zxid) => zxid,
+            Err(why) => {
+                return self.shadow_diverges(i, Step::Expire(i as ClientId), format!("closing the session: {why}"))
+            }
+        };
+        self.seen_zxid = self.seen_zxid.max(zxid);
+        let now = self.now_us();
+        let c = &mut self.clients[i];
+        let mut entry = Entry::new(now, Step::Expire(i as ClientId), c.recipe.belief());
+        entry.barrier = Some(Landing::At(Place::write(zxid)));
+        self.shadow.push(i, entry);
+        if !c.crashed {
+            c.link = Link::Down;
+            if !c.reconnecting {
+                c.reconnecting = true;
+                let back = between(&mut self.streams.network, self.config.link(i).max_us, self.timing.ping_interval());
+                self.push(now + back.min(200_000), Event::Reconnect(i as ClientId));
+            }
+        }
+    }
+}

@@ -1,0 +1,551 @@
+//! The client library half of the real driver: what a ZooKeeper client library does between
+//! the wire and the recipe, done by the driver itself so that it knows exactly where each frame
+//! falls. It keeps each session's requests in order, hands the recipe every reply and
+//! notification in the order they arrived, tells it Disconnected, SyncConnected and Expired as
+//! the Java client does, re-arms watches with SetWatches on reconnect (the Java client's
+//! behaviour; kazoo's drops them), and drops a connection only where a fault says, behind a
+//! barrier: a ping whose reply comes after every frame the server sent before it, or the
+//! struck request's own reply.
+
+use super::connection::{Arrival, Connection, Frame};
+use super::driver::{Driver, Event};
+use super::jute::{self, Reader, WireResponse};
+use super::shadow::{Entry, Landing, Place, Sent, Standing};
+use std::collections::VecDeque;
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+use zklab_model::world::{Link, Sending};
+use zklab_model::{
+    ClientBehaviour, ClientId, ClientWatches, Ctx, FaultKind, Input, Recipe, Request, SessionId, SessionState, Step,
+    WatchKind, WatchedEvent, ZkError, ZkResult,
+};
+use zklab_sim::between;
+
+/// A request on the wire, waiting for its reply.
+pub(super) struct Flight {
+    pub(super) xid: i32,
+    pub(super) request: Request,
+    /// The entry that sent it, and which of its requests it is.
+    pub(super) entry: u64,
+    pub(super) index: usize,
+    /// A loss-after-apply: its reply is read and swallowed, and the connection drops.
+    pub(super) swallow: bool,
+}
+
+/// A connection about to drop, waiting for the frame that bars it.
+pub(super) struct Cut {
+    pub(super) why: CutKind,
+    /// The entry whose barrier it is (none for a swallowed reply, which is its own).
+    pub(super) entry: Option<u64>,
+    /// Requests that fail with ConnectionLoss once it drops, in order.
+    pub(super) lost: Vec<Request>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum CutKind {
+    /// Reconnects after a back-off.
+    Drop,
+    /// Stays away until its session is closed.
+    Partition,
+    Crash,
+}
+
+pub(super) struct RealClient<R> {
+    pub(super) recipe: R,
+    /// What the recipe runs as: the driver's number for its real session.
+    pub(super) session: SessionId,
+    pub(super) real_session: i64,
+    pub(super) password: Vec<u8>,
+    pub(super) conn: Option<Connection>,
+    pub(super) generation: u64,
+    pub(super) server: usize,
+    pub(super) link: Link,
+    pub(super) crashed: bool,
+    pub(super) rounds_left: u8,
+    pub(super) wrote: bool,
+    pub(super) in_flight: VecDeque<Flight>,
+    pub(super) outbound: VecDeque<Request>,
+    pub(super) inbound: VecDeque<Input>,
+    pub(super) cut: Option<Cut>,
+    pub(super) pings: u32,
+    pub(super) last_zxid: i64,
+    pub(super) last_sent: Instant,
+    pub(super) watches: ClientWatches,
+    /// Notifications before this reconnect's SetWatches reply are its catch-up events.
+    pub(super) catching_up: bool,
+    /// The reconnect whose SetWatches reply places it.
+    pub(super) reconnected_entry: Option<u64>,
+    /// The recipe has been handed the Disconnected of the current outage.
+    pub(super) noticed_disconnect: bool,
+    pub(super) reconnecting: bool,
+    /// A loss planned for the client's next request.
+    pub(super) armed: Option<FaultKind>,
+    /// While the client is cut off (expire, crash), a second connection that holds its session
+    /// open, so that the server expires it only when the driver closes it, never on its own.
+    pub(super) keeper: Option<(Connection, Receiver<Arrival>)>,
+    pub(super) asked_at: Option<Instant>,
+}
+
+impl<R: Recipe> Driver<'_, R> {
+    /// Hands client `i`'s recipe `input` as step `sending`, striking the request it sends when
+    /// a loss is armed or drawn, and sends what it asks for.
+    pub(super) fn take(&mut self, i: usize, sending: Sending, input: Input) {
+        let mut loss = self.clients[i].armed;
+        if loss.is_none() && self.now_us() < self.config.chaos_us {
+            for (kind, p) in [
+                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
+                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
+            ] {
+                if p > 0.0 {
+                    let draw: f64 = rand::Rng::random(&mut self.fault_streams[kind.index()]);
+                    if loss.is_none() && draw < p {
+                        loss = Some(kind);
+                    }
+                }
+            }
+        }
+        let c = &mut self.clients[i];
+        let ctx = Ctx { client: i as ClientId, session: c.session };
+        let expired = input == Input::State(SessionState::Expired);
+        if input == Input::State(SessionState::Disconnected) {
+            c.noticed_disconnect = true;
+        }
+        if expired {
+            // As the model: what was queued on the dead handle dies with it.
+            c.outbound.clear();
+            c.inbound.clear();
+            c.watches.clear();
+        }
+        let was = c.recipe.belief();
+        let mode_was = c.recipe.mode();
+        let mut out = Vec::new();
+        let handed = matches!(sending, Sending::Receive).then(|| input.clone());
+        c.recipe.handle(&ctx, input, &mut out);
+        let belief = c.recipe.belief();
+        let sends_now = !out.is_empty() && (c.link == Link::Up || expired) && c.cut.is_none();
+        let loss = loss.filter(|_| sends_now);
+        if loss.is_some() {
+            c.armed = None;
+            self.metrics.faults += 1;
+        }
+        let step = match loss {
+            Some(kind) => Step::Lossy(kind, sending, i as ClientId),
+            None => sending.step(i as ClientId),
+        };
+        let mut entry = Entry::new(self.now_us(), step, belief);
+        entry.input = handed;
+        let number = self.shadow.push(i, entry);
+        if expired {
+            self.new_session(i);
+        }
+        self.after_belief(i, was, mode_was);
+        self.send(i, out, number, loss);
+    }
+
+    /// The recipe handled Expired: the application makes a new handle, a new session.
+    pub(super) fn new_session(&mut self, i: usize) {
+        let c = &mut self.clients[i];
+        if let Some(conn) = c.conn.take() {
+            conn.drop_link();
+        }
+        c.generation += 1;
+        let (server, generation) = (c.server, c.generation);
+        match self.connect(i, server, (0, &[]), 0, generation) {
+            Ok(conn) => {
+                let session = self.session_of(conn.session);
+                let c = &mut self.clients[i];
+                c.session = session;
+                c.real_session = conn.session;
+                c.password = conn.password.clone();
+                c.conn = Some(conn);
+                c.link = Link::Up;
+                c.last_zxid = 0;
+                c.last_sent = Instant::now();
+            }
+            Err(_) => self.clients[i].link = Link::Down,
+        }
+    }
+
+    /// Sends the requests one step asked for (held while the connection is down), striking the
+    /// first with `loss`.
+    pub(super) fn send(&mut self, i: usize, out: Vec<Request>, entry: u64, loss: Option<FaultKind>) {
+        if out.is_empty() {
+            return;
+        }
+        let c = &mut self.clients[i];
+        if c.link != Link::Up || c.conn.is_none() || c.cut.is_some() {
+            c.outbound.extend(out);
+            return;
+        }
+        self.metrics.requests += out.len() as u64;
+        let mut out = VecDeque::from(out);
+        let mut index = 0;
+        while let Some(request) = out.pop_front() {
+            let struck = if index == 0 { loss } else { None };
+            if struck == Some(FaultKind::LossBeforeApply) {
+                if let Some(e) = self.shadow.entry_mut(i, entry) {
+                    e.sent.push(Sent { request: request.clone(), landing: Landing::Nowhere, result: None });
+                }
+                let lost = std::iter::once(request).chain(out).collect();
+                self.begin_cut(i, CutKind::Drop, Some(entry), lost);
+                return;
+            }
+            let floor = match request.is_write() {
+                true => Place::read(self.seen_zxid),
+                false => Place::read(self.clients[i].last_zxid),
+            };
+            let c = &mut self.clients[i];
+            let chroot = self.target.chroot.clone();
+            let sent = c.conn.as_mut().expect("up").send(|xid| jute::encode_request(xid, &request, &chroot));
+            let Ok(xid) = sent else {
+                // The socket failed under us: the reader reports it closed.
+                c.outbound.push_back(request);
+                c.outbound.extend(out);
+                return;
+            };
+            c.last_sent = Instant::now();
+            let c = &mut self.clients[i];
+            let swallow = struck == Some(FaultKind::LossAfterApply);
+            c.in_flight.push_back(Flight { xid, request: request.clone(), entry, index, swallow });
+            if let Some(e) = self.shadow.entry_mut(i, entry) {
+                e.sent.push(Sent { request, landing: Landing::InFlight { floor }, result: None });
+            }
+            if swallow {
+                // The rest of the step's requests die with the connection.
+                let c = &mut self.clients[i];
+                c.cut = Some(Cut { why: CutKind::Drop, entry: None, lost: out.into_iter().collect() });
+                return;
+            }
+            index += 1;
+        }
+    }
+
+    /// Starts dropping client `i`'s connection: a ping bars it, and it drops when the ping's
+    /// reply arrives (every frame the server sent before is read by then).
+    pub(super) fn begin_cut(&mut self, i: usize, why: CutKind, entry: Option<u64>, lost: Vec<Request>) {
+        let floor = Place::read(self.clients[i].last_zxid);
+        if let Some(e) = entry.and_then(|n| self.shadow.entry_mut(i, n)) {
+            e.barrier = Some(Landing::InFlight { floor });
+        }
+        let c = &mut self.clients[i];
+        c.cut = Some(Cut { why, entry, lost });
+        let pinged = c
+            .conn
+            .as_mut()
+            .is_some_and(|conn| conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok());
+        if pinged {
+            c.pings += 1;
+        } else {
+            self.finish_cut(i, None);
+        }
+    }
+
+    /// The connection drops, after the frame at `place` (its barrier).
+    pub(super) fn finish_cut(&mut self, i: usize, place: Option<Place>) {
+        let Some(cut) = self.clients[i].cut.take() else { return };
+        if let (Some(n), Some(place)) = (cut.entry, place) {
+            if let Some(e) = self.shadow.entry_mut(i, n) {
+                e.barrier = Some(Landing::At(place));
+            }
+        }
+        let behaviour = self.behaviour;
+        let c = &mut self.clients[i];
+        if let Some(conn) = c.conn.take() {
+            conn.drop_link();
+        }
+        c.generation += 1;
+        if let Some(place) = place {
+            c.last_zxid = c.last_zxid.max(place.zxid);
+        }
+        c.pings = 0;
+        c.catching_up = false;
+        if matches!(cut.why, CutKind::Partition | CutKind::Crash) {
+            self.hold_session(i);
+        }
+        let c = &mut self.clients[i];
+        if cut.why == CutKind::Crash {
+            c.crashed = true;
+            c.in_flight.clear();
+            c.outbound.clear();
+            c.inbound.clear();
+            c.watches.clear();
+            return;
+        }
+        if behaviour == ClientBehaviour::Kazoo {
+            c.watches.clear();
+        }
+        let lost: Vec<Request> =
+            c.in_flight.drain(..).map(|f| f.request).chain(cut.lost).chain(c.outbound.drain(..)).collect();
+        for request in lost {
+            c.inbound.push_back(Input::Reply { request, result: Err(ZkError::ConnectionLoss) });
+        }
+        c.inbound.push_back(Input::State(SessionState::Disconnected));
+        c.noticed_disconnect = false;
+        c.link = match cut.why {
+            CutKind::Partition => Link::Partitioned,
+            _ => Link::Down,
+        };
+        if c.link == Link::Down && !c.reconnecting {
+            c.reconnecting = true;
+            let back = between(&mut self.streams.network, self.config.link(i).max_us, self.timing.ping_interval());
+            self.push(self.now_us() + back.min(200_000), Event::Reconnect(i as ClientId));
+        }
+        self.deliver(i);
+    }
+
+    /// Hands client `i`'s recipe what has arrived, in order, unless its connection is being
+    /// barred (what arrives meanwhile came before the drop, and is handed after it).
+    pub(super) fn deliver(&mut self, i: usize) {
+        // Steered, what arrived is handed when a step says so.
+        while self.target.script.is_none() && self.clients[i].cut.is_none() && !self.clients[i].crashed {
+            let Some(input) = self.clients[i].inbound.pop_front() else { return };
+            if matches!(input, Input::Watch(_)) {
+                self.metrics.notifications += 1;
+            }
+            self.take(i, Sending::Receive, input);
+        }
+    }
+
+    pub(super) fn arrived(&mut self, arrival: Arrival) {
+        let i = arrival.client;
+        if i >= self.clients.len() || self.clients[i].generation != arrival.generation {
+            return;
+        }
+        match arrival.frame {
+            Frame::Reply { xid: jute::PING_XID, zxid, .. } => {
+                let c = &mut self.clients[i];
+                c.pings = c.pings.saturating_sub(1);
+                if c.pings == 0 && c.cut.is_some() {
+                    self.finish_cut(i, Some(Place::read(zxid)));
+                }
+            }
+            Frame::Reply { xid: jute::SET_WATCHES_XID, zxid, .. } => {
+                let c = &mut self.clients[i];
+                c.catching_up = false;
+                if let Some(n) = c.reconnected_entry.take() {
+                    if let Some(e) = self.shadow.entry_mut(i, n) {
+                        e.barrier = Some(Landing::At(Place::read(zxid)));
+                    }
+                }
+                self.deliver(i);
+            }
+            Frame::Reply { xid, zxid, err, body } => self.replied(i, xid, zxid, err, &body),
+            Frame::Notification { body } => {
+                let chroot = self.target.chroot.clone();
+                let Ok(Some((kind, path))) = jute::decode_notification(&mut Reader::new(&body), &chroot) else {
+                    return;
+                };
+                let event = WatchedEvent { kind, path };
+                let c = &mut self.clients[i];
+                let found = c.watches.on_event(&event);
+                // A reconnect's catch-up events go only to watches the library still holds.
+                if found || !c.catching_up {
+                    c.inbound.push_back(Input::Watch(event));
+                }
+                self.deliver(i);
+            }
+            Frame::Closed => {
+                let c = &self.clients[i];
+                if c.conn.is_some() && !c.crashed {
+                    self.shadow_diverges(
+                        i,
+                        Step::Receive(i as ClientId),
+                        "the server closed the connection, which no planned fault did".to_string(),
+                    );
+                }
+            }
+        }
+    }
+
+    pub(super) fn shadow_diverges(&mut self, i: usize, step: Step, why: String) {
+        if self.shadow.standing == Standing::Agrees {
+            self.shadow.standing = Standing::Diverged { client: i as ClientId, step, at_us: self.now_us(), why };
+        }
+    }
+
+    pub(super) fn replied(&mut self, i: usize, xid: i32, zxid: i64, err: i32, body: &[u8]) {
+        self.seen_zxid = self.seen_zxid.max(zxid);
+        let c = &mut self.clients[i];
+        c.last_zxid = c.last_zxid.max(zxid);
+        let Some(flight) = c.in_flight.pop_front() else {
+            return self.shadow_diverges(i, Step::Receive(i as ClientId), format!("a reply (xid {xid}) to no request"));
+        };
+        if flight.xid != xid {
+            return self.shadow_diverges(
+                i,
+                Step::Receive(i as ClientId),
+                format!("the reply to xid {xid} came before the one to {}", flight.xid),
+            );
+        }
+        let chroot = self.target.chroot.clone();
+        let wire = match jute::decode_result(&flight.request, err, &mut Reader::new(body), &chroot) {
+            Ok(wire) => wire,
+            Err(e) => return self.shadow_diverges(i, Step::Receive(i as ClientId), e.to_string()),
+        };
+        let result = self.as_recipe_sees(&wire);
+        let place = match flight.request.is_write() {
+            true => Place::write(zxid),
+            false => Place::read(zxid),
+        };
+        if let Some(e) = self.shadow.entry_mut(i, flight.entry) {
+            if let Some(sent) = e.sent.get_mut(flight.index) {
+                sent.landing = Landing::At(place);
+                sent.result = Some(result.clone());
+            }
+        }
+        let c = &mut self.clients[i];
+        if flight.swallow {
+            let lost = c.cut.as_mut().map(|cut| std::mem::take(&mut cut.lost)).unwrap_or_default();
+            c.cut = Some(Cut {
+                why: CutKind::Drop,
+                entry: None,
+                lost: std::iter::once(flight.request).chain(lost).collect(),
+            });
+            return self.finish_cut(i, Some(place));
+        }
+        c.watches.on_reply(&flight.request, &result);
+        c.inbound.push_back(Input::Reply { request: flight.request, result });
+        self.deliver(i);
+    }
+
+    /// A real result as the recipe sees it: real zxids, sessions by the driver's numbers.
+    pub(super) fn as_recipe_sees(&mut self, wire: &Result<WireResponse, ZkError>) -> ZkResult {
+        let mut owners: Vec<i64> = Vec::new();
+        if let Ok(w) = wire {
+            owners.extend(w.stat().map(|s| s.ephemeral_owner).filter(|o| *o != 0));
+        }
+        for o in owners {
+            self.session_of(o);
+        }
+        let sessions = &self.sessions;
+        wire.clone().map(|w| w.to_model(&mut |z| z, &mut |s| sessions[&s]))
+    }
+
+    /// Holds client `i`'s session open from a second connection while the client is cut off
+    /// (see `RealClient::keeper`).
+    pub(super) fn hold_session(&mut self, i: usize) {
+        let c = &mut self.clients[i];
+        if c.keeper.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let server = &self.target.servers[c.server];
+        let timeout = self.config.world.session_timeout_ms;
+        if let Ok(keeper) = Connection::open(server, (c.real_session, &c.password), 0, timeout, (tx, usize::MAX, 0)) {
+            c.keeper = Some((keeper, rx));
+        }
+    }
+
+    /// The library reconnects client `i` to its session: SyncConnected, its watches re-armed
+    /// (catch-up events for what it missed), its held requests sent; or Expired.
+    pub(super) fn reconnect(&mut self, i: usize) {
+        let c = &mut self.clients[i];
+        c.reconnecting = false;
+        if c.link != Link::Down || c.crashed {
+            return;
+        }
+        c.generation += 1;
+        let (server, session, password, last, generation) =
+            (c.server, c.real_session, c.password.clone(), c.last_zxid, c.generation);
+        let conn = match self.connect(i, server, (session, &password), last, generation) {
+            Ok(conn) => conn,
+            Err(_) => {
+                self.clients[i].reconnecting = true;
+                self.push(self.now_us() + 100_000, Event::Reconnect(i as ClientId));
+                return;
+            }
+        };
+        let now = self.now_us();
+        let c = &mut self.clients[i];
+        if conn.timeout_ms == 0 {
+            self.shadow.push(i, Entry::new(now, Step::Reconnect(i as ClientId), c.recipe.belief()));
+            for request in c.outbound.drain(..) {
+                c.inbound.push_back(Input::Reply { request, result: Err(ZkError::SessionExpired) });
+            }
+            c.watches.clear();
+            c.inbound.push_back(Input::State(SessionState::Expired));
+            c.link = Link::Partitioned;
+            return self.deliver(i);
+        }
+        c.conn = Some(conn);
+        c.link = Link::Up;
+        c.last_sent = Instant::now();
+        c.inbound.push_back(Input::State(SessionState::SyncConnected));
+        let mut loss = c.armed.filter(|_| !c.outbound.is_empty());
+        if loss.is_none() && !c.outbound.is_empty() && now < self.config.chaos_us {
+            for (kind, p) in [
+                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
+                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
+            ] {
+                if p > 0.0 {
+                    let draw: f64 = rand::Rng::random(&mut self.fault_streams[kind.index()]);
+                    if loss.is_none() && draw < p {
+                        loss = Some(kind);
+                    }
+                }
+            }
+        }
+        let c = &mut self.clients[i];
+        if loss.is_some() {
+            c.armed = None;
+            self.metrics.faults += 1;
+        }
+        let step = match loss {
+            Some(kind) => Step::Lossy(kind, Sending::Reconnect, i as ClientId),
+            None => Step::Reconnect(i as ClientId),
+        };
+        let number = self.shadow.push(i, Entry::new(now, step, c.recipe.belief()));
+        let c = &mut self.clients[i];
+        if self.behaviour == ClientBehaviour::Java {
+            let paths = |kind: WatchKind| -> Vec<String> {
+                c.watches.to_vec().into_iter().filter(|(_, k)| *k == kind).map(|(p, _)| p).collect()
+            };
+            let (data, exist, child) = (paths(WatchKind::Data), paths(WatchKind::Exist), paths(WatchKind::Child));
+            let payload = jute::set_watches(last, &data, &exist, &child, &self.target.chroot);
+            if c.conn.as_mut().expect("just connected").send_bare(payload).is_ok() {
+                c.catching_up = true;
+                c.reconnected_entry = Some(number);
+                if let Some(e) = self.shadow.entry_mut(i, number) {
+                    e.barrier = Some(Landing::InFlight { floor: Place::read(last) });
+                }
+            }
+        }
+        let c = &mut self.clients[i];
+        let out: Vec<Request> = c.outbound.drain(..).collect();
+        self.send(i, out, number, loss);
+        self.deliver(i);
+    }
+
+    /// Pings client `i`'s live connection now; whether it could.
+    pub(super) fn ping(&mut self, i: usize) -> bool {
+        let c = &mut self.clients[i];
+        let Some(conn) = c.conn.as_mut().filter(|_| c.cut.is_none()) else { return false };
+        let sent = conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok();
+        if sent {
+            c.pings += 1;
+            c.last_sent = Instant::now();
+        }
+        sent
+    }
+
+    /// Pings every connection that has been quiet for a third of its session timeout.
+    pub(super) fn keep_alive(&mut self) {
+        let quiet = Duration::from_micros(self.timing.ping_interval());
+        for c in &mut self.clients {
+            if let Some((keeper, rx)) = c.keeper.as_mut() {
+                while rx.try_recv().is_ok() {}
+                if keeper.idle_for() >= quiet {
+                    let _ = keeper.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING));
+                }
+            }
+            let Some(conn) = c.conn.as_mut() else { continue };
+            if c.cut.is_none()
+                && c.last_sent.elapsed() >= quiet
+                && conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok()
+            {
+                c.pings += 1;
+                c.last_sent = Instant::now();
+            }
+        }
+    }
+}
