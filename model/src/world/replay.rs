@@ -151,7 +151,8 @@ impl<R: Recipe> Handed<R> {
         ctx: impl Fn(Ctx) -> Ctx,
         token: &dyn Fn(i64) -> i64,
         replay: bool,
-        actual: Option<&R>,
+        // The recipe as it is, as `Debug` prints it.
+        actual: Option<&str>,
     ) -> Result<(Handed<R>, Option<R>), String> {
         let mut handed = Handed { start: Some(Arc::new(start.clone())), last: None };
         let mut recipe = replay.then_some(start);
@@ -174,10 +175,7 @@ impl<R: Recipe> Handed<R> {
         // And each number it holds must be one of its own numbers where this renumbering takes
         // it: a number it computed (`seq - 1`) and has not sent yet is not.
         if let (Some(recipe), Some(actual)) = (&recipe, actual) {
-            if shape(recipe) != shape(actual) {
-                return Err("replayed, the recipe holds another state than its numbers alone make".to_string());
-            }
-            renumbered_alike(actual, recipe, numbers)?;
+            renumbered_alike(actual, &format!("{recipe:?}"), numbers)?;
         }
         Ok((handed, recipe))
     }
@@ -205,10 +203,11 @@ impl<R: Recipe> Handed<R> {
             r.numbers.mark_opaque();
             return;
         }
+        let printed = format!("{actual:?}");
         let replayed = |at: Option<(Kind, i64)>| {
             let probe = Numbers::probing(at);
             let token = |t| start.renumber_token(t, &probe);
-            self.rewritten(start.clone(), &r.with(&probe), &probe, |ctx| ctx, &token, true, Some(actual))
+            self.rewritten(start.clone(), &r.with(&probe), &probe, |ctx| ctx, &token, true, Some(&printed))
                 .map(|(_, recipe)| recipe)
         };
         // A recipe that does otherwise with its numbers moved apart reads their values: its
@@ -249,55 +248,48 @@ impl<R: Recipe> Handed<R> {
     }
 }
 
-/// Whether `replayed` holds, number for number, what `actual` holds renumbered by `numbers`:
-/// the two print alike (see `shape`), and each run of digits is either the same in both (a
-/// count, a version, a client's number) or a sequence number or zxid of `actual`'s that
-/// `numbers` takes to `replayed`'s.
-fn renumbered_alike<R: fmt::Debug>(actual: &R, replayed: &R, numbers: &Numbers) -> Result<(), String> {
-    let (a, b) = (format!("{actual:?}"), format!("{replayed:?}"));
-    for (x, y) in digit_runs(&a).zip(digit_runs(&b)) {
-        if x == y {
-            continue;
-        }
-        let (Ok(x), Ok(y)) = (x.parse::<i64>(), y.parse::<i64>()) else {
-            return Err(format!("replayed, the recipe holds {y} where it held {x}"));
-        };
-        let image = |kind| numbers.image(kind, x) == Some(y);
-        if !(image(Kind::Seq) || image(Kind::Zxid)) {
-            return Err(format!(
-                "replayed, the recipe holds {y} where it held {x}, which its numbers do not take there"
-            ));
+/// Whether `replayed` holds, number for number, what `actual` holds renumbered by `numbers`
+/// (both as `Debug` prints them): the same text between the runs of digits (a recipe that
+/// decided by a number's value holds another state once replayed, though it sent the same
+/// requests), and each run of digits either the same in both (a count, a version, a client's
+/// number) or a sequence number or zxid of `actual`'s that `numbers` takes to `replayed`'s (a
+/// number the recipe computed, `seq - 1`, is not). So `Debug` must print the whole state, as
+/// `Hash` must write everything `Eq` compares.
+fn renumbered_alike(actual: &str, replayed: &str, numbers: &Numbers) -> Result<(), String> {
+    let (mut a, mut b) = (Runs(actual), Runs(replayed));
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return Ok(()),
+            (Some((false, x)), Some((false, y))) if x == y => {}
+            (Some((true, x)), Some((true, y))) if x == y => {}
+            (Some((true, x)), Some((true, y))) => {
+                let (Ok(x), Ok(y)) = (x.parse::<i64>(), y.parse::<i64>()) else {
+                    return Err(format!("replayed, the recipe holds {y} where it held {x}"));
+                };
+                let image = |kind| numbers.image(kind, x) == Some(y);
+                if !(image(Kind::Seq) || image(Kind::Zxid)) {
+                    return Err(format!(
+                        "replayed, the recipe holds {y} where it held {x}, which its numbers do not take there"
+                    ));
+                }
+            }
+            _ => return Err("replayed, the recipe holds another state than its numbers alone make".to_string()),
         }
     }
-    Ok(())
 }
 
-/// The runs of digits of `text`, in order.
-fn digit_runs(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_ascii_digit()).filter(|run| !run.is_empty())
-}
+/// A text's runs of digits and of other characters, in order: `(digits, run)`.
+struct Runs<'a>(&'a str);
 
-/// A recipe's state as `Debug` prints it, with every run of digits (a number) written `#`:
-/// two states of a recipe that differ only in their numbers have one shape. `Debug` must
-/// therefore print the whole state, as `Hash` must write everything `Eq` compares.
-fn shape<R: fmt::Debug>(recipe: &R) -> String {
-    let printed = format!("{recipe:?}");
-    let mut shape = String::with_capacity(printed.len());
-    let mut in_number = false;
-    for c in printed.chars() {
-        match (c.is_ascii_digit(), in_number) {
-            (true, true) => {}
-            (true, false) => {
-                shape.push('#');
-                in_number = true;
-            }
-            (false, _) => {
-                shape.push(c);
-                in_number = false;
-            }
-        }
+impl<'a> Iterator for Runs<'a> {
+    type Item = (bool, &'a str);
+    fn next(&mut self) -> Option<(bool, &'a str)> {
+        let digits = self.0.as_bytes().first()?.is_ascii_digit();
+        let end = self.0.find(|c: char| c.is_ascii_digit() != digits).unwrap_or(self.0.len());
+        let (run, rest) = self.0.split_at(end);
+        self.0 = rest;
+        Some((digits, run))
     }
-    shape
 }
 
 /// A rewrite of the inputs a recipe was handed that leaves every stat's cversion as it was.
@@ -373,7 +365,8 @@ impl<R: Recipe> Client<R> {
         }
         let start = R::clone(self.handed.start.as_deref()?);
         let token = |t| start.renumber_token(t, r.numbers);
-        match self.handed.rewritten(start.clone(), r, r.numbers, |ctx| ctx, &token, true, Some(&self.recipe)) {
+        let printed = format!("{:?}", self.recipe);
+        match self.handed.rewritten(start.clone(), r, r.numbers, |ctx| ctx, &token, true, Some(&printed)) {
             Ok((handed, recipe)) => Some((recipe?, handed)),
             Err(why) => {
                 r.numbers.note_unfaithful(why);
