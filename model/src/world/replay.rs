@@ -284,8 +284,11 @@ struct Runs<'a>(&'a str);
 impl<'a> Iterator for Runs<'a> {
     type Item = (bool, &'a str);
     fn next(&mut self) -> Option<(bool, &'a str)> {
-        let digits = self.0.as_bytes().first()?.is_ascii_digit();
-        let end = self.0.find(|c: char| c.is_ascii_digit() != digits).unwrap_or(self.0.len());
+        let bytes = self.0.as_bytes();
+        let digits = bytes.first()?.is_ascii_digit();
+        // An ASCII digit is one byte, and no other character's bytes are digits: `end` falls
+        // on a character's boundary.
+        let end = bytes.iter().position(|b| b.is_ascii_digit() != digits).unwrap_or(bytes.len());
         let (run, rest) = self.0.split_at(end);
         self.0 = rest;
         Some((digits, run))
