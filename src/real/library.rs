@@ -122,7 +122,9 @@ impl<R: Recipe> Driver<'_, R> {
         let handed = matches!(sending, Sending::Receive).then(|| input.clone());
         c.recipe.handle(&ctx, input, &mut out);
         let belief = c.recipe.belief();
-        let sends_now = !out.is_empty() && (c.link == Link::Up || expired) && c.cut.is_none();
+        // As the model: a step whose requests go out on a new session (after Expired) has no
+        // request of the old one to lose.
+        let sends_now = !out.is_empty() && c.link == Link::Up && c.cut.is_none() && !expired;
         let loss = loss.filter(|_| sends_now);
         if loss.is_some() {
             c.armed = None;
