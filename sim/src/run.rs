@@ -5,14 +5,14 @@
 use crate::config::{BadConfig, SimConfig};
 use crate::judge::Judge;
 use crate::metrics::{inversions, Metrics};
+use crate::plan::{draw_loss, fault_streams, timed_faults};
 use crate::queue::{Event, Micros, Queue};
 use crate::streams::{between, Streams};
 use crate::timing::SessionTiming;
-use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use zklab_model::world::{Link, Sending};
-use zklab_model::{Belief, ClientId, FaultBudget, FaultKind, Input, Property, Recipe, Request, Step, World};
+use zklab_model::{Belief, ClientId, FaultKind, Input, Property, Recipe, Request, Step, World};
 
 /// A property a run broke, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,28 +117,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     fn new(config: &'a SimConfig, recipes: Vec<R>, observe: &'a mut dyn FnMut(&World<R>)) -> Self {
         let n = recipes.len();
         let mut world_config = config.world.clone();
-        // The simulator decides when faults strike; the world's budgets only must not refuse the
-        // kinds it uses (and must not enable the others: a lagging-read budget alone makes the
-        // server keep its history).
-        let mut budget = [0; FaultKind::COUNT];
-        for kind in FaultKind::ALL {
-            let rated = match kind {
-                FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
-                FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
-                FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
-                FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
-                _ => config.rates.count(kind) > 0,
-            };
-            // A pause that outlasts the session is a partition too.
-            let scheduled = config
-                .schedule
-                .iter()
-                .any(|f| f.fault == kind || (kind == FaultKind::Expire && f.fault == FaultKind::Pause));
-            if rated || scheduled || (kind == FaultKind::Expire && config.rates.pauses > 0) {
-                budget[kind.index()] = u32::MAX;
-            }
-        }
-        world_config.faults = FaultBudget(budget);
+        world_config.faults = config.fault_budget();
         let mut world = World::new(world_config, recipes);
         if !config.as_checked {
             // The simulator never settles a state: no client need keep its recipe's inputs for
@@ -148,14 +127,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let judge = Judge::new(&world);
         let negotiated = world.server.session(world.clients[0].session).map_or(4000, |s| s.timeout_ms);
         let timing = SessionTiming::new(negotiated, world.server.config().tick_ms);
-        let fault_streams = FaultKind::ALL
-            .iter()
-            .map(|k| {
-                let mut rng = Streams::new(config.seed).faults;
-                rng.set_stream(10 + k.index() as u64);
-                rng
-            })
-            .collect();
+        let fault_streams = fault_streams(config.seed);
         Sim {
             config,
             observe,
@@ -237,16 +209,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
 
     /// The timed faults of the rates, spread over the chaos phase, and the schedule's.
     fn plan_faults(&mut self) {
-        for kind in FaultKind::ALL {
-            let rng = &mut self.fault_streams[kind.index()];
-            for _ in 0..self.config.rates.count(kind) {
-                let at = between(rng, 0, self.config.chaos_us.saturating_sub(1));
-                let client = between(rng, 0, self.world.clients.len() as u64 - 1) as ClientId;
-                self.queue.push(at, Event::Fault(kind, client));
-            }
-        }
-        for fault in &self.config.schedule {
-            self.queue.push(fault.at(), Event::Fault(fault.fault, fault.client));
+        for (at, kind, client) in timed_faults(self.config, self.clients(), &mut self.fault_streams) {
+            self.queue.push(at, Event::Fault(kind, client));
         }
     }
 
@@ -384,19 +348,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     fn take(&mut self, sending: Sending, i: ClientId) {
         let mut loss = self.armed[i as usize];
         if loss.is_none() && self.now < self.config.chaos_us {
-            for (kind, p) in [
-                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
-                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
-                (FaultKind::LaggingRead, self.config.rates.lagging_read),
-                (FaultKind::LaggingSession, self.config.rates.lagging_session),
-            ] {
-                if p > 0.0 {
-                    let draw: f64 = self.fault_streams[kind.index()].random();
-                    if loss.is_none() && draw < p {
-                        loss = Some(kind);
-                    }
-                }
-            }
+            loss = draw_loss(self.config, &mut self.fault_streams);
         }
         if let Some(kind) = loss {
             if self.world.enabled(Step::Lossy(kind, sending, i)) {

@@ -119,13 +119,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         ..WorldConfig::default()
     };
     let scenario = Scenario::with_limit(recipe, args.clients, world.clone(), MAX_CLIENTS)?;
-    let first = match args.seed {
-        Some(seed) => seed,
-        None => match std::env::var("ZKLAB_SEED") {
-            Ok(text) => text.trim().parse().map_err(|_| BadInput(format!("ZKLAB_SEED `{text}` is not a seed")))?,
-            Err(_) => 1,
-        },
-    };
+    let first = super::simulate::first_seed(args.seed)?;
     if args.seeds == 0 || args.seeds > 100_000 {
         return Err(BadInput(format!("--seeds must be between 1 and 100000, got {}", args.seeds)).into());
     }
@@ -155,16 +149,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         config.schedule = Schedule::load(path).map_err(|e| BadInput(e.to_string()))?.faults;
     }
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
-    let used = FaultKind::ALL.into_iter().filter(|k| {
-        let rated = match k {
-            FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
-            FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
-            FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
-            FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
-            _ => config.rates.count(*k) > 0,
-        };
-        rated || config.schedule.iter().any(|f| f.fault == *k)
-    });
+    let used = FaultKind::ALL.into_iter().filter(|k| config.uses(*k));
     for kind in used {
         if let Some(why) = real::unsupported(kind) {
             return Err(BadInput(format!("`zklab real` cannot drive {kind} yet: {why}")).into());

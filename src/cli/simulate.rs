@@ -96,13 +96,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         ..WorldConfig::default()
     };
     let scenario = Scenario::with_limit(&args.recipe, args.clients, world.clone(), zklab_sim::MAX_CLIENTS)?;
-    let first = match args.seed {
-        Some(seed) => seed,
-        None => match std::env::var("ZKLAB_SEED") {
-            Ok(text) => text.trim().parse().map_err(|_| BadInput(format!("ZKLAB_SEED `{text}` is not a seed")))?,
-            Err(_) => 1,
-        },
-    };
+    let first = first_seed(args.seed)?;
     if args.seeds == 0 || args.seeds > 1_000_000 {
         return Err(BadInput(format!("--seeds must be between 1 and 1000000, got {}", args.seeds)).into());
     }
@@ -202,6 +196,15 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     })
 }
 
+/// The seed a run starts from: the flag's, else `$ZKLAB_SEED`, else 1.
+pub(super) fn first_seed(flag: Option<u64>) -> Result<u64, BadInput> {
+    match (flag, std::env::var("ZKLAB_SEED")) {
+        (Some(seed), _) => Ok(seed),
+        (None, Ok(text)) => text.trim().parse().map_err(|_| BadInput(format!("ZKLAB_SEED `{text}` is not a seed"))),
+        (None, Err(_)) => Ok(1),
+    }
+}
+
 fn parse_latency(text: &str) -> Result<Latency, BadInput> {
     let bad = || BadInput(format!("--latency-us must look like 100..400 (or 100..400,2000..9000), got `{text}`"));
     let (lo, hi) = text.split_once("..").ok_or_else(bad)?;
@@ -276,16 +279,8 @@ fn run_args(args: &Args, seed: u64, faults: &str) -> Vec<String> {
 
 /// `--search`: random schedules, the first failing one shrunk and kept.
 fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed: u64) -> Result<Exit, CliError> {
-    let kinds: Vec<zklab_model::FaultKind> = zklab_model::FaultKind::ALL
-        .into_iter()
-        .filter(|k| match k {
-            zklab_model::FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
-            zklab_model::FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
-            zklab_model::FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
-            zklab_model::FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
-            _ => config.rates.count(*k) > 0,
-        })
-        .collect();
+    let kinds: Vec<zklab_model::FaultKind> =
+        zklab_model::FaultKind::ALL.into_iter().filter(|k| config.rated(*k)).collect();
     let Some(found) = crate::schedules::search(scenario, config, &kinds, cases, args.max_faults)? else {
         say!("{cases} schedules of up to {} faults: none breaks a property", args.max_faults);
         return Ok(Exit::Passed);

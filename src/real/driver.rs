@@ -21,7 +21,7 @@ use zklab_model::{
     Belief, ClientBehaviour, ClientId, ClientWatches, FaultBudget, FaultKind, Input, Recipe, Request, SessionId, Step,
     World, ZkError, ZkResult,
 };
-use zklab_sim::{between, SessionTiming, SimConfig, Streams};
+use zklab_sim::{between, fault_streams, timed_faults, SessionTiming, SimConfig, Streams};
 
 /// A real run's result.
 pub struct RealRun<R> {
@@ -137,19 +137,12 @@ impl<'a, R: Recipe> Driver<'a, R> {
         let (sender, arrivals) = channel();
         let mut world_config = config.world.clone();
         if target.script.is_none() {
-            world_config.faults = budget(config);
+            world_config.faults = config.fault_budget();
         }
         world_config.jute_maxbuffer = None;
         let world = World::new(world_config, recipes.clone());
         let timing = SessionTiming::new(config.world.session_timeout_ms, super::ensemble::TICK_MS);
-        let fault_streams = FaultKind::ALL
-            .iter()
-            .map(|k| {
-                let mut rng = Streams::new(config.seed).faults;
-                rng.set_stream(10 + k.index() as u64);
-                rng
-            })
-            .collect();
+        let fault_streams = fault_streams(config.seed);
         let mut driver = Driver {
             config,
             target,
@@ -214,8 +207,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
     /// Creates the run's chroot and lock parent as the model's world starts (an admin session
     /// that creates the lock parent and closes), and binds their zxids to the model's.
     fn set_up(&mut self, world: &World<R>) -> Result<(), String> {
-        let admin = self.session_of(-1);
-        let _ = admin;
+        // The model's admin session, which creates the lock parent, is its first: so is ours.
+        self.session_of(-1);
         let (tx, rx) = channel();
         let mut conn = Connection::open(&self.target.servers[0], (0, &[]), 0, 10_000, (tx, usize::MAX, 0))
             .map_err(|e| e.to_string())?;
@@ -372,17 +365,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
 
     /// The workload's and the faults' moments, drawn as the simulator draws them.
     fn plan(&mut self) {
-        let n = self.clients.len() as u64;
-        for kind in FaultKind::ALL {
-            for _ in 0..self.config.rates.count(kind) {
-                let rng = &mut self.fault_streams[kind.index()];
-                let at = between(rng, 0, self.config.chaos_us.saturating_sub(1));
-                let client = between(rng, 0, n - 1) as ClientId;
-                self.push(at, Event::Fault(kind, client));
-            }
-        }
-        for fault in self.config.schedule.clone() {
-            self.push(fault.at(), Event::Fault(fault.fault, fault.client));
+        for (at, kind, client) in timed_faults(self.config, self.clients.len(), &mut self.fault_streams) {
+            self.push(at, Event::Fault(kind, client));
         }
         for i in 0..self.clients.len() {
             let at = between(&mut self.streams.workload, 0, self.config.start_spread_us);
@@ -504,25 +488,6 @@ const QUIET: Duration = Duration::from_millis(300);
 const PING_CHECK: Duration = Duration::from_millis(20);
 /// How long the end waits for replies still on their way.
 const SETTLE: Duration = Duration::from_secs(5);
-
-/// The model world's fault budget for a plan: every kind the plan may use, unbounded.
-fn budget(config: &SimConfig) -> FaultBudget {
-    let mut budget = [0; FaultKind::COUNT];
-    for kind in FaultKind::ALL {
-        let rated = match kind {
-            FaultKind::LossBeforeApply => config.rates.loss_before_apply > 0.0,
-            FaultKind::LossAfterApply => config.rates.loss_after_apply > 0.0,
-            FaultKind::LaggingRead => config.rates.lagging_read > 0.0,
-            FaultKind::LaggingSession => config.rates.lagging_session > 0.0,
-            _ => config.rates.count(kind) > 0,
-        };
-        let scheduled = config.schedule.iter().any(|f| f.fault == kind);
-        if rated || scheduled {
-            budget[kind.index()] = u32::MAX;
-        }
-    }
-    FaultBudget(budget)
-}
 
 /// Sends `request` on an admin connection and waits for its reply: (the reply's zxid, result).
 fn call(

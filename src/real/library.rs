@@ -19,7 +19,7 @@ use zklab_model::{
     ClientBehaviour, ClientId, ClientWatches, Ctx, FaultKind, Input, Recipe, Request, SessionId, SessionState, Step,
     WatchKind, WatchedEvent, ZkError, ZkResult,
 };
-use zklab_sim::between;
+use zklab_sim::{between, draw_loss};
 
 /// A request on the wire, waiting for its reply.
 pub(super) struct Flight {
@@ -92,17 +92,7 @@ impl<R: Recipe> Driver<'_, R> {
     pub(super) fn take(&mut self, i: usize, sending: Sending, input: Input) {
         let mut loss = self.clients[i].armed;
         if loss.is_none() && self.now_us() < self.config.chaos_us {
-            for (kind, p) in [
-                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
-                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
-            ] {
-                if p > 0.0 {
-                    let draw: f64 = rand::Rng::random(&mut self.fault_streams[kind.index()]);
-                    if loss.is_none() && draw < p {
-                        loss = Some(kind);
-                    }
-                }
-            }
+            loss = draw_loss(self.config, &mut self.fault_streams);
         }
         let c = &mut self.clients[i];
         let ctx = Ctx { client: i as ClientId, session: c.session };
@@ -475,17 +465,7 @@ impl<R: Recipe> Driver<'_, R> {
         c.inbound.push_back(Input::State(SessionState::SyncConnected));
         let mut loss = c.armed.filter(|_| !c.outbound.is_empty());
         if loss.is_none() && !c.outbound.is_empty() && now < self.config.chaos_us {
-            for (kind, p) in [
-                (FaultKind::LossBeforeApply, self.config.rates.loss_before_apply),
-                (FaultKind::LossAfterApply, self.config.rates.loss_after_apply),
-            ] {
-                if p > 0.0 {
-                    let draw: f64 = rand::Rng::random(&mut self.fault_streams[kind.index()]);
-                    if loss.is_none() && draw < p {
-                        loss = Some(kind);
-                    }
-                }
-            }
+            loss = draw_loss(self.config, &mut self.fault_streams);
         }
         let c = &mut self.clients[i];
         if loss.is_some() {

@@ -36,12 +36,12 @@ use crate::{ChildrenOrder, FaultKind, Lifted, Numbers, Renumber};
 /// no collected one moves to, the same way throughout).
 fn recipes_correspond<R: Recipe>(here: &World<R>, moved: &World<R>, walk: &Numbers) -> bool {
     let mut fresh: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-    let runs = |text: &str| -> Vec<String> {
-        text.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).map(str::to_string).collect()
+    let numbers = |text: &str| -> Vec<String> {
+        super::replay::Runs(text).filter(|(digits, _)| *digits).map(|(_, run)| run.to_string()).collect()
     };
     for (a, b) in here.clients.iter().zip(moved.clients.iter()) {
         let (a, b) = (format!("{:?}", a.recipe), format!("{:?}", b.recipe));
-        let (xs, ys) = (runs(&a), runs(&b));
+        let (xs, ys) = (numbers(&a), numbers(&b));
         if xs.len() != ys.len() {
             return false;
         }
@@ -210,6 +210,14 @@ impl<R: Recipe> World<R> {
         if !self.counters_lead(&ranks) {
             return Ok(false);
         }
+        // What each step asks of the server here, compared with each numbering's: asked once.
+        let answers: Vec<Option<Vec<(String, String)>>> = settled
+            .iter()
+            .map(|(step, _)| {
+                let mut notes = Some(Vec::new());
+                self.clone().apply_logged(*step, &mut notes).is_ok().then(|| answered(&notes))
+            })
+            .collect();
         for lifted in [Lifted::Seqs, Lifted::Zxids, Lifted::Shifted(1), Lifted::Shifted(2), Lifted::Shifted(3)] {
             let spreading = Numbers::spreading(lifted);
             let spread = self.renumber_with(&spreading);
@@ -220,7 +228,7 @@ impl<R: Recipe> World<R> {
             if spreading.opaque() {
                 return Ok(false);
             }
-            self.spread_commutes(&spread, &spreading, settled, &observed, "spread apart")?;
+            self.spread_commutes(&spread, &spreading, settled, &answers, &observed, "spread apart")?;
         }
         if ranks.is_spaced() {
             // Spaced ranks never hold the small numbers of a run's start, which a recipe may
@@ -231,7 +239,7 @@ impl<R: Recipe> World<R> {
                 return Err(format!("with its numbers ranked without gaps, {why}"));
             }
             let Some(dense) = dense else { return Ok(false) };
-            self.spread_commutes(&dense, &densified, settled, &observed, "ranked without gaps")?;
+            self.spread_commutes(&dense, &densified, settled, &answers, &observed, "ranked without gaps")?;
         }
         Ok(true)
     }
@@ -249,6 +257,7 @@ impl<R: Recipe> World<R> {
         spread: &World<R>,
         walk: &Numbers,
         settled: &[(super::Step, &World<R>)],
+        answers: &[Option<Vec<(String, String)>>],
         observed: &impl Fn(&World<R>) -> T,
         how: &str,
     ) -> Result<(), String> {
@@ -258,7 +267,7 @@ impl<R: Recipe> World<R> {
         if observed(spread) != observed(self) {
             return Err(format!("with its numbers {how}, a state is judged differently"));
         }
-        for (step, next) in settled {
+        for ((step, next), answer) in settled.iter().zip(answers) {
             let mut spread_next = spread.clone();
             let mut spread_notes = Some(Vec::new());
             if spread_next.apply_logged(*step, &mut spread_notes).is_err() {
@@ -267,9 +276,7 @@ impl<R: Recipe> World<R> {
             // What the step asked of the server and got, numbers masked, must be the same: a
             // recipe that names a node by a number it computed (`seq - 1`) finds it in one and
             // not in the other, though both successors may be kept as they are (see below).
-            let mut notes = Some(Vec::new());
-            let mut here = self.clone();
-            if here.apply_logged(*step, &mut notes).is_ok() && answered(&notes) != answered(&spread_notes) {
+            if answer.as_ref().is_some_and(|here| *here != answered(&spread_notes)) {
                 return Err(format!("step `{step}` is answered otherwise once the numbers are {how}"));
             }
             spread_next.settle();

@@ -279,7 +279,7 @@ fn renumbered_alike(actual: &str, replayed: &str, numbers: &Numbers) -> Result<(
 }
 
 /// A text's runs of digits and of other characters, in order: `(digits, run)`.
-struct Runs<'a>(&'a str);
+pub(super) struct Runs<'a>(pub(super) &'a str);
 
 impl<'a> Iterator for Runs<'a> {
     type Item = (bool, &'a str);

@@ -1,0 +1,94 @@
+//! What a seed plans for a run, drawn the same way wherever the plan is carried out (the
+//! simulator's virtual clock, or a real ZooKeeper's wall clock): which fault kinds the world
+//! must allow, the timed faults of the chaos phase, and the lost requests.
+
+use crate::config::SimConfig;
+use crate::queue::Micros;
+use crate::streams::{between, Streams};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use zklab_model::{ClientId, FaultBudget, FaultKind};
+
+impl SimConfig {
+    /// Whether the run's rates make `kind` strike.
+    pub fn rated(&self, kind: FaultKind) -> bool {
+        match kind {
+            FaultKind::LossBeforeApply => self.rates.loss_before_apply > 0.0,
+            FaultKind::LossAfterApply => self.rates.loss_after_apply > 0.0,
+            FaultKind::LaggingRead => self.rates.lagging_read > 0.0,
+            FaultKind::LaggingSession => self.rates.lagging_session > 0.0,
+            _ => self.rates.count(kind) > 0,
+        }
+    }
+
+    /// Whether the run's rates or schedule make `kind` strike.
+    pub fn uses(&self, kind: FaultKind) -> bool {
+        self.rated(kind) || self.schedule.iter().any(|f| f.fault == kind)
+    }
+
+    /// The world's fault budget for the run: the plan decides when faults strike, so the budget
+    /// only must not refuse the kinds it uses (and must not allow the others: a lagging-read
+    /// budget alone makes the server keep its history). A pause that outlasts the session is a
+    /// partition too, so pauses allow expiry.
+    pub fn fault_budget(&self) -> FaultBudget {
+        let mut budget = [0; FaultKind::COUNT];
+        for kind in FaultKind::ALL {
+            if self.uses(kind) || (kind == FaultKind::Expire && self.uses(FaultKind::Pause)) {
+                budget[kind.index()] = u32::MAX;
+            }
+        }
+        FaultBudget(budget)
+    }
+}
+
+/// One stream per fault kind, so turning one family off leaves the others' draws alone.
+pub fn fault_streams(seed: u64) -> Vec<ChaCha8Rng> {
+    FaultKind::ALL
+        .iter()
+        .map(|k| {
+            let mut rng = Streams::new(seed).faults;
+            rng.set_stream(10 + k.index() as u64);
+            rng
+        })
+        .collect()
+}
+
+/// The timed faults of the rates, spread over the chaos phase among `clients` clients, then the
+/// schedule's, as (moment, kind, client).
+pub fn timed_faults(
+    config: &SimConfig,
+    clients: usize,
+    streams: &mut [ChaCha8Rng],
+) -> Vec<(Micros, FaultKind, ClientId)> {
+    let mut planned = Vec::new();
+    for kind in FaultKind::ALL {
+        let rng = &mut streams[kind.index()];
+        for _ in 0..config.rates.count(kind) {
+            let at = between(rng, 0, config.chaos_us.saturating_sub(1));
+            let client = between(rng, 0, clients as u64 - 1) as ClientId;
+            planned.push((at, kind, client));
+        }
+    }
+    planned.extend(config.schedule.iter().map(|f| (f.at(), f.fault, f.client)));
+    planned
+}
+
+/// Whether the request a step is about to send is lost (or read from a lagging follower), as
+/// the rates draw it: one draw per rated kind, the first that strikes wins.
+pub fn draw_loss(config: &SimConfig, streams: &mut [ChaCha8Rng]) -> Option<FaultKind> {
+    let mut loss = None;
+    for (kind, p) in [
+        (FaultKind::LossBeforeApply, config.rates.loss_before_apply),
+        (FaultKind::LossAfterApply, config.rates.loss_after_apply),
+        (FaultKind::LaggingRead, config.rates.lagging_read),
+        (FaultKind::LaggingSession, config.rates.lagging_session),
+    ] {
+        if p > 0.0 {
+            let draw: f64 = streams[kind.index()].random();
+            if loss.is_none() && draw < p {
+                loss = Some(kind);
+            }
+        }
+    }
+    loss
+}
