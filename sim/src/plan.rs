@@ -5,6 +5,7 @@
 use crate::config::SimConfig;
 use crate::queue::Micros;
 use crate::streams::{between, Streams};
+use crate::timing::SessionTiming;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use zklab_model::{ClientId, FaultBudget, FaultKind};
@@ -91,4 +92,23 @@ pub fn draw_loss(config: &SimConfig, streams: &mut [ChaCha8Rng]) -> Option<Fault
         }
     }
     loss
+}
+
+/// How long a `pause` lasts, and when the server would expire the paused session counted from
+/// the pause (it does only when the pause outlasts the earliest expiry: a process that sends no
+/// pings is, to the server, partitioned). Both are drawn, in this order, whatever they give.
+pub fn draw_pause(timing: &SessionTiming, rng: &mut ChaCha8Rng) -> (Micros, Option<Micros>) {
+    let (lo, hi) = timing.expiry_window();
+    let length = between(rng, timing.timeout / 2, 2 * timing.timeout);
+    let expiry = between(rng, lo, hi);
+    (length, (length > lo).then_some(expiry))
+}
+
+/// The longest a follower stays behind after a `lagging-session` fault, in microseconds.
+pub const LAG_CATCH_UP_US: Micros = 100_000;
+
+/// How long after a `lagging-session` fault the follower catches up: within a tenth of a
+/// second (a healthy ensemble's followers trail by milliseconds, a busy one's by more).
+pub fn draw_catch_up(rng: &mut ChaCha8Rng) -> Micros {
+    between(rng, 1_000, LAG_CATCH_UP_US)
 }

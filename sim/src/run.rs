@@ -5,7 +5,7 @@
 use crate::config::{BadConfig, SimConfig};
 use crate::judge::Judge;
 use crate::metrics::{inversions, Metrics};
-use crate::plan::{draw_loss, fault_streams, timed_faults};
+use crate::plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, timed_faults};
 use crate::queue::{Event, Micros, Queue};
 use crate::streams::{between, Streams};
 use crate::timing::SessionTiming;
@@ -109,9 +109,6 @@ struct Sim<'a, R> {
     metrics: Metrics,
     outcome: Outcome,
 }
-
-/// The longest a follower stays behind after a `lagging-session` fault, in microseconds.
-const LAG_CATCH_UP_US: u64 = 100_000;
 
 impl<'a, R: Recipe> Sim<'a, R> {
     fn new(config: &'a SimConfig, recipes: Vec<R>, observe: &'a mut dyn FnMut(&World<R>)) -> Self {
@@ -332,12 +329,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
             FaultKind::Pause => {
                 // A pause longer than the session timeout is a partition as far as the server is
                 // concerned: the process sends no pings.
-                let length = between(rng, self.timing.timeout / 2, 2 * self.timing.timeout);
+                let (length, expiry) = draw_pause(&self.timing, rng);
                 self.queue.push(self.now + length, Event::Resume(i));
-                let expiry = self.now + between(rng, lo, hi);
-                if length > lo && self.world.enabled(Step::Fault(FaultKind::Expire, i)) {
+                if let Some(expiry) = expiry.filter(|_| self.world.enabled(Step::Fault(FaultKind::Expire, i))) {
                     self.apply(Step::Fault(FaultKind::Expire, i));
-                    self.queue.push(expiry, Event::ServerExpire(i));
+                    self.queue.push(self.now + expiry, Event::ServerExpire(i));
                 }
             }
         }
@@ -356,10 +352,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
                 self.metrics.faults[kind.index()] += 1;
                 self.apply(Step::Lossy(kind, sending, i));
                 if kind == FaultKind::LaggingSession {
-                    // A follower that falls behind catches up within a tenth of a second: a
-                    // healthy ensemble's followers trail by milliseconds, a busy one's by more.
-                    let rng = &mut self.fault_streams[kind.index()];
-                    let lag = between(rng, 1_000, LAG_CATCH_UP_US);
+                    let lag = draw_catch_up(&mut self.fault_streams[kind.index()]);
                     self.queue.push(self.now + lag, Event::CatchUp(i));
                 }
                 return;

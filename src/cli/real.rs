@@ -151,7 +151,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
     let used = FaultKind::ALL.into_iter().filter(|k| config.uses(*k));
     for kind in used {
-        if let Some(why) = real::unsupported(kind) {
+        if let Some(why) = real::unsupported(kind, args.server.is_none() && args.servers == 3) {
             return Err(BadInput(format!("`zklab real` cannot drive {kind} yet: {why}")).into());
         }
     }
@@ -228,6 +228,7 @@ fn target<'a>(
         stop: Some(&crate::interrupt::INTERRUPTED),
         progress: (!args.quiet && args.seeds == 1 && script.is_none()).then_some(&progress_to_stderr as &dyn Fn(&str)),
         script,
+        lagging: ensemble.lagging.as_ref(),
     }
 }
 

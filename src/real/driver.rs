@@ -9,6 +9,7 @@
 
 use super::connection::{Arrival, Connection, Frame};
 use super::jute::{self, Reader};
+use super::lagging::LaggingFollower;
 use super::library::RealClient;
 use super::shadow::{Entry, Shadow, Standing};
 use super::unify::Unify;
@@ -62,6 +63,8 @@ pub(super) enum Event {
     Release(ClientId),
     Reconnect(ClientId),
     CloseSession(ClientId),
+    Resume(ClientId),
+    CatchUp(ClientId),
     Fault(FaultKind, ClientId),
 }
 
@@ -78,6 +81,8 @@ pub struct Target<'a> {
     /// Steer the run through these steps instead of the seed's plan (`zklab real --reproduce`;
     /// see `steer`): the world's fault budget is then the config's own.
     pub script: Option<&'a [Step]>,
+    /// The ensemble's follower that can be held one write behind (`lagging`), if it has one.
+    pub lagging: Option<&'a LaggingFollower>,
 }
 
 /// Runs `recipes` against the servers of `target` as `config` says.
@@ -121,6 +126,9 @@ pub(super) struct Driver<'a, R> {
     pub(super) seen_zxid: i64,
     pub(super) metrics: RealMetrics,
     pub(super) behaviour: ClientBehaviour,
+    /// The lagging follower, when the run has lagging reads (it then serves no client of its
+    /// own: sessions move there for their lagging reads only).
+    pub(super) lagging: Option<&'a LaggingFollower>,
 }
 
 impl<'a, R: Recipe> Driver<'a, R> {
@@ -161,12 +169,17 @@ impl<'a, R: Recipe> Driver<'a, R> {
             seen_zxid: 0,
             metrics: RealMetrics::default(),
             behaviour: config.world.client_behaviour,
+            lagging: target.lagging.filter(|_| lags(config, target.script)),
         };
+        if let Some(lagging) = driver.lagging {
+            lagging.hold(true);
+        }
         // Steered through a trace, the run is judged by the trace's own verdict on its steps.
         driver.shadow.judging = target.script.is_none();
         driver.set_up(&world)?;
+        let homes = driver.homes();
         for (i, recipe) in recipes.into_iter().enumerate() {
-            let server = i % target.servers.len();
+            let server = homes[i % homes.len()];
             let generation = 1;
             let conn = driver.connect(i, server, (0, &[]), 0, generation)?;
             let session = driver.session_of(conn.session);
@@ -198,6 +211,10 @@ impl<'a, R: Recipe> Driver<'a, R> {
                 armed: None,
                 keeper: None,
                 asked_at: None,
+                paused: false,
+                lag: None,
+                on_follower: false,
+                lag_rest: None,
             });
         }
         driver.start = Instant::now();
@@ -210,8 +227,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
         // The model's admin session, which creates the lock parent, is its first: so is ours.
         self.session_of(-1);
         let (tx, rx) = channel();
-        let mut conn = Connection::open(&self.target.servers[0], (0, &[]), 0, 10_000, (tx, usize::MAX, 0))
-            .map_err(|e| e.to_string())?;
+        let admin = &self.target.servers[self.homes()[0]];
+        let mut conn = Connection::open(admin, (0, &[]), 0, 10_000, (tx, usize::MAX, 0)).map_err(|e| e.to_string())?;
         let chroot = &self.target.chroot;
         let base = match chroot.rfind('/') {
             Some(0) | None => None,
@@ -235,6 +252,12 @@ impl<'a, R: Recipe> Driver<'a, R> {
         self.shadow.unify().bind_zxid(lock_zxid, model_lock)?;
         self.seen_zxid = lock_zxid;
         Ok(())
+    }
+
+    /// The servers clients live on: all but the lagging follower, when the run lags.
+    pub(super) fn homes(&self) -> Vec<usize> {
+        let lagging = self.lagging.map(|l| l.server);
+        (0..self.target.servers.len()).filter(|s| Some(*s) != lagging).collect()
     }
 
     pub(super) fn connect(
@@ -376,6 +399,13 @@ impl<'a, R: Recipe> Driver<'a, R> {
 
     pub(super) fn handle(&mut self, event: Event) {
         let now = self.now_us();
+        if let Event::Acquire(i) | Event::Write(i) | Event::Release(i) = event {
+            if self.clients[i as usize].paused {
+                // The application goes on with its work once the process runs again.
+                self.push(now + self.timing.tick, event);
+                return;
+            }
+        }
         match event {
             Event::Acquire(i) => {
                 let c = &mut self.clients[i as usize];
@@ -411,6 +441,10 @@ impl<'a, R: Recipe> Driver<'a, R> {
             }
             Event::Reconnect(i) => self.reconnect(i as usize),
             Event::CloseSession(i) => self.close_session(i as usize),
+            Event::Resume(i) => self.resume(i as usize),
+            Event::CatchUp(i) => {
+                self.catch_up(i as usize);
+            }
             Event::Fault(kind, i) => self.fault(kind, i as usize),
         }
     }
@@ -446,8 +480,12 @@ impl<R: Recipe> Driver<'_, R> {
                 let _ = conn.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
             }
         }
+        if let Some(lagging) = self.lagging {
+            lagging.hold(false);
+        }
         let (tx, rx) = channel();
-        let Ok(mut admin) = Connection::open(&self.target.servers[0], (0, &[]), 0, 10_000, (tx, usize::MAX, 0)) else {
+        let server = &self.target.servers[self.homes()[0]];
+        let Ok(mut admin) = Connection::open(server, (0, &[]), 0, 10_000, (tx, usize::MAX, 0)) else {
             return;
         };
         // Closing sessions remove their ephemeral nodes a little later: try a few times.
@@ -508,5 +546,13 @@ fn call(
             Ok(_) => {}
             Err(_) => return Err(format!("no reply to {} within 10 s", zklab_model::world::describe_request(request))),
         }
+    }
+}
+
+/// Whether a run has lagging reads: its plan uses a lagging fault, or its script strikes one.
+fn lags(config: &SimConfig, script: Option<&[Step]>) -> bool {
+    match script {
+        Some(steps) => steps.iter().any(|s| matches!(s, Step::Lossy(kind, _, _) if kind.lags())),
+        None => config.uses(FaultKind::LaggingRead) || config.uses(FaultKind::LaggingSession),
     }
 }

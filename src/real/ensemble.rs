@@ -8,6 +8,7 @@
 //! an ensemble), free loopback ports, `tickTime=100`, session timeouts from 200 ms to 20 s, and
 //! four-letter words (the driver asks `srvr` to know when a server serves and which leads).
 
+use super::lagging::LaggingFollower;
 use crate::conformance::fourlw;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,13 @@ pub struct Ensemble {
     dir: Option<PathBuf>,
     /// How long the servers took to serve (0 for servers the user runs).
     pub started_in: Duration,
+    /// In an ensemble started here, server 1 follows through a proxy that can hold it one
+    /// write behind the leader (`lagging`).
+    pub lagging: Option<LaggingFollower>,
 }
+
+/// Which server of an ensemble started here can lag (server 1).
+const LAGGING: usize = 0;
 
 /// The server's tick: session timeouts are clamped to [2, 200] ticks by the config below.
 pub const TICK_MS: u32 = 100;
@@ -71,7 +78,7 @@ impl Ensemble {
                 ));
             }
         }
-        Ok(Ensemble { servers, processes: Vec::new(), dir: None, started_in: Duration::ZERO })
+        Ok(Ensemble { servers, processes: Vec::new(), dir: None, started_in: Duration::ZERO, lagging: None })
     }
 
     /// Starts `count` servers (1: standalone; 3: an ensemble) and waits until each serves.
@@ -84,10 +91,21 @@ impl Ensemble {
         let dir =
             std::env::temp_dir().join(format!("zklab-real-{}-{}", std::process::id(), started.elapsed().as_nanos()));
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-        let mut ensemble =
-            Ensemble { servers: Vec::new(), processes: Vec::new(), dir: Some(dir.clone()), started_in: Duration::ZERO };
+        let mut ensemble = Ensemble {
+            servers: Vec::new(),
+            processes: Vec::new(),
+            dir: Some(dir.clone()),
+            started_in: Duration::ZERO,
+            lagging: None,
+        };
         let ports: Vec<(u16, u16, u16)> =
             (0..count).map(|_| Ok((free_port()?, free_port()?, free_port()?))).collect::<Result<_, String>>()?;
+        if count > 1 {
+            // Server 1 dials the others' quorum ports through the proxy. It never leads: a
+            // fresh election picks the highest id among a quorum, and any quorum holds another.
+            let upstreams: Vec<u16> = ports[1..].iter().map(|(_, quorum, _)| *quorum).collect();
+            ensemble.lagging = Some(LaggingFollower::listen(LAGGING, &upstreams)?);
+        }
         for (k, (client, _, _)) in ports.iter().enumerate() {
             let data = dir.join(format!("server{}", k + 1));
             std::fs::create_dir_all(&data).map_err(|e| format!("cannot make {}: {e}", data.display()))?;
@@ -102,6 +120,10 @@ impl Ensemble {
                 _ => {
                     std::fs::write(data.join("myid"), format!("{}\n", k + 1)).map_err(|e| e.to_string())?;
                     for (j, (_, quorum, election)) in ports.iter().enumerate() {
+                        let quorum = match (&ensemble.lagging, k == LAGGING && j != LAGGING) {
+                            (Some(proxy), true) => proxy.ports[j - 1],
+                            _ => *quorum,
+                        };
                         cfg.push_str(&format!("server.{}=127.0.0.1:{quorum}:{election}\n", j + 1));
                     }
                     "org.apache.zookeeper.server.quorum.QuorumPeerMain"
@@ -137,6 +159,9 @@ impl Ensemble {
             std::thread::sleep(Duration::from_millis(50));
         }
         ensemble.started_in = started.elapsed();
+        if ensemble.lagging.is_some() && ensemble.leader() == Some(LAGGING) {
+            return Err("server 1 was elected leader, so it cannot be the lagging follower: start again".into());
+        }
         Ok(ensemble)
     }
 
@@ -158,7 +183,11 @@ impl Drop for Ensemble {
             let _ = p.wait();
         }
         if let Some(dir) = &self.dir {
-            let _ = std::fs::remove_dir_all(dir);
+            if std::env::var_os("ZKLAB_REAL_KEEP").is_some() {
+                eprintln!("the servers' configs, data and logs are kept in {}", dir.display());
+            } else {
+                let _ = std::fs::remove_dir_all(dir);
+            }
         }
     }
 }

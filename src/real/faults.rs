@@ -11,8 +11,13 @@
 //!   transaction an expiry is (never the server's own timer).
 //! - **crash**: the process is gone (no close); its session is closed the same way later.
 //! - **give-up**: the application stops waiting (`Input::Abandon`).
+//! - **pause**: the driver takes none of the client's steps and sends nothing for it until it
+//!   resumes; a pause longer than the session's expiry is also a partition, closed as `expire`.
 //!
-//! Pauses, lagging followers and the container reaper are not driven yet (`unsupported`).
+//! - **lagging-read**, **lagging-session**: the session moves to the follower held one write
+//!   behind (`session_moves`, `lagging`).
+//!
+//! The container reaper is not driven yet (`unsupported`).
 //! The lost requests strike in `library` (`Driver::send`), where requests go out.
 
 use super::connection::{Arrival, Connection, Frame};
@@ -24,15 +29,16 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 use zklab_model::world::{Link, Sending};
 use zklab_model::{Belief, ClientId, FaultKind, Input, Recipe, Step};
-use zklab_sim::between;
+use zklab_sim::{between, draw_pause};
 
-/// The faults the driver cannot make happen on a real server yet, and why.
-pub fn unsupported(kind: FaultKind) -> Option<&'static str> {
+/// The faults the driver cannot make happen on these servers, and why: lagging reads need
+/// the lagging follower of an ensemble started here (`lagging_follower`).
+pub fn unsupported(kind: FaultKind, lagging_follower: bool) -> Option<&'static str> {
     match kind {
-        FaultKind::Pause => Some("a paused process needs its connection frozen and its session timed out for real"),
-        FaultKind::LaggingRead | FaultKind::LaggingSession => {
-            Some("a lagging follower needs an ensemble whose follower's quorum link is held")
-        }
+        FaultKind::LaggingRead | FaultKind::LaggingSession if !lagging_follower => Some(
+            "a lagging read needs a follower whose link to the leader this command holds: \
+             an ensemble started here (--servers 3)",
+        ),
         FaultKind::ReapParent => Some("the container reaper's moment cannot be chosen on a real server"),
         _ => None,
     }
@@ -66,6 +72,7 @@ impl<R: Recipe> Driver<'_, R> {
             FaultKind::Disconnect => c.link == Link::Up && c.conn.is_some(),
             FaultKind::Expire => c.link != Link::Partitioned,
             FaultKind::Crash => true,
+            FaultKind::Pause => !c.paused,
             FaultKind::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
             _ => false,
         };
@@ -75,6 +82,9 @@ impl<R: Recipe> Driver<'_, R> {
         self.metrics.faults += 1;
         if kind == FaultKind::GiveUp {
             return self.take(i, Sending::GiveUp, Input::Abandon);
+        }
+        if kind == FaultKind::Pause {
+            return self.pause(i);
         }
         let now = self.now_us();
         let number = self.shadow.push(i, Entry::new(now, Step::Fault(kind, i as ClientId), c.recipe.belief()));
@@ -106,11 +116,56 @@ impl<R: Recipe> Driver<'_, R> {
         }
     }
 
+    /// Client `i`'s process pauses: the driver takes none of its steps and sends nothing for it
+    /// (its library's pings included) until it resumes. A pause the plan draws longer than the
+    /// session's earliest expiry is also, to the server, a partition: the connection drops
+    /// behind a barrier and the session is closed exactly at the drawn moment, as `expire`.
+    fn pause(&mut self, i: usize) {
+        let now = self.now_us();
+        // The process's last act: the server heard from it just now, so a pause shorter than the
+        // session timeout never lets the server expire the session on its own.
+        self.ping(i);
+        let c = &mut self.clients[i];
+        self.shadow.push(i, Entry::new(now, Step::Fault(FaultKind::Pause, i as ClientId), c.recipe.belief()));
+        c.paused = true;
+        if self.target.script.is_some() {
+            // Steered: the trace says when it resumes and whether it expires.
+            return;
+        }
+        let (length, expiry) = draw_pause(&self.timing, &mut self.fault_streams[FaultKind::Pause.index()]);
+        self.push(now + length, Event::Resume(i as ClientId));
+        let Some(expiry) = expiry.filter(|_| self.clients[i].link != Link::Partitioned) else { return };
+        let c = &self.clients[i];
+        let number =
+            self.shadow.push(i, Entry::new(now, Step::Fault(FaultKind::Expire, i as ClientId), c.recipe.belief()));
+        match c.link == Link::Up && c.conn.is_some() {
+            true => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
+            false => {
+                self.clients[i].link = Link::Partitioned;
+                self.hold_session(i);
+            }
+        }
+        self.push(now + expiry, Event::CloseSession(i as ClientId));
+    }
+
+    /// Client `i`'s process runs again, acting on what it believed; what arrived meanwhile is
+    /// handed to it now.
+    pub(super) fn resume(&mut self, i: usize) {
+        let now = self.now_us();
+        let c = &mut self.clients[i];
+        if !c.paused || c.crashed {
+            return;
+        }
+        c.paused = false;
+        self.shadow.push(i, Entry::new(now, Step::Resume(i as ClientId), c.recipe.belief()));
+        self.deliver(i);
+    }
+
     /// The server expires client `i`'s session: the driver opens it from a second connection
     /// and closes it (the closeSession transaction an expiry is), once the model would.
     pub(super) fn close_session(&mut self, i: usize) {
         let c = &self.clients[i];
-        let partitioned = c.link == Link::Partitioned && c.noticed_disconnect;
+        let partitioned = c.link == Link::Partitioned && (c.noticed_disconnect || c.paused);
         if !(c.crashed || partitioned) {
             if c.link == Link::Partitioned && !c.crashed {
                 // The recipe has not heard of the outage yet; the tracker looks again.

@@ -48,6 +48,11 @@ pub(super) enum CutKind {
     /// Stays away until its session is closed.
     Partition,
     Crash,
+    /// The session moves to server `to` at once, unseen by the recipe (`session_moves`); the
+    /// cut's requests go out there.
+    Move {
+        to: usize,
+    },
 }
 
 pub(super) struct RealClient<R> {
@@ -84,6 +89,14 @@ pub(super) struct RealClient<R> {
     /// open, so that the server expires it only when the driver closes it, never on its own.
     pub(super) keeper: Option<(Connection, Receiver<Arrival>)>,
     pub(super) asked_at: Option<Instant>,
+    /// The process is paused (`pause`): it takes no step and sends nothing, not even a ping,
+    /// until it resumes; what arrives meanwhile waits for it.
+    pub(super) paused: bool,
+    /// The connection is on the lagging follower, for this fault (`session_moves`).
+    pub(super) lag: Option<FaultKind>,
+    pub(super) on_follower: bool,
+    /// A `lagging-read` step's requests after its first, sent once the session is back.
+    pub(super) lag_rest: Option<(u64, Vec<Request>)>,
 }
 
 impl<R: Recipe> Driver<'_, R> {
@@ -94,6 +107,7 @@ impl<R: Recipe> Driver<'_, R> {
         if loss.is_none() && self.now_us() < self.config.chaos_us {
             loss = draw_loss(self.config, &mut self.fault_streams);
         }
+        let can_lag = [self.can_lag(i, false), self.can_lag(i, true)];
         let c = &mut self.clients[i];
         let ctx = Ctx { client: i as ClientId, session: c.session };
         let expired = input == Input::State(SessionState::Expired);
@@ -115,7 +129,16 @@ impl<R: Recipe> Driver<'_, R> {
         // As the model: a step whose requests go out on a new session (after Expired) has no
         // request of the old one to lose.
         let sends_now = !out.is_empty() && c.link == Link::Up && c.cut.is_none() && !expired;
-        let loss = loss.filter(|_| sends_now);
+        let new_handle = expired && !out.is_empty();
+        let loss = match loss {
+            // A lagging follower answers a step that reads first, when it is behind a write the
+            // session has not seen (a new handle has seen nothing).
+            Some(kind) if kind.lags() => {
+                let reads = out.first().is_some_and(|r| !r.is_write());
+                (reads && (sends_now || new_handle) && can_lag[usize::from(new_handle)]).then_some(kind)
+            }
+            other => other.filter(|_| sends_now),
+        };
         if loss.is_some() {
             c.armed = None;
             self.metrics.faults += 1;
@@ -136,6 +159,7 @@ impl<R: Recipe> Driver<'_, R> {
 
     /// The recipe handled Expired: the application makes a new handle, a new session.
     pub(super) fn new_session(&mut self, i: usize) {
+        self.left_follower(i, true);
         let c = &mut self.clients[i];
         if let Some(conn) = c.conn.take() {
             conn.drop_link();
@@ -169,9 +193,13 @@ impl<R: Recipe> Driver<'_, R> {
             c.outbound.extend(out);
             return;
         }
+        if let Some(kind) = loss.filter(|k| k.lags()) {
+            return self.move_to_follower(i, kind, entry, out);
+        }
         self.metrics.requests += out.len() as u64;
         let mut out = VecDeque::from(out);
-        let mut index = 0;
+        // A step's requests sent in two goes (around a move) are numbered on from the first.
+        let mut index = self.shadow.entry_mut(i, entry).map_or(0, |e| e.sent.len());
         while let Some(request) = out.pop_front() {
             let struck = if index == 0 { loss } else { None };
             if struck == Some(FaultKind::LossBeforeApply) {
@@ -237,7 +265,11 @@ impl<R: Recipe> Driver<'_, R> {
         let Some(cut) = self.clients[i].cut.take() else { return };
         if let (Some(n), Some(place)) = (cut.entry, place) {
             if let Some(e) = self.shadow.entry_mut(i, n) {
-                e.barrier = Some(Landing::At(place));
+                // A move is no step of the model's: the requests it carries place the step.
+                e.barrier = Some(match cut.why {
+                    CutKind::Move { .. } => Landing::Nowhere,
+                    _ => Landing::At(place),
+                });
             }
         }
         let behaviour = self.behaviour;
@@ -246,11 +278,14 @@ impl<R: Recipe> Driver<'_, R> {
             conn.drop_link();
         }
         c.generation += 1;
-        if let Some(place) = place {
-            c.last_zxid = c.last_zxid.max(place.zxid);
-        }
+        // A barrier's ping says nothing of what the session has seen (the Java client keeps
+        // its last zxid from replies only): a session may move to a follower behind it.
         c.pings = 0;
         c.catching_up = false;
+        if let CutKind::Move { to } = cut.why {
+            return self.finish_move(i, to, cut.entry, cut.lost);
+        }
+        self.left_follower(i, true);
         if matches!(cut.why, CutKind::Partition | CutKind::Crash) {
             self.hold_session(i);
         }
@@ -289,7 +324,11 @@ impl<R: Recipe> Driver<'_, R> {
     /// barred (what arrives meanwhile came before the drop, and is handed after it).
     pub(super) fn deliver(&mut self, i: usize) {
         // Steered, what arrived is handed when a step says so.
-        while self.target.script.is_none() && self.clients[i].cut.is_none() && !self.clients[i].crashed {
+        while self.target.script.is_none()
+            && self.clients[i].cut.is_none()
+            && !self.clients[i].crashed
+            && !self.clients[i].paused
+        {
             let Some(input) = self.clients[i].inbound.pop_front() else { return };
             if matches!(input, Input::Watch(_)) {
                 self.metrics.notifications += 1;
@@ -375,9 +414,12 @@ impl<R: Recipe> Driver<'_, R> {
             Err(e) => return self.shadow_diverges(i, Step::Receive(i as ClientId), e.to_string()),
         };
         let result = self.as_recipe_sees(&wire);
-        let place = match flight.request.is_write() {
-            true => Place::write(zxid),
-            false => Place::read(zxid),
+        let place = match (flight.request.is_write(), self.lagging.filter(|_| self.clients[i].on_follower)) {
+            (true, _) => Place::write(zxid),
+            // The follower answers from the state before the newest write: in the leader's
+            // order, the read comes after that write (as the model's lagging read does).
+            (false, Some(lagging)) => Place::read(zxid.max(lagging.newest_write())),
+            (false, None) => Place::read(zxid),
         };
         if let Some(e) = self.shadow.entry_mut(i, flight.entry) {
             if let Some(sent) = e.sent.get_mut(flight.index) {
@@ -397,6 +439,10 @@ impl<R: Recipe> Driver<'_, R> {
         }
         c.watches.on_reply(&flight.request, &result);
         c.inbound.push_back(Input::Reply { request: flight.request, result });
+        if c.lag == Some(FaultKind::LaggingRead) && c.in_flight.is_empty() {
+            // One read only: the session goes back before anything else.
+            self.back_from_follower(i);
+        }
         self.deliver(i);
     }
 
@@ -434,6 +480,12 @@ impl<R: Recipe> Driver<'_, R> {
         let c = &mut self.clients[i];
         c.reconnecting = false;
         if c.link != Link::Down || c.crashed {
+            return;
+        }
+        if c.paused && self.target.script.is_none() {
+            // The library tries again once the process runs.
+            c.reconnecting = true;
+            self.push(self.now_us() + self.timing.tick, Event::Reconnect(i as ClientId));
             return;
         }
         c.generation += 1;
@@ -520,7 +572,7 @@ impl<R: Recipe> Driver<'_, R> {
                     let _ = keeper.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING));
                 }
             }
-            let Some(conn) = c.conn.as_mut() else { continue };
+            let Some(conn) = c.conn.as_mut().filter(|_| !c.paused) else { continue };
             if c.cut.is_none()
                 && c.last_sent.elapsed() >= quiet
                 && conn.send_bare(jute::bare_request(jute::PING_XID, jute::op::PING)).is_ok()

@@ -7,8 +7,8 @@
 //! the server then applies the requests in the trace's order, and a `Receive` hands the
 //! client the next frame that arrived, which the model world kept in step checks is the one
 //! the trace's step receives. Faults are the driver's exact ones (docs/real.md); a step the
-//! driver cannot make happen on a real server (a pause, a lagging follower) stops the run with
-//! the reason, never a pass.
+//! driver cannot make happen on a real server (the container reaper; a lagging read on servers
+//! without the lagging follower) stops the run with the reason, never a pass.
 
 use super::driver::{Driver, Event};
 use super::faults::unsupported;
@@ -72,14 +72,14 @@ impl<R: Recipe> Driver<'_, R> {
             Step::Reconnect(_) => self.reconnect(i),
             Step::Expire(_) => self.close_session(i),
             Step::Fault(kind, _) => {
-                if let Some(why) = unsupported(kind) {
-                    return Err(format!("cannot steer a real server through {kind} yet: {why}"));
+                if let Some(why) = unsupported(kind, self.lagging.is_some()) {
+                    return Err(format!("cannot steer these servers through {kind}: {why}"));
                 }
                 self.fault(kind, i);
             }
             Step::Lossy(kind, sending, _) => {
-                if let Some(why) = unsupported(kind) {
-                    return Err(format!("cannot steer a real server through {kind} yet: {why}"));
+                if let Some(why) = unsupported(kind, self.lagging.is_some()) {
+                    return Err(format!("cannot steer these servers through {kind}: {why}"));
                 }
                 self.clients[i].armed = Some(kind);
                 match sending {
@@ -89,8 +89,11 @@ impl<R: Recipe> Driver<'_, R> {
                 }
                 self.clients[i].armed = None;
             }
-            Step::Resume(_) | Step::CatchUp(_) => {
-                return Err(format!("cannot steer a real server through `{step}` yet (pauses and lagging followers)"));
+            Step::Resume(_) => self.resume(i),
+            Step::CatchUp(_) => {
+                if !self.catch_up(i) {
+                    return Err("the client's connection is not on a lagging follower".into());
+                }
             }
         }
         Ok(())

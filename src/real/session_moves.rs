@@ -1,0 +1,153 @@
+//! Lagging reads as real actions: a session moves to the lagging follower for the read a
+//! `lagging-read` strikes (and straight back), or for every read from a `lagging-session`
+//! strike until its follower catches up (`Step::CatchUp`) or its connection drops.
+//!
+//! The follower is held one write behind the leader for the whole run (`lagging`), and no
+//! client lives on it: a session is moved there only for its lagging reads. A move is what a
+//! client library does when it changes servers, done between two frames so the recipe never
+//! sees it: a ping bars the old connection (every frame the server sent before has arrived),
+//! the session reconnects to the other server with its last zxid, and SetWatches re-arms every
+//! watch the library holds (a watch whose node changed meanwhile fires there, as the model
+//! fires a lagging read's watch once its follower applies what it missed). The model has no
+//! servers, so a move is no step of its own; the step it serves is placed, in the leader's
+//! order, after the newest write (what the model's lagging read sees is the state just before
+//! it).
+//!
+//! A real server refuses a session that has seen a newer zxid than it has applied, and the
+//! model's lagging view is never older than what the session has seen: so a lagging fault
+//! strikes only a session that has not seen the write the follower is held behind (a new
+//! handle, after an expiry, has seen nothing), on both sides.
+
+use super::driver::{Driver, Event};
+use super::jute;
+use super::library::CutKind;
+use super::shadow::{Entry, Landing, Place};
+use std::time::Instant;
+use zklab_model::{ClientId, FaultKind, Recipe, Request, Step, WatchKind};
+use zklab_sim::draw_catch_up;
+
+impl<R: Recipe> Driver<'_, R> {
+    /// Whether client `i`'s next read can be answered by the lagging follower: it is held
+    /// behind a write this session (or, `new_handle`, the one it is about to open) has not seen.
+    pub(super) fn can_lag(&self, i: usize, new_handle: bool) -> bool {
+        let c = &self.clients[i];
+        let seen = if new_handle { 0 } else { c.last_zxid };
+        c.lag.is_none() && self.lagging.and_then(|l| l.behind()).is_some_and(|write| seen < write)
+    }
+
+    /// A lagging fault strikes client `i`'s step `entry`: its session moves to the follower,
+    /// and the step's requests go out there (a `lagging-read`'s first only).
+    pub(super) fn move_to_follower(&mut self, i: usize, kind: FaultKind, entry: u64, mut out: Vec<Request>) {
+        let Some(lagging) = self.lagging else { return };
+        let rest = match kind {
+            FaultKind::LaggingRead => out.split_off(1),
+            _ => Vec::new(),
+        };
+        let c = &mut self.clients[i];
+        c.lag = Some(kind);
+        c.lag_rest = (!rest.is_empty()).then_some((entry, rest));
+        if kind == FaultKind::LaggingSession && self.target.script.is_none() {
+            // When the follower catches up, as the simulator draws it.
+            let at = self.now_us() + draw_catch_up(&mut self.fault_streams[kind.index()]);
+            self.push(at, Event::CatchUp(i as ClientId));
+        }
+        self.begin_cut(i, CutKind::Move { to: lagging.server }, Some(entry), out);
+    }
+
+    /// The session of client `i` arrives at server `to`: SetWatches, then `requests` as step
+    /// `entry`'s.
+    pub(super) fn finish_move(&mut self, i: usize, to: usize, entry: Option<u64>, requests: Vec<Request>) {
+        let follower = self.lagging.is_some_and(|l| l.server == to);
+        self.left_follower(i, false);
+        let c = &mut self.clients[i];
+        if let Some(conn) = c.conn.take() {
+            conn.drop_link();
+        }
+        c.generation += 1;
+        let (session, password, last, generation) = (c.real_session, c.password.clone(), c.last_zxid, c.generation);
+        let conn = match self.connect(i, to, (session, &password), last, generation) {
+            Ok(conn) if conn.timeout_ms > 0 => conn,
+            Ok(_) => return self.cannot_move(i, to, "the server says the session has expired".into()),
+            Err(why) => return self.cannot_move(i, to, why),
+        };
+        let c = &mut self.clients[i];
+        c.conn = Some(conn);
+        c.last_sent = Instant::now();
+        if follower {
+            c.on_follower = true;
+            if let Some(lagging) = self.lagging {
+                lagging.connected(session, true);
+            }
+        }
+        let c = &mut self.clients[i];
+        let paths = |kind: WatchKind| -> Vec<String> {
+            c.watches.to_vec().into_iter().filter(|(_, k)| *k == kind).map(|(p, _)| p).collect()
+        };
+        let (data, exist, child) = (paths(WatchKind::Data), paths(WatchKind::Exist), paths(WatchKind::Child));
+        if !(data.is_empty() && exist.is_empty() && child.is_empty()) {
+            let payload = jute::set_watches(last, &data, &exist, &child, &self.target.chroot);
+            if c.conn.as_mut().expect("just connected").send_bare(payload).is_ok() {
+                c.catching_up = true;
+            }
+        }
+        if let Some(entry) = entry {
+            self.send(i, requests, entry, None);
+            if let Some((rest_of, _)) = self.clients[i].lag_rest.as_ref().filter(|_| follower) {
+                // The step is not whole until the rest of its requests are sent, back home.
+                let floor = Place::read(self.clients[i].last_zxid);
+                if let Some(e) = self.shadow.entry_mut(i, *rest_of) {
+                    e.barrier = Some(Landing::InFlight { floor });
+                }
+            }
+        }
+        self.deliver(i);
+    }
+
+    fn cannot_move(&mut self, i: usize, to: usize, why: String) {
+        let step = Step::Receive(i as ClientId);
+        self.shadow_diverges(i, step, format!("the session could not move to server {}: {why}", to + 1));
+    }
+
+    /// A `lagging-read` has been answered: the session goes back to its own server, and the
+    /// step's other requests go out there.
+    pub(super) fn back_from_follower(&mut self, i: usize) {
+        let c = &mut self.clients[i];
+        c.lag = None;
+        let home = c.server;
+        let (entry, rest) = c.lag_rest.take().map_or((None, Vec::new()), |(e, rest)| (Some(e), rest));
+        self.begin_cut(i, CutKind::Move { to: home }, entry, rest);
+    }
+
+    /// The follower of client `i`'s lagging session catches up (`Step::CatchUp`): the session
+    /// goes back to its own server, where every read sees the newest state.
+    pub(super) fn catch_up(&mut self, i: usize) -> bool {
+        let c = &self.clients[i];
+        if c.lag != Some(FaultKind::LaggingSession) || !c.on_follower || c.cut.is_some() || c.crashed {
+            return false;
+        }
+        let now = self.now_us();
+        let number = self.shadow.push(i, Entry::new(now, Step::CatchUp(i as ClientId), c.recipe.belief()));
+        let c = &mut self.clients[i];
+        c.lag = None;
+        let home = c.server;
+        self.begin_cut(i, CutKind::Move { to: home }, Some(number), Vec::new());
+        true
+    }
+
+    /// Client `i`'s connection is no longer on the lagging follower (it moved, or, `ends`, it
+    /// dropped or its handle was replaced: then its lag ends, as the model's ends with the
+    /// connection).
+    pub(super) fn left_follower(&mut self, i: usize, ends: bool) {
+        let c = &mut self.clients[i];
+        if c.on_follower {
+            c.on_follower = false;
+            if let Some(lagging) = self.lagging {
+                lagging.connected(c.real_session, false);
+            }
+        }
+        if ends {
+            c.lag = None;
+            c.lag_rest = None;
+        }
+    }
+}
