@@ -212,6 +212,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
                 keeper: None,
                 asked_at: None,
                 paused: false,
+                closed: false,
                 lag: None,
                 on_follower: false,
                 lag_rest: None,
@@ -370,6 +371,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
         if self.shadow.standing == Standing::Agrees && self.shadow.waiting() {
             self.shadow.stuck();
         }
+        self.shadow.unfinished(self.now_us());
         if self.shadow.standing == Standing::Agrees {
             let now_ms = self.now_us() / 1000;
             let healed_ms = now_ms.saturating_sub(self.config.chaos_us / 1000);

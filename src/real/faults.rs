@@ -70,7 +70,8 @@ impl<R: Recipe> Driver<'_, R> {
         }
         let enabled = match kind {
             FaultKind::Disconnect => c.link == Link::Up && c.conn.is_some(),
-            FaultKind::Expire => c.link != Link::Partitioned,
+            // As the model: only a live session can be expired.
+            FaultKind::Expire => c.link != Link::Partitioned && !c.closed,
             FaultKind::Crash => true,
             FaultKind::Pause => !c.paused,
             FaultKind::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
@@ -108,7 +109,7 @@ impl<R: Recipe> Driver<'_, R> {
             }
             _ => unreachable!("enabled above"),
         }
-        if matches!(kind, FaultKind::Expire | FaultKind::Crash) {
+        if matches!(kind, FaultKind::Expire | FaultKind::Crash) && !self.clients[i].closed {
             // When the server would expire it, as the simulator draws it; then exactly.
             let (lo, hi) = self.timing.expiry_window();
             let at = now + between(&mut self.fault_streams[kind.index()], lo, hi);
@@ -134,7 +135,8 @@ impl<R: Recipe> Driver<'_, R> {
         }
         let (length, expiry) = draw_pause(&self.timing, &mut self.fault_streams[FaultKind::Pause.index()]);
         self.push(now + length, Event::Resume(i as ClientId));
-        let Some(expiry) = expiry.filter(|_| self.clients[i].link != Link::Partitioned) else { return };
+        let c = &self.clients[i];
+        let Some(expiry) = expiry.filter(|_| c.link != Link::Partitioned && !c.closed) else { return };
         let c = &self.clients[i];
         let number =
             self.shadow.push(i, Entry::new(now, Step::Fault(FaultKind::Expire, i as ClientId), c.recipe.belief()));
@@ -165,6 +167,10 @@ impl<R: Recipe> Driver<'_, R> {
     /// and closes it (the closeSession transaction an expiry is), once the model would.
     pub(super) fn close_session(&mut self, i: usize) {
         let c = &self.clients[i];
+        if c.closed {
+            // The session is gone already: there is nothing to expire.
+            return;
+        }
         let partitioned = c.link == Link::Partitioned && (c.noticed_disconnect || c.paused);
         if !(c.crashed || partitioned) {
             if c.link == Link::Partitioned && !c.crashed {
@@ -194,6 +200,7 @@ impl<R: Recipe> Driver<'_, R> {
         let mut entry = Entry::new(now, Step::Expire(i as ClientId), c.recipe.belief());
         entry.barrier = Some(Landing::At(Place::write(zxid)));
         self.shadow.push(i, entry);
+        c.closed = true;
         if !c.crashed {
             c.link = Link::Down;
             if !c.reconnecting {

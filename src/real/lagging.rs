@@ -71,8 +71,8 @@ struct Lag {
     held: VecDeque<Vec<u8>>,
     /// The write the follower is held behind (its commit is the first held packet).
     held_write: Option<i64>,
-    /// The zxid of the newest write the leader committed.
-    newest_write: i64,
+    /// The zxids of the writes the leader committed (the newest few thousand).
+    writes: BTreeSet<i64>,
     /// The current link's stream to the follower, and whether the follower is in sync on it.
     to_follower: Option<TcpStream>,
     synced: bool,
@@ -113,7 +113,10 @@ impl Lag {
         let (txn, session) = if commit { self.proposals.remove(&zxid).unwrap_or((0, 0)) } else { (0, 0) };
         let write = commit && MODEL_WRITES.contains(&txn);
         if write {
-            self.newest_write = self.newest_write.max(zxid);
+            self.writes.insert(zxid);
+            while self.writes.len() > 4096 {
+                self.writes.pop_first();
+            }
         }
         if !self.holding || !self.synced {
             self.release();
@@ -194,10 +197,11 @@ impl LaggingFollower {
         self.lag().held_write
     }
 
-    /// The zxid of the newest write the leader committed: where a read the follower answers
-    /// now stands in the leader's order.
-    pub fn newest_write(&self) -> i64 {
-        self.lag().newest_write
+    /// Where a read the follower answered with header zxid `applied` (what it had applied)
+    /// stands in the leader's order: at the first write it had not applied, the one it was
+    /// held behind (the model's lagging read sees the state just before the newest write).
+    pub fn read_place(&self, applied: i64) -> i64 {
+        self.lag().writes.range(applied + 1..).next().copied().unwrap_or(applied)
     }
 }
 
@@ -364,7 +368,7 @@ mod tests {
         assert_eq!(lag.behind(), Some(10));
         propose_and_commit(&mut lag, 5, 12, 2); // a delete: the create and the session go through
         assert_eq!(lag.behind(), Some(12));
-        assert_eq!(lag.newest_write, 12);
+        assert_eq!(lag.writes.iter().copied().collect::<Vec<_>>(), vec![10, 12]);
         drop(lag);
         assert_eq!(received(&mut follower), vec![10, 11]);
     }

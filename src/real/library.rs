@@ -92,6 +92,8 @@ pub(super) struct RealClient<R> {
     /// The process is paused (`pause`): it takes no step and sends nothing, not even a ping,
     /// until it resumes; what arrives meanwhile waits for it.
     pub(super) paused: bool,
+    /// The server has closed the session (the driver expired it); a new handle opens another.
+    pub(super) closed: bool,
     /// The connection is on the lagging follower, for this fault (`session_moves`).
     pub(super) lag: Option<FaultKind>,
     pub(super) on_follower: bool,
@@ -171,6 +173,7 @@ impl<R: Recipe> Driver<'_, R> {
                 let session = self.session_of(conn.session);
                 let c = &mut self.clients[i];
                 c.session = session;
+                c.closed = false;
                 c.real_session = conn.session;
                 c.password = conn.password.clone();
                 c.conn = Some(conn);
@@ -418,7 +421,7 @@ impl<R: Recipe> Driver<'_, R> {
             (true, _) => Place::write(zxid),
             // The follower answers from the state before the newest write: in the leader's
             // order, the read comes after that write (as the model's lagging read does).
-            (false, Some(lagging)) => Place::read(zxid.max(lagging.newest_write())),
+            (false, Some(lagging)) => Place::read(lagging.read_place(zxid)),
             (false, None) => Place::read(zxid),
         };
         if let Some(e) = self.shadow.entry_mut(i, flight.entry) {
@@ -463,7 +466,7 @@ impl<R: Recipe> Driver<'_, R> {
     /// (see `RealClient::keeper`).
     pub(super) fn hold_session(&mut self, i: usize) {
         let c = &mut self.clients[i];
-        if c.keeper.is_some() {
+        if c.keeper.is_some() || c.closed {
             return;
         }
         let (tx, rx) = channel();
@@ -519,6 +522,10 @@ impl<R: Recipe> Driver<'_, R> {
         if loss.is_none() && !c.outbound.is_empty() && now < self.config.chaos_us {
             loss = draw_loss(self.config, &mut self.fault_streams);
         }
+        // As in `take`: a lagging follower answers only a first request that reads, and only a
+        // session that has not seen the write it is held behind.
+        let reads = self.clients[i].outbound.front().is_some_and(|r| !r.is_write());
+        let loss = loss.filter(|k| !k.lags() || (reads && self.can_lag(i, false)));
         let c = &mut self.clients[i];
         if loss.is_some() {
             c.armed = None;

@@ -26,6 +26,9 @@ use std::time::Instant;
 use zklab_model::{ClientId, FaultKind, Recipe, Request, Step, WatchKind};
 use zklab_sim::draw_catch_up;
 
+/// How many times a move is tried again before the run is called diverged.
+const MOVE_TRIES: u32 = 40;
+
 impl<R: Recipe> Driver<'_, R> {
     /// Whether client `i`'s next read can be answered by the lagging follower: it is held
     /// behind a write this session (or, `new_handle`, the one it is about to open) has not seen.
@@ -65,10 +68,19 @@ impl<R: Recipe> Driver<'_, R> {
         }
         c.generation += 1;
         let (session, password, last, generation) = (c.real_session, c.password.clone(), c.last_zxid, c.generation);
-        let conn = match self.connect(i, to, (session, &password), last, generation) {
-            Ok(conn) if conn.timeout_ms > 0 => conn,
-            Ok(_) => return self.cannot_move(i, to, "the server says the session has expired".into()),
-            Err(why) => return self.cannot_move(i, to, why),
+        // A follower refuses a session that has seen more than it has applied: a write just
+        // released to it takes a few milliseconds to apply, so the move tries again a while.
+        let mut tries = 0;
+        let conn = loop {
+            match self.connect(i, to, (session, &password), last, generation) {
+                Ok(conn) if conn.timeout_ms > 0 => break conn,
+                Ok(_) => return self.cannot_move(i, to, "the server says the session has expired".into()),
+                Err(_) if tries < MOVE_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(why) => return self.cannot_move(i, to, format!("{why} ({MOVE_TRIES} tries, 5 ms apart)")),
+            }
         };
         let c = &mut self.clients[i];
         c.conn = Some(conn);
@@ -122,7 +134,14 @@ impl<R: Recipe> Driver<'_, R> {
     /// goes back to its own server, where every read sees the newest state.
     pub(super) fn catch_up(&mut self, i: usize) -> bool {
         let c = &self.clients[i];
-        if c.lag != Some(FaultKind::LaggingSession) || !c.on_follower || c.cut.is_some() || c.crashed {
+        if c.lag != Some(FaultKind::LaggingSession) || c.crashed {
+            return false;
+        }
+        if !c.on_follower || c.cut.is_some() {
+            // Still on its way there, or its connection is dropping (which ends the lag).
+            if self.target.script.is_none() {
+                self.push(self.now_us() + 1_000, Event::CatchUp(i as ClientId));
+            }
             return false;
         }
         let now = self.now_us();

@@ -198,6 +198,24 @@ impl<R: Recipe> Shadow<R> {
         self.judge.the_end(&self.world, healed_ms, now_ms)
     }
 
+    /// Something the model would still hand a client whose real counterpart never got it (a
+    /// notification the real server never sent): a real run that ends there stopped short of
+    /// the model, so its end cannot be judged (a waiter the model would still wake is no
+    /// waiter stuck). Marks the run diverged; whether it did.
+    pub fn unfinished(&mut self, at_us: u64) -> bool {
+        if self.standing != Standing::Agrees {
+            return false;
+        }
+        let left = self.world.clients.iter().enumerate().find_map(|(i, c)| {
+            c.inbound.front().filter(|_| c.runs()).map(|input| (i, zklab_model::world::describe_input(input)))
+        });
+        let Some((i, input)) = left else { return false };
+        let why =
+            format!("the run ended with `{input}` still to hand to c{i} in the model; the real client never got it");
+        self.standing = Standing::Diverged { client: i as ClientId, step: Step::Receive(i as ClientId), at_us, why };
+        true
+    }
+
     /// Whether entries are still waiting to be taken.
     pub fn waiting(&self) -> bool {
         self.pending.iter().any(|p| !p.is_empty())
