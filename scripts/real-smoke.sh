@@ -2,15 +2,17 @@
 # The real backend's smoke job: zklab's own recipe state machines against a real 3-server
 # ZooKeeper ensemble on loopback (started by `zklab real` from Debian's jar, ZOOKEEPER_HOME or
 # ZOOKEEPER_CLASSPATH), each run judged by the model world kept in step with it.
-#   1. the standard lock under every fault the driver makes exactly: no run violates anything,
-#      and at least 8 of 10 are judged to the end (a run the model could not follow is
-#      reported UNKNOWN, never passed);
+#   1. the standard lock under every fault it is proven against (lagging reads from the held
+#      follower included; not pauses, which break every lock's belief exclusion): no run
+#      violates anything, and at least 7 in 10 are judged to the end (a run the model could
+#      not follow is reported UNKNOWN, never passed);
 #   2. a positive control: blind-retry under lost create replies is caught on the real
 #      ensemble, and every violation's trace replays on the model;
-#   3. five counterexamples the checker found, steered through on the real ensemble
-#      (`--reproduce`), each reproduced;
-#   4. requests per acquisition on the real ensemble equal `zklab herd`'s within 5 %, at 5 and
-#      20 clients.
+#   3. eight counterexamples the checker found, steered through on the real ensemble
+#      (`--reproduce`), each reproduced: two need the lagging follower (CURATOR-498,
+#      CURATOR-696), one a paused holder;
+#   4. requests per acquisition and notifications per release on the real ensemble equal
+#      `zklab herd`'s within 5 %, at 5 and 20 clients.
 # Usage: scripts/real-smoke.sh [seeds]  (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +27,10 @@ count() { # count FILE VERDICT: how many runs of a `zklab real --json` report ha
   /usr/bin/python3 -c 'import json,sys; print(sum(r["verdict"] == sys.argv[2] for r in json.load(open(sys.argv[1]))))' "$1" "$2"
 }
 
-echo "== standard, 3 clients, every exact fault, $seeds seeds, 3 servers"
+echo "== standard, 3 clients, every fault it is proven against, $seeds seeds, 3 servers"
 set +e
 $zklab real --servers 3 --recipe standard --clients 3 --session-timeout-ms 1000 \
-  --faults loss-before-apply=0.2,loss-after-apply=0.2,disconnect=1,expire=1,crash=1 \
+  --faults loss-before-apply=0.1,loss-after-apply=0.1,disconnect=1,expire=1,crash=1,lagging-read=0.2,lagging-session=0.1 \
   --seeds "$seeds" --json -q --trace-dir "$out/standard" >"$out/standard.json"
 rc=$?
 set -e
@@ -37,7 +39,7 @@ violated=$(count "$out/standard.json" violated)
 diverged=$(count "$out/standard.json" diverged)
 echo "passed $passed, violated $violated, not followed by the model $diverged (exit $rc)"
 [ "$violated" -eq 0 ] || fail "the standard lock broke a property on a real ensemble"
-[ $((passed * 10)) -ge $((seeds * 8)) ] || fail "fewer than 8 in 10 runs were judged to the end"
+[ $((passed * 10)) -ge $((seeds * 7)) ] || fail "fewer than 7 in 10 runs were judged to the end"
 
 echo "== blind-retry under lost create replies (positive control)"
 set +e
@@ -55,24 +57,32 @@ echo "every violation's trace replays on the model"
 
 echo "== counterexamples from the checker, steered through on the real ensemble"
 # blind-retry's orphan, wait-on-null's deadlock, release-under-connloss, kazoo-lock's holder
-# that never learns of its expiry, the reader/writer downgrade (CURATOR-621).
+# that never learns of its expiry, the reader/writer downgrade (CURATOR-621), the paused holder
+# outliving its session, and the two that need a lagging follower: CURATOR-498 (a new session's
+# stale listing still shows its old node) and CURATOR-696 (the same, a double leader).
 set +e
 $zklab real --servers 3 -q --json --reproduce traces/blind-retry-n2-eventual_acquire.json \
   traces/wait-on-null-n2-eventual_acquire.json traces/release-under-connloss-n2-eventual_acquire.json \
   traces/kazoo-lock-n2-belief_exclusion.json \
-  traces/curator-rw-downgrade-621+curator-rw-writer-n2-belief_exclusion.json >"$out/reproduce.json"
+  traces/curator-rw-downgrade-621+curator-rw-writer-n2-belief_exclusion.json \
+  traces/standard-n2-stale_holder.json \
+  traces/curator-mutex-498-n2-belief_exclusion.json traces/leader-latch-696-n2-belief_exclusion.json >"$out/reproduce.json"
 rc=$?
 set -e
 reproduced=$(count "$out/reproduce.json" reproduced)
-echo "$reproduced of 5 reproduced (exit $rc)"
-[ "$rc" -eq 0 ] && [ "$reproduced" -eq 5 ] || { cat "$out/reproduce.json"; fail "a counterexample was not reproduced on the real ensemble"; }
+echo "$reproduced of 8 reproduced (exit $rc)"
+[ "$rc" -eq 0 ] && [ "$reproduced" -eq 8 ] || { cat "$out/reproduce.json"; fail "a counterexample was not reproduced on the real ensemble"; }
 
-echo "== requests per acquisition, real ensemble against the model"
+echo "== requests per acquisition and notifications per release, real ensemble against the model"
 for n in 5 20; do
-  real=$($zklab real --servers 3 --recipe standard --clients "$n" --json -q | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["requests_per_acquisition"])')
-  model=$($zklab herd --recipes standard --clients "$n" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["herd"]["requests_per_acquisition"])')
-  echo "N=$n: real $real, model $model"
-  /usr/bin/python3 -c 'import sys; r,m=float(sys.argv[1]),float(sys.argv[2]); sys.exit(abs(r-m) > 0.05*m)' "$real" "$model" \
-    || fail "N=$n: real $real and model $model are more than 5% apart"
+  $zklab real --servers 3 --recipe standard --clients "$n" --json -q >"$out/herd-real.json"
+  $zklab herd --recipes standard --clients "$n" --json >"$out/herd-model.json"
+  for figure in requests_per_acquisition notifications_per_release; do
+    real=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0][sys.argv[2]])' "$out/herd-real.json" $figure)
+    model=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["herd"][sys.argv[2]])' "$out/herd-model.json" $figure)
+    echo "N=$n $figure: real $real, model $model"
+    /usr/bin/python3 -c 'import sys; r,m=float(sys.argv[1]),float(sys.argv[2]); sys.exit(abs(r-m) > 0.05*max(m, 0.01))' "$real" "$model" \
+      || fail "N=$n: $figure real $real and model $model are more than 5% apart"
+  done
 done
 echo "real-smoke: passed"

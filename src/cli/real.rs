@@ -101,9 +101,16 @@ struct Report {
     detail: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trace: Option<String>,
+    /// Where the run diverged on an answer: the conformance case written of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    case: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    case_refused: Option<String>,
     steps: usize,
     metrics: real::RealMetrics,
     requests_per_acquisition: f64,
+    /// As `zklab herd` counts it: watch notifications handed to recipes per release.
+    notifications_per_release: f64,
 }
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
@@ -266,9 +273,12 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         violated: None,
         detail: None,
         trace: None,
+        case: None,
+        case_refused: None,
         steps: run.steps.len(),
         metrics: run.metrics.clone(),
         requests_per_acquisition: run.metrics.requests_per_acquisition(),
+        notifications_per_release: run.metrics.notifications as f64 / run.metrics.releases.max(1) as f64,
     };
     if run.interrupted {
         report.verdict = "interrupted";
@@ -279,6 +289,14 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         Standing::Diverged { client, step, at_us, why } => {
             report.verdict = "diverged";
             report.detail = Some(format!("at {:.1} ms, c{client}'s step {step}: {why}", *at_us as f64 / 1000.0));
+            if let Some(exchange) = &run.exchange {
+                let name = format!("real-{}-n{}-seed{seed}", scenario.recipe_label().replace(',', "+"), args.clients);
+                let about = format!("seed {seed}, {} clients", args.clients);
+                match real::divergence_case(&run.start, &run.steps, exchange, &name, &about) {
+                    Ok(case) => report.case = Some(write_case(args, &name, &case)?),
+                    Err(why) => report.case_refused = Some(format!("no conformance case written: {why}")),
+                }
+            }
         }
         Standing::Broke { broken, .. } => {
             report.verdict = "violated";
@@ -303,6 +321,16 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         }
     }
     Ok(report)
+}
+
+/// Writes a divergence's conformance case beside the traces (`NAME.case.json`).
+fn write_case(args: &Args, name: &str, case: &serde_json::Value) -> Result<String, BadInput> {
+    let cant = |e: std::io::Error| BadInput(format!("cannot write cases to {}: {e}", args.trace_dir.display()));
+    std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
+    let file = args.trace_dir.join(format!("{name}.case.json"));
+    let text = serde_json::to_string_pretty(case).expect("a JSON value prints");
+    std::fs::write(&file, text + "\n").map_err(cant)?;
+    Ok(file.display().to_string())
 }
 
 fn write_trace(args: &Args, seed: u64, trace: &Trace) -> Result<String, BadInput> {
@@ -341,11 +369,16 @@ fn print(r: &Report) {
                 say!("  trace: {trace} (zklab replay {trace})");
             }
         }
-        "diverged" => say!(
-            "seed {}: UNKNOWN: the model could not follow the real run ({}); judged up to there, nothing after",
-            r.seed,
-            r.detail.as_deref().unwrap_or("")
-        ),
+        "diverged" => {
+            say!(
+                "seed {}: UNKNOWN: the model could not follow the real run ({}); judged up to there, nothing after",
+                r.seed,
+                r.detail.as_deref().unwrap_or("")
+            );
+            if let Some(case) = &r.case {
+                say!("  conformance case: {case} (record it on a real server: scripts/record.sh)");
+            }
+        }
         _ => say!("seed {}: interrupted after {} steps: no verdict", r.seed, r.steps),
     }
 }

@@ -24,6 +24,7 @@ pub use differential::{fuzz, results_text, save, script_text, FuzzOptions, FuzzR
 #[cfg(feature = "live")]
 pub use live::{run_script_live, run_script_live_as};
 pub use runner::{run_script, run_script_as};
+pub use script::op_of;
 
 /// The client behaviour a script runs with when none is named: the Java client's, as `check`
 /// and `simulate` default to. The single-library recordings in conformance/expected (made with

@@ -134,6 +134,29 @@ pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request
     Ok(Some(request))
 }
 
+/// The op that makes `request` as session `s`: what `request` reads, written back (a real
+/// run's divergence is written as a script with it).
+pub fn op_of(s: &str, request: &Request) -> Value {
+    match request {
+        Request::Create { path, data, mode } => {
+            let mode = match mode {
+                CreateMode::Persistent => "persistent",
+                CreateMode::Ephemeral => "ephemeral",
+                CreateMode::PersistentSequential => "persistent_sequential",
+                CreateMode::EphemeralSequential => "ephemeral_sequential",
+            };
+            json!({"s": s, "op": "create", "path": path, "data": data, "mode": mode})
+        }
+        Request::Delete { path, version } => json!({"s": s, "op": "delete", "path": path, "version": version}),
+        Request::Exists { path, watch } => json!({"s": s, "op": "exists", "path": path, "watch": watch}),
+        Request::GetData { path, watch } => json!({"s": s, "op": "get_data", "path": path, "watch": watch}),
+        Request::SetData { path, data, version } => {
+            json!({"s": s, "op": "set_data", "path": path, "data": data, "version": version})
+        }
+        Request::GetChildren { path, watch } => json!({"s": s, "op": "get_children", "path": path, "watch": watch}),
+    }
+}
+
 /// A stat as the result format shows it, the owner already named.
 pub(super) fn stat_value(
     version: i32,
@@ -213,4 +236,28 @@ pub(super) fn via_index(via: &str) -> usize {
 /// scripts reconnect first.
 pub(super) fn refused_while_disconnected(i: usize, name: &str, kind: &str) -> ScriptError {
     bad(i, format!("`{kind}` on session {name} while it is disconnected (reconnect it first)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_op_written_from_a_request_reads_back_as_that_request() {
+        let requests = [
+            Request::Create { path: "/lock/c-".into(), data: "x".into(), mode: CreateMode::EphemeralSequential },
+            Request::Create { path: "/a".into(), data: String::new(), mode: CreateMode::Persistent },
+            Request::Delete { path: "/a".into(), version: 3 },
+            Request::Exists { path: "/a".into(), watch: true },
+            Request::GetData { path: "/a".into(), watch: false },
+            Request::SetData { path: "/a".into(), data: "y".into(), version: -1 },
+            Request::GetChildren { path: "/lock".into(), watch: true },
+        ];
+        for r in requests {
+            let op = op_of("A", &r);
+            let kind = checked_kind(0, &op).unwrap();
+            assert_eq!(request(0, kind, &op).unwrap(), Some(r.clone()), "{op}");
+            assert_eq!(op["s"], "A");
+        }
+    }
 }

@@ -36,12 +36,16 @@ pub struct RealRun<R> {
     pub interrupted: bool,
     /// The faults the run used, by kind (a trace's world allows exactly these).
     pub faults_used: FaultBudget,
+    /// The model world the run started from, and where it diverged on an answer, the exchange.
+    pub start: World<R>,
+    pub exchange: Option<super::shadow::Exchange>,
 }
 
 /// What a real run counted.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct RealMetrics {
     pub acquisitions: u64,
+    pub releases: u64,
     /// Requests the recipes sent (not pings, SetWatches or the driver's own).
     pub requests: u64,
     /// Watch notifications handed to recipes.
@@ -94,8 +98,11 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
     };
     let metrics = RealMetrics { wall_ms: driver.start.elapsed().as_millis() as u64, ..driver.metrics.clone() };
     driver.clean_up();
+    let start = driver.start_world;
     let shadow = driver.shadow;
     Ok(RealRun {
+        start,
+        exchange: shadow.exchange,
         faults_used: FaultBudget(shadow.world.faults_used),
         world: shadow.world,
         steps: shadow.steps,
@@ -129,6 +136,7 @@ pub(super) struct Driver<'a, R> {
     /// The lagging follower, when the run has lagging reads (it then serves no client of its
     /// own: sessions move there for their lagging reads only).
     pub(super) lagging: Option<&'a LaggingFollower>,
+    start_world: World<R>,
 }
 
 impl<'a, R: Recipe> Driver<'a, R> {
@@ -170,6 +178,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
             metrics: RealMetrics::default(),
             behaviour: config.world.client_behaviour,
             lagging: target.lagging.filter(|_| lags(config, target.script)),
+            start_world: world.clone(),
         };
         if let Some(lagging) = driver.lagging {
             lagging.hold(true);
@@ -436,6 +445,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
                 if c.cut.is_some() {
                     self.push(now + 1_000, event);
                 } else if !c.crashed && c.recipe.belief().is_holding() && c.wrote {
+                    self.metrics.releases += 1;
                     self.take(i as usize, Sending::Release, Input::Release);
                 } else if matches!(c.recipe.belief(), Belief::Suspended { .. }) {
                     self.push(now + self.timing.ping_interval().min(50_000), event);

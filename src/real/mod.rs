@@ -2,6 +2,7 @@
 //! with faults made exactly where the model places them, judged by a model world kept in step
 //! (`shadow`) with the same property code as the checker and the simulator. See docs/real.md.
 
+mod case;
 pub mod connection;
 pub mod driver;
 pub mod ensemble;
@@ -14,6 +15,7 @@ pub mod shadow;
 mod steer;
 pub mod unify;
 
+pub use case::divergence_case;
 pub use driver::{run_real, RealMetrics, RealRun, Target};
 pub use ensemble::Ensemble;
 pub use faults::unsupported;

@@ -108,6 +108,17 @@ impl Entry {
     }
 }
 
+/// A request the real server answered otherwise than the model: the run's last step (the one
+/// that diverged) sent it as its `index`-th request that reached the server.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    pub client: ClientId,
+    pub index: usize,
+    pub request: Request,
+    pub real: ZkResult,
+    pub model: ZkResult,
+}
+
 /// How the shadow stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Standing {
@@ -141,6 +152,8 @@ pub struct Shadow<R> {
     /// Whether each step is judged (off when steering through a trace, whose own verdict is
     /// checked on the steps once all happened).
     pub judging: bool,
+    /// Where the run diverged on an answer, the exchange (`case` writes it as a script).
+    pub exchange: Option<Exchange>,
 }
 
 impl<R: Recipe> Shadow<R> {
@@ -157,6 +170,7 @@ impl<R: Recipe> Shadow<R> {
             times_us: Vec::new(),
             standing: Standing::Agrees,
             judging: true,
+            exchange: None,
         }
     }
 
@@ -327,12 +341,17 @@ impl<R: Recipe> Shadow<R> {
                 model_reached.len()
             ));
         }
-        for (real, (request, result)) in reached.iter().zip(model_reached) {
+        for (index, (real, (request, result))) in reached.iter().zip(model_reached).enumerate() {
             if real.request != *request {
                 return Err(format!("the real recipe sent {:?}, the model's {request:?}", real.request));
             }
             if let (Some(real), Some(model)) = (&real.result, result) {
-                self.unify.result(real, model)?;
+                if let Err(why) = self.unify.result(real, model) {
+                    let (real, model) = (real.clone(), model.clone());
+                    let client = i as ClientId;
+                    self.exchange = Some(Exchange { client, index, request: request.clone(), real, model });
+                    return Err(why);
+                }
             }
         }
         self.unify.belief(entry.belief, self.world.clients[i].belief())
