@@ -1198,3 +1198,26 @@ fn only_the_command_line_parses_flags_and_prints() {
         }
     }
 }
+
+/// `zklab real` refuses a fault it cannot make happen on the servers asked for, before any
+/// server starts: a lagging read needs the lagging follower of an ensemble it starts itself.
+#[test]
+fn real_refuses_what_it_cannot_drive_before_a_server_starts() {
+    let tmp = TempDir::new("real_refuses_what_it_cannot_drive_before_a_server_starts");
+    // (arguments after `real --recipe standard`, a word the error must mention)
+    let cases: &[(&[&str], &str)] = &[
+        (&["--faults", "lagging-read=0.2"], "--servers 3"),
+        (&["--faults", "lagging-session=0.1", "--server", "127.0.0.1:1"], "--servers 3"),
+        (&["--faults", "reap-parent=1", "--servers", "3"], "reap-parent"),
+        (&["--servers", "2"], "--servers"),
+        (&["--server", "no-port"], "HOST:PORT"),
+        (&["--session-timeout-ms", "100"], "--session-timeout-ms"),
+    ];
+    for (rest, word) in cases {
+        let mut args = vec!["real", "--recipe", "standard"];
+        args.extend_from_slice(rest);
+        let run = zklab(&tmp, &args);
+        let line = run.assert_bad_input();
+        assert!(line.contains(word), "`{}` should name {word}: {line}", args.join(" "));
+    }
+}

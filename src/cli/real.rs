@@ -111,6 +111,10 @@ struct Report {
     requests_per_acquisition: f64,
     /// As `zklab herd` counts it: watch notifications handed to recipes per release.
     notifications_per_release: f64,
+    /// How many of the run's writes the committed transaction log showed as the model's (servers
+    /// started here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    writes_in_the_log: Option<usize>,
 }
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
@@ -236,6 +240,7 @@ fn target<'a>(
         progress: (!args.quiet && args.seeds == 1 && script.is_none()).then_some(&progress_to_stderr as &dyn Fn(&str)),
         script,
         lagging: ensemble.lagging.as_ref(),
+        txn_log: ensemble.txn_log(),
     }
 }
 
@@ -279,6 +284,7 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         metrics: run.metrics.clone(),
         requests_per_acquisition: run.metrics.requests_per_acquisition(),
         notifications_per_release: run.metrics.notifications as f64 / run.metrics.releases.max(1) as f64,
+        writes_in_the_log: run.ground_truth.as_ref().and_then(|g| g.as_ref().ok().copied()),
     };
     if run.interrupted {
         report.verdict = "interrupted";
@@ -354,13 +360,14 @@ fn print(r: &Report) {
     let m = &r.metrics;
     match r.verdict {
         "passed" => say!(
-            "seed {}: passed: {} acquisitions, {:.2} requests and {:.2} notifications per acquisition, {} faults, {} steps judged, {} ms",
+            "seed {}: passed: {} acquisitions, {:.2} requests and {:.2} notifications per acquisition, {} faults, {} steps judged{}, {} ms",
             r.seed,
             m.acquisitions,
             r.requests_per_acquisition,
             m.notifications as f64 / m.acquisitions.max(1) as f64,
             m.faults,
             r.steps,
+            r.writes_in_the_log.map_or(String::new(), |n| format!(", its {n} writes as committed")),
             m.wall_ms
         ),
         "violated" => {

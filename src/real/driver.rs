@@ -38,6 +38,9 @@ pub struct RealRun<R> {
     pub faults_used: FaultBudget,
     /// The model world the run started from, and where it diverged on an answer, the exchange.
     pub start: World<R>,
+    /// How many of the run's writes the committed transaction log showed as the model's, or
+    /// why it could not be read (`None`: servers this command did not start).
+    pub ground_truth: Option<Result<usize, String>>,
     pub exchange: Option<super::shadow::Exchange>,
 }
 
@@ -87,6 +90,9 @@ pub struct Target<'a> {
     pub script: Option<&'a [Step]>,
     /// The ensemble's follower that can be held one write behind (`lagging`), if it has one.
     pub lagging: Option<&'a LaggingFollower>,
+    /// Where the leader's transaction log is, with ZooKeeper's classpath (servers started
+    /// here): the run is checked against it (`ground_truth`).
+    pub txn_log: Option<(String, std::path::PathBuf)>,
 }
 
 /// Runs `recipes` against the servers of `target` as `config` says.
@@ -97,11 +103,13 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
         None => driver.run(),
     };
     let metrics = RealMetrics { wall_ms: driver.start.elapsed().as_millis() as u64, ..driver.metrics.clone() };
+    let ground_truth = driver.against_the_log();
     driver.clean_up();
     let start = driver.start_world;
     let shadow = driver.shadow;
     Ok(RealRun {
         start,
+        ground_truth,
         exchange: shadow.exchange,
         faults_used: FaultBudget(shadow.world.faults_used),
         world: shadow.world,
@@ -137,6 +145,10 @@ pub(super) struct Driver<'a, R> {
     /// own: sessions move there for their lagging reads only).
     pub(super) lagging: Option<&'a LaggingFollower>,
     start_world: World<R>,
+    /// The set-up's session and the last zxid before the run (the log's writes after it are
+    /// the run's).
+    admin_session: i64,
+    start_zxid: i64,
 }
 
 impl<'a, R: Recipe> Driver<'a, R> {
@@ -179,6 +191,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
             behaviour: config.world.client_behaviour,
             lagging: target.lagging.filter(|_| lags(config, target.script)),
             start_world: world.clone(),
+            admin_session: 0,
+            start_zxid: 0,
         };
         if let Some(lagging) = driver.lagging {
             lagging.hold(true);
@@ -261,6 +275,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
         self.shadow.unify().bind_zxid(root_zxid, 0)?;
         self.shadow.unify().bind_zxid(lock_zxid, model_lock)?;
         self.seen_zxid = lock_zxid;
+        self.start_zxid = lock_zxid;
+        self.admin_session = conn.session;
         Ok(())
     }
 
@@ -485,6 +501,43 @@ impl<'a, R: Recipe> Driver<'a, R> {
 }
 
 impl<R: Recipe> Driver<'_, R> {
+    /// Checks the run against the committed transaction log (`ground_truth`): the run's writes
+    /// there must be the model's, one for one; a run that disagrees is diverged, whatever it
+    /// said before. `None` when there is no log to read.
+    fn against_the_log(&mut self) -> Option<Result<usize, String>> {
+        let (classpath, dir) = self.target.txn_log.as_ref()?;
+        let checked = (|| {
+            // Every write of the run is committed before the end's read answers.
+            let (tx, rx) = channel();
+            let server = &self.target.servers[self.homes()[0]];
+            let mut admin =
+                Connection::open(server, (0, &[]), 0, 10_000, (tx, usize::MAX, 0)).map_err(|e| e.to_string())?;
+            let (end, _) = call(&mut admin, &rx, &Request::exists("/", false), "")?;
+            let _ = admin.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
+            let txns = super::ground_truth::committed(classpath, dir)?;
+            let real = super::ground_truth::real_writes(
+                &txns,
+                self.start_zxid,
+                end,
+                &self.target.chroot,
+                &[self.admin_session],
+            );
+            let model = super::ground_truth::model_writes(&self.start_world, &self.shadow.steps)?;
+            // A run judged broken stopped taking steps there: the log may go on.
+            let real = match self.shadow.standing {
+                Standing::Broke { .. } => &real[..real.len().min(model.len())],
+                _ => &real[..],
+            };
+            super::ground_truth::agree(&model, real)
+        })();
+        if let (Err(why), Standing::Agrees | Standing::Broke { .. }) = (&checked, &self.shadow.standing) {
+            let (client, step) = (0, Step::Receive(0));
+            let why = format!("the committed transaction log disagrees with the model world: {why}");
+            self.shadow.standing = Standing::Diverged { client, step, at_us: self.now_us(), why };
+        }
+        Some(checked)
+    }
+
     /// Closes every session the run left open and deletes the run's tree.
     pub(super) fn clean_up(&mut self) {
         for c in &mut self.clients {

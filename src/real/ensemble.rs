@@ -170,6 +170,14 @@ impl Ensemble {
         self.servers.iter().position(|s| matches!(mode(s).as_deref(), Some("leader" | "standalone")))
     }
 
+    /// Where the leader keeps its transaction log, with ZooKeeper's classpath (servers started
+    /// here only).
+    pub fn txn_log(&self) -> Option<(String, PathBuf)> {
+        let dir = self.dir.as_ref()?;
+        let leader = self.leader()?;
+        Some((classpath().ok()?, dir.join(format!("server{}", leader + 1))))
+    }
+
     /// The servers' directory (configs, data, logs), when this module started them.
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()

@@ -7,6 +7,7 @@ pub mod connection;
 pub mod driver;
 pub mod ensemble;
 mod faults;
+pub mod ground_truth;
 pub mod jute;
 pub mod lagging;
 mod library;
