@@ -8,6 +8,7 @@ mod client_choice;
 mod explore;
 mod herd;
 mod real;
+mod real_library;
 mod recipes;
 mod replay;
 pub mod simulate;

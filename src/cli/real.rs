@@ -5,6 +5,7 @@
 
 use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
 use crate::exit::Exit;
+use crate::real::libraries::Library;
 use crate::real::{self, Ensemble, RealRun, Standing, Target};
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::parse_rates;
@@ -21,8 +22,13 @@ pub const MAX_CLIENTS: usize = 200;
 #[derive(clap::Args, Clone, Debug)]
 pub struct Args {
     /// Recipe name, or a comma list of one name per client.
-    #[arg(long, required_unless_present = "reproduce")]
+    #[arg(long, required_unless_present_any = ["reproduce", "library"])]
     pub recipe: Option<String>,
+    /// Instead of zklab's recipes, run a real client library's own lock, one process per
+    /// client, judged from the history it reports: `kazoo` (kazoo's Lock) or `curator`
+    /// (Curator's InterProcessMutex).
+    #[arg(long, value_name = "LIBRARY", conflicts_with_all = ["recipe", "reproduce"])]
+    pub library: Option<String>,
     /// Instead of runs from seeds, steer the servers through each trace's steps (a
     /// counterexample from `check` or `simulate`) and say whether its violation happens for
     /// real, e.g. `--reproduce traces/*.json`.
@@ -47,7 +53,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seeds: u64,
     /// Faults, as `simulate` names them: kind[=rate] separated by commas, `all` or `none`.
-    /// loss-before-apply, loss-after-apply, disconnect, expire, crash and give-up are driven.
+    /// All but reap-parent are driven; lagging-read and lagging-session need --servers 3.
     #[arg(long, default_value = "none")]
     pub faults: String,
     /// A JSON fault schedule, as `simulate --schedule` reads it.
@@ -121,7 +127,17 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if !args.reproduce.is_empty() {
         return reproduce(args);
     }
-    let recipe = args.recipe.as_deref().unwrap_or_default();
+    let library = match args.library.as_deref() {
+        Some(name) => Some(
+            Library::parse(name).ok_or_else(|| BadInput(format!("--library takes kazoo or curator, got `{name}`")))?,
+        ),
+        None => None,
+    };
+    // A library's run is checked against the recipe that models it.
+    let recipe: &str = match library {
+        Some(library) => library.model(),
+        None => args.recipe.as_deref().unwrap_or_default(),
+    };
     let world = WorldConfig {
         rounds: args.rounds,
         client_behaviour: args.client.behaviour(),
@@ -161,6 +177,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     }
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
     let used = FaultKind::ALL.into_iter().filter(|k| config.uses(*k));
+    if let Some(library) = library {
+        if let Some(kind) = used.clone().find(|k| !Library::drives(*k)) {
+            return Err(BadInput(format!("`zklab real --library` cannot drive {kind}")).into());
+        }
+        library.available().map_err(BadInput)?;
+        return super::real_library::run(args, library, &config, first);
+    }
     for kind in used {
         if let Some(why) = real::unsupported(kind, args.server.is_none() && args.servers == 3) {
             return Err(BadInput(format!("`zklab real` cannot drive {kind} yet: {why}")).into());
@@ -198,7 +221,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
 }
 
 /// The servers to run against: the user's, or started here.
-fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
+pub(super) fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
     let ensemble = match &args.server {
         Some(list) => {
             let servers: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();

@@ -565,7 +565,7 @@ impl<R: Recipe> Driver<'_, R> {
 }
 
 /// Deletes `top` and everything under it, deepest first.
-fn delete_tree(conn: &mut Connection, rx: &Receiver<Arrival>, top: &str) -> Result<(), String> {
+pub(super) fn delete_tree(conn: &mut Connection, rx: &Receiver<Arrival>, top: &str) -> Result<(), String> {
     let mut nodes = vec![top.to_string()];
     let mut next = 0;
     while next < nodes.len() {
@@ -593,7 +593,7 @@ const PING_CHECK: Duration = Duration::from_millis(20);
 const SETTLE: Duration = Duration::from_secs(5);
 
 /// Sends `request` on an admin connection and waits for its reply: (the reply's zxid, result).
-fn call(
+pub(super) fn call(
     conn: &mut Connection,
     rx: &Receiver<Arrival>,
     request: &Request,

@@ -1,0 +1,112 @@
+// One client of `zklab real --library curator`: Curator 5.4's own InterProcessMutex (Debian
+// libcurator-recipes-java), unchanged, taking the lock ROUNDS times. The driver runs one process
+// per client, each through its own proxy, and reads what it does from stdout, one line per
+// event, as scripts/real-clients/kazoo_lock.py prints them:
+//   session ID PASSWORD | acquiring | acquired TOKEN | write TOKEN | released | error NAME | done
+// and `suspended` when Curator says the connection is SUSPENDED or LOST (below).
+// TOKEN is the lock node's sequence number. It starts once a line comes on stdin (every client
+// is connected), and closes when a second one comes.
+//
+//   java -cp <zookeeper and curator jars> CuratorMutex.java HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryForever;
+
+public class CuratorMutex {
+    static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    /** The mutex, with the path of its own lock node (which Curator keeps to itself). */
+    static class Mutex extends InterProcessMutex {
+        Mutex(CuratorFramework client, String path) {
+            super(client, path);
+        }
+
+        String node() {
+            return getLockPath();
+        }
+    }
+
+    static long seen = 0;
+
+    static synchronized void session(CuratorFramework client, boolean always) {
+        try {
+            org.apache.zookeeper.ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            long id = zk.getSessionId();
+            if (id != 0 && (always || id != seen)) {
+                seen = id;
+                StringBuilder hex = new StringBuilder();
+                for (byte b : zk.getSessionPasswd()) hex.append(String.format("%02x", b));
+                say("session " + Long.toHexString(id) + " " + hex);
+            }
+        } catch (Exception e) {
+            say("error " + e.getClass().getSimpleName());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String hosts = args[0], path = args[1];
+        int timeout = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]), hold = Integer.parseInt(args[4]);
+        CuratorFramework client =
+                CuratorFrameworkFactory.newClient(hosts, timeout, Math.max(timeout, 5000), new RetryForever(50));
+        // As Curator's documentation asks of a lock's user: SUSPENDED means the lock may be
+        // lost (stop using it), LOST that it is; after RECONNECTED to the same session it is
+        // still held. The driver reads `suspended` as the end of the holder's belief, and a
+        // `session` line naming the session it acquired in as its return.
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+                say("suspended");
+            }
+            if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+                new Thread(() -> session(c, true)).start();
+            }
+        });
+        client.start();
+        client.blockUntilConnected();
+        session(client, false);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        in.readLine(); // every client is connected: go
+        Mutex mutex = new Mutex(client, path);
+        for (int r = 0; r < rounds; r++) {
+            while (true) {
+                try {
+                    say("acquiring");
+                    mutex.acquire();
+                    break;
+                } catch (Exception e) {
+                    say("error " + e.getClass().getSimpleName());
+                    Thread.sleep(50);
+                }
+            }
+            String node = mutex.node();
+            long token = Long.parseLong(node.substring(node.length() - 10));
+            say("acquired " + token);
+            Thread.sleep(hold / 2);
+            say("write " + token);
+            Thread.sleep(hold / 2);
+            while (true) {
+                try {
+                    mutex.release();
+                    break;
+                } catch (IllegalMonitorStateException e) {
+                    say("error " + e.getClass().getSimpleName());
+                    break;
+                } catch (Exception e) {
+                    say("error " + e.getClass().getSimpleName());
+                    Thread.sleep(50);
+                }
+            }
+            say("released");
+        }
+        say("done");
+        in.readLine();
+        client.close();
+    }
+}

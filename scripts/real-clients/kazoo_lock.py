@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""One client of `zklab real --library kazoo`: kazoo 2.8's own Lock recipe (Debian
+python3-kazoo), unchanged, taking the lock ROUNDS times. The driver runs one process per client,
+each through its own proxy, and reads what it does from stdout, one line per event:
+
+    session ID PASSWORD   (hex; on connecting, and again on each new session)
+    acquiring             (Lock.acquire() called)
+    acquired TOKEN        (it returned; TOKEN is the lock node's sequence number)
+    write TOKEN           (the holder writes to the fenced resource, halfway through its hold)
+    released              (Lock.release() returned)
+    error NAME            (an exception; the client tries again)
+    done                  (every round taken)
+
+It starts once a line comes on stdin (every client is connected), and closes its session when
+a second one comes.
+
+    python3 kazoo_lock.py HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
+"""
+
+import sys
+import threading
+import time
+
+from kazoo.client import KazooClient, KazooState
+
+out = threading.Lock()
+
+
+def say(*words):
+    with out:
+        sys.stdout.write(" ".join(str(w) for w in words) + "\n")
+        sys.stdout.flush()
+
+
+def main():
+    hosts, path, timeout_ms, rounds, hold_ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    zk = KazooClient(hosts=hosts, timeout=timeout_ms / 1000.0, connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 0.2})
+    seen = [None]
+
+    def session():
+        sid, password = zk.client_id or (0, b"")
+        if sid and sid != seen[0]:
+            seen[0] = sid
+            say("session", "%x" % sid, password.hex())
+
+    def listener(state):
+        if state == KazooState.CONNECTED:
+            threading.Thread(target=session, daemon=True).start()
+
+    zk.add_listener(listener)
+    zk.start(timeout=30)
+    session()
+    sys.stdin.readline()  # every client is connected: go
+    lock = zk.Lock(path)
+    for _ in range(rounds):
+        while True:
+            try:
+                say("acquiring")
+                lock.acquire()
+                break
+            except Exception as e:  # ConnectionLoss, SessionExpired: kazoo's Lock leaves it to the caller
+                say("error", type(e).__name__)
+                time.sleep(0.05)
+        token = int(lock.node[-10:])
+        say("acquired", token)
+        time.sleep(hold_ms / 2000.0)
+        say("write", token)
+        time.sleep(hold_ms / 2000.0)
+        while True:
+            try:
+                lock.release()
+                break
+            except Exception as e:
+                say("error", type(e).__name__)
+                time.sleep(0.05)
+        say("released")
+    say("done")
+    sys.stdin.readline()
+    zk.stop()
+    zk.close()
+
+
+if __name__ == "__main__":
+    main()

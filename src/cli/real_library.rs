@@ -1,0 +1,100 @@
+//! `zklab real --library kazoo|curator`: a real client library's own lock (kazoo's `Lock`,
+//! Curator's `InterProcessMutex`), one process per client through its own proxy, under the
+//! seed's fault plan, judged from the history it reports (`real::history`): belief and fenced
+//! exclusion, every client done, no node left.
+
+use super::real::{ensemble, Args};
+use super::{stop_on_ctrl_c, CliError};
+use crate::exit::Exit;
+use crate::real::history::Tally;
+use crate::real::libraries::{run_library, Library};
+use crate::scenario::BadInput;
+use std::time::{Duration, Instant};
+use zklab_sim::SimConfig;
+
+/// One run, as reported.
+#[derive(serde::Serialize)]
+struct Report {
+    seed: u64,
+    /// passed, violated or interrupted.
+    verdict: &'static str,
+    /// Each property the history breaks, with what shows it.
+    violated: Vec<(String, String)>,
+    #[serde(flatten)]
+    tally: Tally,
+    /// The faults that struck: kind, client, ms.
+    faults: Vec<(String, usize, f64)>,
+    wall_ms: u64,
+}
+
+pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64) -> Result<Exit, CliError> {
+    let ensemble = ensemble(args)?;
+    stop_on_ctrl_c();
+    let started = Instant::now();
+    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
+    let mut reports = Vec::new();
+    for k in 0..args.seeds {
+        if crate::interrupt::interrupted() || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let seed = first.wrapping_add(k);
+        let chroot = format!("/zklab-real/{}-{}-{seed}", std::process::id(), library.name());
+        let config = SimConfig { seed, ..config.clone() };
+        let stop = Some(&crate::interrupt::INTERRUPTED);
+        let run = run_library(&config, library, args.clients, &ensemble.servers, &chroot, stop).map_err(BadInput)?;
+        let report = Report {
+            seed,
+            verdict: match (run.interrupted, run.findings.is_empty()) {
+                (true, _) => "interrupted",
+                (false, true) => "passed",
+                (false, false) => "violated",
+            },
+            violated: run.findings.iter().map(|f| (f.property.to_string(), f.detail.clone())).collect(),
+            tally: run.tally.clone(),
+            faults: run.faults.iter().map(|(at, kind, c)| (kind.to_string(), *c, *at as f64 / 1000.0)).collect(),
+            wall_ms: run.wall_ms,
+        };
+        if !args.json {
+            print(&report, library);
+        }
+        reports.push(report);
+    }
+    if args.json {
+        say!("{}", serde_json::to_string(&reports).expect("reports serialize"));
+    } else {
+        let passed = reports.iter().filter(|r| r.verdict == "passed").count();
+        say!(
+            "{passed} of {} runs of real {} passed ({} servers); {:.1} s wall",
+            reports.len(),
+            library.name(),
+            ensemble.servers.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let violated = reports.iter().any(|r| r.verdict == "violated");
+    let unknown = reports.iter().any(|r| r.verdict != "passed") || (reports.len() as u64) < args.seeds;
+    Ok(match (violated, unknown) {
+        (true, _) => Exit::Failed,
+        (false, true) => Exit::Unknown,
+        (false, false) => Exit::Passed,
+    })
+}
+
+fn print(r: &Report, library: Library) {
+    let t = &r.tally;
+    let faults: Vec<String> = r.faults.iter().map(|(kind, c, at)| format!("{kind} c{c} at {at:.0} ms")).collect();
+    say!(
+        "seed {}: {}: {} acquisitions, {} writes accepted, {} stale writes rejected by fencing, {} library errors; faults: {}; {} ms",
+        r.seed,
+        r.verdict,
+        t.acquisitions,
+        t.accepted_writes,
+        t.rejected_writes,
+        t.errors,
+        if faults.is_empty() { "none".to_string() } else { faults.join(", ") },
+        r.wall_ms
+    );
+    for (property, detail) in &r.violated {
+        say!("  {property} violated by real {}: {detail}", library.name());
+    }
+}
