@@ -201,13 +201,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let ensemble = ensemble(args)?;
     stop_on_ctrl_c();
     let started = Instant::now();
-    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
     let mut reports = Vec::new();
-    for k in 0..args.seeds {
-        if crate::interrupt::interrupted() || deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-        let seed = first.wrapping_add(k);
+    for (k, seed) in seeds(args, first, started) {
         let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
         let target = target(args, &ensemble, format!("{seed}-{k}"), None);
         let run = real::run_real(&SimConfig { seed, ..config.clone() }, recipes, &target).map_err(BadInput)?;
@@ -285,13 +280,28 @@ fn finish(args: &Args, ensemble: &Ensemble, reports: Vec<Report>, started: Insta
             say!("stopped early: {} of {} seeds ran", reports.len(), args.seeds);
         }
     }
-    let violated = reports.iter().any(|r| r.verdict == "violated");
-    let unknown = reports.iter().any(|r| r.verdict != "passed") || (reports.len() as u64) < args.seeds;
-    Ok(match (violated, unknown) {
+    Ok(exit(args, reports.iter().map(|r| r.verdict)))
+}
+
+/// The seeds to run, numbered, until `--seeds` ran, `--timeout` passed or Ctrl-C.
+pub(super) fn seeds(args: &Args, first: u64, started: Instant) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
+    (0..args.seeds)
+        .take_while(move |_| !crate::interrupt::interrupted() && deadline.is_none_or(|d| Instant::now() < d))
+        .map(move |k| (k, first.wrapping_add(k)))
+}
+
+/// The exit code of runs with these verdicts: 1 if one was violated, 3 if one was not judged
+/// to its end or seeds were left, else 0.
+pub(super) fn exit<'a>(args: &Args, verdicts: impl Iterator<Item = &'a str>) -> Exit {
+    let verdicts: Vec<&str> = verdicts.collect();
+    let violated = verdicts.contains(&"violated");
+    let unknown = verdicts.iter().any(|v| *v != "passed") || (verdicts.len() as u64) < args.seeds;
+    match (violated, unknown) {
         (true, _) => Exit::Failed,
         (false, true) => Exit::Unknown,
         (false, false) => Exit::Passed,
-    })
+    }
 }
 
 fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>) -> Result<Report, CliError> {

@@ -3,13 +3,13 @@
 //! seed's fault plan, judged from the history it reports (`real::history`): belief and fenced
 //! exclusion, every client done, no node left.
 
-use super::real::{ensemble, Args};
+use super::real::{ensemble, exit, seeds, Args};
 use super::{stop_on_ctrl_c, CliError};
 use crate::exit::Exit;
 use crate::real::history::Tally;
 use crate::real::libraries::{run_library, Library};
 use crate::scenario::BadInput;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use zklab_sim::SimConfig;
 
 /// One run, as reported.
@@ -31,13 +31,8 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
     let ensemble = ensemble(args)?;
     stop_on_ctrl_c();
     let started = Instant::now();
-    let deadline = args.timeout.map(|t| started + Duration::from_secs(t));
     let mut reports = Vec::new();
-    for k in 0..args.seeds {
-        if crate::interrupt::interrupted() || deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-        let seed = first.wrapping_add(k);
+    for (_, seed) in seeds(args, first, started) {
         let chroot = format!("/zklab-real/{}-{}-{seed}", std::process::id(), library.name());
         let config = SimConfig { seed, ..config.clone() };
         let stop = Some(&crate::interrupt::INTERRUPTED);
@@ -71,13 +66,7 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
             started.elapsed().as_secs_f64()
         );
     }
-    let violated = reports.iter().any(|r| r.verdict == "violated");
-    let unknown = reports.iter().any(|r| r.verdict != "passed") || (reports.len() as u64) < args.seeds;
-    Ok(match (violated, unknown) {
-        (true, _) => Exit::Failed,
-        (false, true) => Exit::Unknown,
-        (false, false) => Exit::Passed,
-    })
+    Ok(exit(args, reports.iter().map(|r| r.verdict)))
 }
 
 fn print(r: &Report, library: Library) {

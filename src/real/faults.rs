@@ -45,7 +45,7 @@ pub fn unsupported(kind: FaultKind, lagging_follower: bool) -> Option<&'static s
 }
 
 /// Closes a session on `conn`; the closeSession transaction's zxid.
-fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<i64, String> {
+pub(super) fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<i64, String> {
     let xid = conn.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION)).map_err(|e| e.to_string())?;
     loop {
         match rx.recv_timeout(Duration::from_secs(10)) {

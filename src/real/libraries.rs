@@ -16,9 +16,10 @@
 //! - `pause`: the process is stopped (SIGSTOP) for the drawn length, its connection left to
 //!   time out on the server's own clock (SIGCONT after).
 
-use super::connection::{Arrival, Connection, Frame};
+use super::connection::{Arrival, Connection};
 use super::driver::{call, delete_tree};
 use super::ensemble::TICK_MS;
+use super::faults::close;
 use super::frame_proxy::FrameProxy;
 use super::history::{judge, Event, Finding, Said, Tally};
 use super::jute;
@@ -427,18 +428,6 @@ impl Run<'_> {
                 }
                 self.clients[i].proxy.heal();
             }
-        }
-    }
-}
-
-fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<(), String> {
-    let xid = conn.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION)).map_err(|e| e.to_string())?;
-    loop {
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Arrival { frame: Frame::Reply { xid: got, .. }, .. }) if got == xid => return Ok(()),
-            Ok(Arrival { frame: Frame::Closed, .. }) => return Err("closed first".into()),
-            Ok(_) => {}
-            Err(_) => return Err("no reply to closeSession".into()),
         }
     }
 }
