@@ -12,7 +12,10 @@
 #      (`--reproduce`), each reproduced: two need the lagging follower (CURATOR-498,
 #      CURATOR-696), one a paused holder;
 #   4. requests per acquisition and notifications per release on the real ensemble equal
-#      `zklab herd`'s within 5 %, at 5 and 20 clients.
+#      `zklab herd`'s within 5 %, at 5 and 20 clients;
+#   5. the real libraries (kazoo's Lock, Curator's InterProcessMutex) under lost creates,
+#      disconnects and crashes pass; with both sessions expired mid-hold, real kazoo's holder
+#      is caught unaware (a positive control) and real Curator's is not.
 # Usage: scripts/real-smoke.sh [seeds]  (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,5 +87,34 @@ for n in 5 20; do
     /usr/bin/python3 -c 'import sys; r,m=float(sys.argv[1]),float(sys.argv[2]); sys.exit(abs(r-m) > 0.05*max(m, 0.01))' "$real" "$model" \
       || fail "N=$n: $figure real $real and model $model are more than 5% apart"
   done
+done
+echo "== the real libraries' own locks, judged from their histories"
+# kazoo's Lock and Curator's InterProcessMutex (used as Curator's documentation asks: a holder
+# stops believing on SUSPENDED), one process per client through a frame-aware proxy. Both
+# sessions expire while one holds: real kazoo's holder never learns it (as the model's
+# kazoo-lock says: a positive control), real Curator's does (as curator-mutex says).
+cat >"$out/expire-both.json" <<'JSON'
+{"faults": [{"at_ms": 300, "fault": "expire", "client": 0}, {"at_ms": 300, "fault": "expire", "client": 1}]}
+JSON
+for library in kazoo curator; do
+  set +e
+  $zklab real --library $library --clients 2 --schedule "$out/expire-both.json" --hold-ms 3000 \
+    --session-timeout-ms 1000 --json -q >"$out/$library-expire.json"
+  rc=$?
+  set -e
+  violated=$(count "$out/$library-expire.json" violated)
+  echo "$library, both sessions expired mid-hold: $violated violated (exit $rc)"
+  case $library in
+    kazoo) [ "$rc" -eq 1 ] && [ "$violated" -eq 1 ] || fail "real kazoo's holder unaware of its expiry was not caught" ;;
+    curator) [ "$rc" -eq 0 ] || fail "real Curator broke a property when both sessions expired" ;;
+  esac
+  set +e
+  $zklab real --library $library --clients 3 --session-timeout-ms 1000 \
+    --faults loss-before-apply=0.2,loss-after-apply=0.2,disconnect=1,crash=1 --seeds 5 --json -q >"$out/$library.json"
+  rc=$?
+  set -e
+  passed=$(count "$out/$library.json" passed)
+  echo "$library, lost creates, disconnects and crashes: $passed of 5 passed (exit $rc)"
+  [ "$rc" -eq 0 ] || { cat "$out/$library.json"; fail "real $library broke a property under faults it survives"; }
 done
 echo "real-smoke: passed"

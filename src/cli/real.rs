@@ -99,7 +99,7 @@ pub struct Args {
 #[derive(serde::Serialize)]
 struct Report {
     seed: u64,
-    /// passed, violated, diverged or interrupted.
+    /// passed, violated, diverged, not run or interrupted.
     verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     violated: Option<String>,
@@ -205,8 +205,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     for (k, seed) in seeds(args, first, started) {
         let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
         let target = target(args, &ensemble, format!("{seed}-{k}"), None);
-        let run = real::run_real(&SimConfig { seed, ..config.clone() }, recipes, &target).map_err(BadInput)?;
-        let report = report(args, &scenario, seed, &run)?;
+        let report = match real::run_real(&SimConfig { seed, ..config.clone() }, recipes, &target) {
+            Ok(run) => report(args, &scenario, seed, &run)?,
+            // The first run's set-up failing is the servers' or the flags' fault; a later one's
+            // (a server that did not answer in time) leaves that seed unjudged.
+            Err(why) if k == 0 => return Err(BadInput(why).into()),
+            Err(why) => Report::not_run(seed, why),
+        };
         if !args.json {
             print(&report);
         }
@@ -301,6 +306,26 @@ pub(super) fn exit<'a>(args: &Args, verdicts: impl Iterator<Item = &'a str>) -> 
         (true, _) => Exit::Failed,
         (false, true) => Exit::Unknown,
         (false, false) => Exit::Passed,
+    }
+}
+
+impl Report {
+    /// A seed whose run could not start.
+    fn not_run(seed: u64, why: String) -> Report {
+        Report {
+            seed,
+            verdict: "not run",
+            violated: None,
+            detail: Some(why),
+            trace: None,
+            case: None,
+            case_refused: None,
+            steps: 0,
+            metrics: real::RealMetrics::default(),
+            requests_per_acquisition: 0.0,
+            notifications_per_release: 0.0,
+            writes_in_the_log: None,
+        }
     }
 }
 
@@ -419,6 +444,7 @@ fn print(r: &Report) {
                 say!("  conformance case: {case} (record it on a real server: scripts/record.sh)");
             }
         }
+        "not run" => say!("seed {}: UNKNOWN: the run could not start: {}", r.seed, r.detail.as_deref().unwrap_or("")),
         _ => say!("seed {}: interrupted after {} steps: no verdict", r.seed, r.steps),
     }
 }

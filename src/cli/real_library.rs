@@ -16,10 +16,13 @@ use zklab_sim::SimConfig;
 #[derive(serde::Serialize)]
 struct Report {
     seed: u64,
-    /// passed, violated or interrupted.
+    /// passed, violated, not run or interrupted.
     verdict: &'static str,
     /// Each property the history breaks, with what shows it.
     violated: Vec<(String, String)>,
+    /// Why a run did not start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
     #[serde(flatten)]
     tally: Tally,
     /// The faults that struck: kind, client, ms.
@@ -32,11 +35,30 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
     stop_on_ctrl_c();
     let started = Instant::now();
     let mut reports = Vec::new();
-    for (_, seed) in seeds(args, first, started) {
+    for (k, seed) in seeds(args, first, started) {
         let chroot = format!("/zklab-real/{}-{}-{seed}", std::process::id(), library.name());
         let config = SimConfig { seed, ..config.clone() };
         let stop = Some(&crate::interrupt::INTERRUPTED);
-        let run = run_library(&config, library, args.clients, &ensemble.servers, &chroot, stop).map_err(BadInput)?;
+        let run = match run_library(&config, library, args.clients, &ensemble.servers, &chroot, stop) {
+            Ok(run) => run,
+            // The first run failing to start is the servers' or the flags' fault; a later one's
+            // leaves that seed unjudged.
+            Err(why) if k == 0 => return Err(BadInput(why).into()),
+            Err(why) => {
+                say!("seed {seed}: UNKNOWN: the run could not start: {why}");
+                let report = Report {
+                    seed,
+                    verdict: "not run",
+                    violated: Vec::new(),
+                    detail: Some(why),
+                    tally: Tally::default(),
+                    faults: Vec::new(),
+                    wall_ms: 0,
+                };
+                reports.push(report);
+                continue;
+            }
+        };
         let report = Report {
             seed,
             verdict: match (run.interrupted, run.findings.is_empty()) {
@@ -45,6 +67,7 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
                 (false, false) => "violated",
             },
             violated: run.findings.iter().map(|f| (f.property.to_string(), f.detail.clone())).collect(),
+            detail: None,
             tally: run.tally.clone(),
             faults: run.faults.iter().map(|(at, kind, c)| (kind.to_string(), *c, *at as f64 / 1000.0)).collect(),
             wall_ms: run.wall_ms,

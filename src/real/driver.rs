@@ -194,12 +194,19 @@ impl<'a, R: Recipe> Driver<'a, R> {
             admin_session: 0,
             start_zxid: 0,
         };
-        if let Some(lagging) = driver.lagging {
-            lagging.hold(true);
-        }
         // Steered through a trace, the run is judged by the trace's own verdict on its steps.
         driver.shadow.judging = target.script.is_none();
+        if let Some(lagging) = driver.lagging {
+            // The follower catches up with everything before the run (the last run's clean-up,
+            // this one's set-up): the model's history starts with the run's first write.
+            lagging.hold(false);
+        }
         driver.set_up(&world)?;
+        if let Some(lagging) = driver.lagging {
+            let follower = &target.servers[lagging.server];
+            super::ensemble::wait_applied(follower, driver.seen_zxid)?;
+            lagging.hold(true);
+        }
         let homes = driver.homes();
         for (i, recipe) in recipes.into_iter().enumerate() {
             let server = homes[i % homes.len()];

@@ -68,6 +68,26 @@ pub fn mode(server: &str) -> Option<String> {
     answer.lines().find_map(|l| l.strip_prefix("Mode: ")).map(|m| m.trim().to_string())
 }
 
+/// The zxid a server has applied, as its `srvr` says.
+pub fn applied(server: &str) -> Option<i64> {
+    let answer = fourlw::ask(server, "srvr").ok()?;
+    let zxid = answer.lines().find_map(|l| l.strip_prefix("Zxid: "))?;
+    i64::from_str_radix(zxid.trim().trim_start_matches("0x"), 16).ok()
+}
+
+/// Waits (a second at most) until `server` has applied `zxid`: a follower applies a committed
+/// write a little after the leader.
+pub fn wait_applied(server: &str, zxid: i64) -> Result<(), String> {
+    let since = Instant::now();
+    while applied(server).is_none_or(|z| z < zxid) {
+        if since.elapsed() > Duration::from_secs(1) {
+            return Err(format!("{server} had not applied zxid {zxid:#x} after a second"));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(())
+}
+
 impl Ensemble {
     /// Servers the user runs, checked to serve.
     pub fn given(servers: Vec<String>) -> Result<Ensemble, String> {

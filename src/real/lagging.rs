@@ -197,6 +197,11 @@ impl LaggingFollower {
         self.lag().held_write
     }
 
+    /// The newest write the leader committed.
+    pub fn newest_write(&self) -> i64 {
+        self.lag().writes.last().copied().unwrap_or(0)
+    }
+
     /// Where a read the follower answered with header zxid `applied` (what it had applied)
     /// stands in the leader's order: at the first write it had not applied, the one it was
     /// held behind (the model's lagging read sees the state just before the newest write).

@@ -123,6 +123,7 @@ impl<R: Recipe> Driver<'_, R> {
     /// A `lagging-read` has been answered: the session goes back to its own server, and the
     /// step's other requests go out there.
     pub(super) fn back_from_follower(&mut self, i: usize) {
+        self.home_in_step(i);
         let c = &mut self.clients[i];
         c.lag = None;
         let home = c.server;
@@ -144,6 +145,8 @@ impl<R: Recipe> Driver<'_, R> {
             }
             return false;
         }
+        self.home_in_step(i);
+        let c = &self.clients[i];
         let now = self.now_us();
         let number = self.shadow.push(i, Entry::new(now, Step::CatchUp(i as ClientId), c.recipe.belief()));
         let c = &mut self.clients[i];
@@ -151,6 +154,18 @@ impl<R: Recipe> Driver<'_, R> {
         let home = c.server;
         self.begin_cut(i, CutKind::Move { to: home }, Some(number), Vec::new());
         true
+    }
+
+    /// Before a session goes back home: its server has applied the newest write (a follower
+    /// applies a committed write a little after the leader; the read the session had on the
+    /// lagging follower is placed after that write, and nothing it does at home may be placed
+    /// before it).
+    fn home_in_step(&mut self, i: usize) {
+        let Some(lagging) = self.lagging else { return };
+        let home = &self.target.servers[self.clients[i].server];
+        if let Err(why) = super::ensemble::wait_applied(home, lagging.newest_write()) {
+            self.shadow_diverges(i, Step::Receive(i as ClientId), why);
+        }
     }
 
     /// Client `i`'s connection is no longer on the lagging follower (it moved, or, `ends`, it
