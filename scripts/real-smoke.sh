@@ -78,7 +78,8 @@ echo "$reproduced of 8 reproduced (exit $rc)"
 
 echo "== requests per acquisition and notifications per release, real ensemble against the model"
 for n in 5 20; do
-  $zklab real --servers 3 --recipe standard --clients "$n" --json -q >"$out/herd-real.json"
+  # Holds long enough that every client has queued before the first release, as in `herd`.
+  $zklab real --servers 3 --recipe standard --clients "$n" --hold-ms 50 --json -q >"$out/herd-real.json"
   $zklab herd --recipes standard --clients "$n" --json >"$out/herd-model.json"
   for figure in requests_per_acquisition notifications_per_release; do
     real=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0][sys.argv[2]])' "$out/herd-real.json" $figure)
