@@ -8,6 +8,7 @@ mod client_choice;
 mod explore;
 mod herd;
 mod real;
+mod real_args;
 mod real_library;
 mod recipes;
 mod replay;
@@ -57,7 +58,7 @@ enum Command {
     /// Run a recipe's clients against a real ZooKeeper (started here from its jar, or yours),
     /// with the simulator's workload and faults from a seed, each run judged by the model
     /// world kept in step with it.
-    Real(real::Args),
+    Real(real_args::Args),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
     /// chart of notifications per release.
     Herd(herd::Args),

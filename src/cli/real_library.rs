@@ -3,7 +3,7 @@
 //! seed's fault plan, judged from the history it reports (`real::history`): belief and fenced
 //! exclusion, every client done, no node left.
 
-use super::real::{ensemble, exit, seeds, Args};
+use super::real_args::{ensemble, exit, seeds, Args};
 use super::{stop_on_ctrl_c, CliError};
 use crate::exit::Exit;
 use crate::real::history::Tally;
