@@ -7,10 +7,10 @@
 //! model places them (`faults`); this file holds the run: its set-up, the workload and fault
 //! plan drawn from the seed as the simulator draws them, the loop, and the clean-up.
 
+use super::client::RealClient;
 use super::connection::{Arrival, Connection, Frame};
 use super::jute::{self, Reader};
 use super::lagging::LaggingFollower;
-use super::library::RealClient;
 use super::shadow::{Entry, Shadow, Standing};
 use super::unify::Unify;
 use std::collections::{BTreeMap, HashMap, VecDeque};

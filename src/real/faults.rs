@@ -20,10 +20,10 @@
 //! The container reaper is not driven yet (`unsupported`).
 //! The lost requests strike in `library` (`Driver::send`), where requests go out.
 
+use super::client::CutKind;
 use super::connection::{Arrival, Connection, Frame};
 use super::driver::{Driver, Event};
 use super::jute;
-use super::library::CutKind;
 use super::shadow::{Entry, Landing, Place};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;

@@ -3,6 +3,7 @@
 //! (`shadow`) with the same property code as the checker and the simulator. See docs/real.md.
 
 mod case;
+mod client;
 pub mod connection;
 pub mod driver;
 pub mod ensemble;

@@ -18,9 +18,9 @@
 //! strikes only a session that has not seen the write the follower is held behind (a new
 //! handle, after an expiry, has seen nothing), on both sides.
 
+use super::client::CutKind;
 use super::driver::{Driver, Event};
 use super::jute;
-use super::library::CutKind;
 use super::shadow::{Entry, Landing, Place};
 use std::time::Instant;
 use zklab_model::{ClientId, FaultKind, Recipe, Request, Step, WatchKind};
