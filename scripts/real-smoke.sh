@@ -54,9 +54,11 @@ caught=$(count "$out/blind.json" violated)
 echo "caught in $caught of $seeds runs (exit $rc)"
 [ "$rc" -eq 1 ] && [ "$caught" -ge 1 ] || fail "blind-retry was not caught on a real ensemble"
 for trace in "$out"/blind/*.json; do
+  case $trace in *.case.json) continue ;; esac
   $zklab replay "$trace" >/dev/null || fail "$trace does not replay on the model"
+  [ -s "${trace%.json}.wire.jsonl" ] || fail "$trace has no wire log beside it"
 done
-echo "every violation's trace replays on the model"
+echo "every violation's trace replays on the model, its wire log beside it"
 
 echo "== counterexamples from the checker, steered through on the real ensemble"
 # blind-retry's orphan, wait-on-null's deadlock, release-under-connloss, kazoo-lock's holder

@@ -31,6 +31,9 @@ struct Report {
     detail: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trace: Option<String>,
+    /// The wire log of a run that was violated or diverged (`NAME.wire.jsonl`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wire: Option<String>,
     /// Where the run diverged on an answer: the conformance case written of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     case: Option<String>,
@@ -196,6 +199,7 @@ impl Report {
             violated: None,
             detail: Some(why),
             trace: None,
+            wire: None,
             case: None,
             case_refused: None,
             steps: 0,
@@ -214,6 +218,7 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         violated: None,
         detail: None,
         trace: None,
+        wire: None,
         case: None,
         case_refused: None,
         steps: run.steps.len(),
@@ -231,6 +236,8 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         Standing::Diverged { client, step, at_us, why } => {
             report.verdict = "diverged";
             report.detail = Some(format!("at {:.1} ms, c{client}'s step {step}: {why}", *at_us as f64 / 1000.0));
+            let name = format!("real-{}-n{}-seed{seed}", scenario.recipe_label().replace(',', "+"), args.clients);
+            report.wire = Some(write_wire(args, &name, &run.wire)?);
             if let Some(exchange) = &run.exchange {
                 let name = format!("real-{}-n{}-seed{seed}", scenario.recipe_label().replace(',', "+"), args.clients);
                 let about = format!("seed {seed}, {} clients", args.clients);
@@ -259,10 +266,22 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
                 summary: summary.clone(),
             };
             report.detail = Some(summary);
-            report.trace = Some(write_trace(args, seed, &trace)?);
+            let file = write_trace(args, seed, &trace)?;
+            let name = file.trim_end_matches(".json").rsplit('/').next().unwrap_or_default().to_string();
+            report.wire = Some(write_wire(args, &name, &run.wire)?);
+            report.trace = Some(file);
         }
     }
     Ok(report)
+}
+
+/// Writes a run's wire log beside its trace (`NAME.wire.jsonl`).
+fn write_wire(args: &Args, name: &str, wire: &[real::wire_log::WireEntry]) -> Result<String, BadInput> {
+    let cant = |e: std::io::Error| BadInput(format!("cannot write wire logs to {}: {e}", args.trace_dir.display()));
+    std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
+    let file = args.trace_dir.join(format!("{name}.wire.jsonl"));
+    std::fs::write(&file, real::wire_log::to_jsonl(wire)).map_err(cant)?;
+    Ok(file.display().to_string())
 }
 
 /// Writes a divergence's conformance case beside the traces (`NAME.case.json`).

@@ -13,6 +13,7 @@ use super::jute::{self, Reader};
 use super::lagging::LaggingFollower;
 use super::shadow::{Entry, Shadow, Standing};
 use super::unify::Unify;
+use super::wire_log::{WireEntry, WireLog};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -41,6 +42,8 @@ pub struct RealRun<R> {
     /// How many of the run's writes the committed transaction log showed as the model's, or
     /// why it could not be read (`None`: servers this command did not start).
     pub ground_truth: Option<Result<usize, String>>,
+    /// The run's wire log (`wire_log`).
+    pub wire: Vec<WireEntry>,
     pub exchange: Option<super::shadow::Exchange>,
 }
 
@@ -106,9 +109,11 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
     let ground_truth = driver.against_the_log();
     driver.clean_up();
     let start = driver.start_world;
+    let wire = driver.wire.into_entries();
     let shadow = driver.shadow;
     Ok(RealRun {
         start,
+        wire,
         ground_truth,
         exchange: shadow.exchange,
         faults_used: FaultBudget(shadow.world.faults_used),
@@ -144,6 +149,8 @@ pub(super) struct Driver<'a, R> {
     /// The lagging follower, when the run has lagging reads (it then serves no client of its
     /// own: sessions move there for their lagging reads only).
     pub(super) lagging: Option<&'a LaggingFollower>,
+    /// Every frame sent and received, every connection opened, cut or moved.
+    pub(super) wire: WireLog,
     start_world: World<R>,
     /// The set-up's session and the last zxid before the run (the log's writes after it are
     /// the run's).
@@ -191,6 +198,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
             behaviour: config.world.client_behaviour,
             lagging: target.lagging.filter(|_| lags(config, target.script)),
             start_world: world.clone(),
+            wire: WireLog::default(),
             admin_session: 0,
             start_zxid: 0,
         };
@@ -249,6 +257,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
             });
         }
         driver.start = Instant::now();
+        // The run's clock starts now: the set-up's connections are at its start.
+        driver.wire.restart();
         Ok(driver)
     }
 
@@ -294,7 +304,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
     }
 
     pub(super) fn connect(
-        &self,
+        &mut self,
         i: usize,
         server: usize,
         session: (i64, &[u8]),
@@ -302,14 +312,19 @@ impl<'a, R: Recipe> Driver<'a, R> {
         generation: u64,
     ) -> Result<Connection, String> {
         let timeout = self.config.world.session_timeout_ms;
-        Connection::open(
-            &self.target.servers[server],
-            session,
-            last_zxid,
-            timeout,
-            (self.sender.clone(), i, generation),
-        )
-        .map_err(|e| e.to_string())
+        let address = &self.target.servers[server];
+        let opened = Connection::open(address, session, last_zxid, timeout, (self.sender.clone(), i, generation))
+            .map_err(|e| e.to_string());
+        let what = match &opened {
+            Ok(c) if c.timeout_ms == 0 => format!("open session {:#x} on {address}: expired", session.0),
+            Ok(c) => {
+                format!("open session {:#x} on {address} (last zxid {last_zxid:#x}): {} ms", c.session, c.timeout_ms)
+            }
+            Err(why) => format!("open session {:#x} on {address}: {why}", session.0),
+        };
+        let now = self.now_us();
+        self.wire.push(now, i, "connection", what);
+        opened
     }
 
     /// The driver's number for a real session, given when first seen (as the model numbers

@@ -196,6 +196,12 @@ impl<R: Recipe> Driver<'_, R> {
         };
         self.seen_zxid = self.seen_zxid.max(zxid);
         let now = self.now_us();
+        self.wire.push(
+            now,
+            i,
+            "connection",
+            format!("closeSession from a second connection: the expiry, zxid {zxid:#x}"),
+        );
         let c = &mut self.clients[i];
         let mut entry = Entry::new(now, Step::Expire(i as ClientId), c.recipe.belief());
         entry.barrier = Some(Landing::At(Place::write(zxid)));

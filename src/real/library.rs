@@ -148,6 +148,9 @@ impl<R: Recipe> Driver<'_, R> {
                 return;
             };
             c.last_sent = Instant::now();
+            let what = format!("{} (xid {xid})", zklab_model::world::describe_request(&request));
+            let now = self.now_us();
+            self.wire.push(now, i, "sent", what);
             let c = &mut self.clients[i];
             let swallow = struck == Some(FaultKind::LossAfterApply);
             c.in_flight.push_back(Flight { xid, request: request.clone(), entry, index, swallow });
@@ -171,6 +174,8 @@ impl<R: Recipe> Driver<'_, R> {
         if let Some(e) = entry.and_then(|n| self.shadow.entry_mut(i, n)) {
             e.barrier = Some(Landing::InFlight { floor });
         }
+        let now = self.now_us();
+        self.wire.push(now, i, "sent", format!("ping: the barrier before a cut ({why:?})"));
         let c = &mut self.clients[i];
         c.cut = Some(Cut { why, entry, lost });
         let pinged = c
@@ -187,6 +192,8 @@ impl<R: Recipe> Driver<'_, R> {
     /// The connection drops, after the frame at `place` (its barrier).
     pub(super) fn finish_cut(&mut self, i: usize, place: Option<Place>) {
         let Some(cut) = self.clients[i].cut.take() else { return };
+        let now = self.now_us();
+        self.wire.push(now, i, "connection", format!("dropped by the driver ({:?})", cut.why));
         if let (Some(n), Some(place)) = (cut.entry, place) {
             if let Some(e) = self.shadow.entry_mut(i, n) {
                 // A move is no step of the model's: the requests it carries place the step.
@@ -265,6 +272,20 @@ impl<R: Recipe> Driver<'_, R> {
         let i = arrival.client;
         if i >= self.clients.len() || self.clients[i].generation != arrival.generation {
             return;
+        }
+        let heard = match &arrival.frame {
+            // A keep-alive's answer says nothing; a barrier's is logged as it finishes the cut.
+            Frame::Reply { xid: jute::PING_XID, zxid, .. } if self.clients[i].cut.is_some() => {
+                Some(format!("ping reply zxid {zxid:#x}"))
+            }
+            Frame::Reply { xid: jute::PING_XID, .. } => None,
+            Frame::Reply { xid, zxid, err, .. } => Some(format!("reply xid {xid} zxid {zxid:#x} err {err}")),
+            Frame::Notification { .. } => Some("notification".to_string()),
+            Frame::Closed => Some("closed".to_string()),
+        };
+        if let Some(what) = heard {
+            let now = self.now_us();
+            self.wire.push(now, i, "received", what);
         }
         match arrival.frame {
             Frame::Reply { xid: jute::PING_XID, zxid, .. } => {

@@ -19,6 +19,7 @@ mod session_moves;
 pub mod shadow;
 mod steer;
 pub mod unify;
+pub mod wire_log;
 
 pub use case::divergence_case;
 pub use driver::{run_real, RealMetrics, RealRun, Target};
