@@ -103,6 +103,9 @@ pub(super) fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
             Ensemble::start(args.servers).map_err(BadInput)?
         }
     };
+    if let Some(dir) = ensemble.dir().filter(|_| std::env::var_os("ZKLAB_REAL_KEEP").is_some()) {
+        eprintln!("ZKLAB_REAL_KEEP: the servers' configs, data and logs are kept in {}", dir.display());
+    }
     if !args.quiet && ensemble.started_in > Duration::ZERO {
         eprintln!("serving after {:.1} s: {}", ensemble.started_in.as_secs_f64(), ensemble.servers.join(", "));
     }

@@ -211,9 +211,9 @@ impl Drop for Ensemble {
             let _ = p.wait();
         }
         if let Some(dir) = &self.dir {
-            if std::env::var_os("ZKLAB_REAL_KEEP").is_some() {
-                eprintln!("the servers' configs, data and logs are kept in {}", dir.display());
-            } else {
+            // `ZKLAB_REAL_KEEP` keeps the servers' configs, data and logs (the command line says
+            // where).
+            if std::env::var_os("ZKLAB_REAL_KEEP").is_none() {
                 let _ = std::fs::remove_dir_all(dir);
             }
         }
