@@ -62,3 +62,14 @@ fn a_repeat_left_next_to_nothing_reports_what_the_first_run_explored() {
     assert_eq!((starved.unique_states, starved.total_states), (cut.unique_states, cut.total_states));
     assert_eq!(starved.status("no_orphans"), Some(Status::Violated), "with what the reduced pass found");
 }
+
+/// A timeout past what the clock can count (from a program, where the command line's week
+/// does not apply) is no deadline: the run ends with its verdict, not a panic.
+#[test]
+fn a_timeout_the_clock_cannot_count_is_no_deadline() {
+    let scenario = blind_retry();
+    let options = Options { threads: 1, timeout: Some(std::time::Duration::MAX), ..Options::default() };
+    let report = check::run(&scenario, &options);
+    assert!(!report.bounded, "nothing ran out");
+    assert_eq!(report.status("no_orphans"), Some(Status::Violated));
+}

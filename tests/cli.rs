@@ -164,6 +164,8 @@ fn check_rejects_bad_arguments_with_one_line() {
         (&["standard", "--rounds", "256"], "--rounds"),
         (&["standard", "--threads", "0"], "--threads"),
         (&["standard", "--threads", "257"], "--threads"),
+        (&["standard", "--timeout", "18446744073709551615"], "--timeout"),
+        (&["standard", "--timeout", "604801"], "--timeout"),
         (&["standard", "--max-states", "0"], "--max-states"),
         (&["standard", "--max-states", "99999999999999999999999"], "--max-states"),
         (&["standard", "--client", "zookeeper-cli"], "--client"),
@@ -1196,6 +1198,17 @@ fn only_the_command_line_parses_flags_and_prints() {
         for word in ["println!", "eprintln!", "print!(", "say!", "say_raw!", "clap::", "use clap"] {
             assert!(!code.contains(word), "{} uses {word}: only src/cli/ parses flags and prints", file.display());
         }
+    }
+}
+
+/// The suite takes the same threads as `check`: none, or more than a machine can start, is
+/// refused before any case runs.
+#[test]
+fn suite_refuses_threads_it_cannot_run_with() {
+    let tmp = TempDir::new("suite_refuses_threads_it_cannot_run_with");
+    for threads in ["0", "257", "100000"] {
+        let line = zklab(&tmp, &["suite", "--threads", threads]).assert_bad_input().to_string();
+        assert!(line.contains("--threads"), "{line}");
     }
 }
 

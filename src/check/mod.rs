@@ -392,7 +392,8 @@ impl Outcome {
 /// without a reduction shares them with the run before.
 pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
     let started = Instant::now();
-    let deadline = options.timeout.map(|t| started + t);
+    // A timeout past what the clock can count is no deadline at all.
+    let deadline = options.timeout.and_then(|t| started.checked_add(t));
     let candidates = Property::candidates(&init);
     let judged = judged(&init, options);
     let mut outcome = match options.swarm {

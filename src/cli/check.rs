@@ -92,10 +92,22 @@ pub struct Args {
     quiet: bool,
 }
 
+/// The longest `--timeout`: a week.
+const MAX_TIMEOUT_S: u64 = 7 * 24 * 3600;
+
+/// `--threads` is between 1 and 256 (`check` and `suite`).
+pub(super) fn check_threads(threads: usize) -> Result<(), CliError> {
+    match (1..=256).contains(&threads) {
+        true => Ok(()),
+        false => Err(CliError::BadInput(format!("--threads must be between 1 and 256, got {threads}"))),
+    }
+}
+
 /// Runs a check (or a manifest) and prints its report.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
-    if args.threads == 0 || args.threads > 256 {
-        return Err(CliError::BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)));
+    check_threads(args.threads)?;
+    if let Some(t) = args.timeout.filter(|t| *t > MAX_TIMEOUT_S) {
+        return Err(CliError::BadInput(format!("--timeout must be at most {MAX_TIMEOUT_S} seconds (a week), got {t}")));
     }
     if args.max_states == 0 {
         return Err(CliError::BadInput("--max-states must be at least 1".to_string()));

@@ -39,6 +39,7 @@ fn legend() {
 
 /// Runs every case; passed when each verdict is as expected.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
+    super::check::check_threads(args.threads)?;
     crate::trace::check_writable(&args.trace_dir)?;
     let options = options(args.threads);
     let mut failures = 0;
