@@ -1234,3 +1234,34 @@ fn real_refuses_what_it_cannot_drive_before_a_server_starts() {
         assert!(line.contains(word), "`{}` should name {word}: {line}", args.join(" "));
     }
 }
+
+/// `replay --html` never writes its page over the trace it reads, nor over a file that is not a
+/// page unless told to (`--force`); the trace is left byte for byte as it was.
+#[test]
+fn replay_never_writes_its_page_over_what_it_reads() {
+    let tmp = TempDir::new("replay_never_writes_its_page_over_what_it_reads");
+    let original = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/blind-retry-n2-eventual_acquire.json");
+    let text = std::fs::read(&original).unwrap();
+    let trace = tmp.join("t.json");
+    std::fs::write(&trace, &text).unwrap();
+    let line = zklab(&tmp, &["replay", "--html", trace.to_str().unwrap(), "-o", trace.to_str().unwrap()])
+        .assert_bad_input()
+        .to_string();
+    assert!(line.contains("over the trace it reads"), "{line}");
+    // A trace named like a page: the page's default name is the trace itself.
+    let named = tmp.join("t.html");
+    std::fs::write(&named, &text).unwrap();
+    zklab(&tmp, &["replay", "--html", named.to_str().unwrap()]).assert_bad_input();
+    let kept = tmp.join("notes.txt");
+    std::fs::write(&kept, "mine").unwrap();
+    let line = zklab(&tmp, &["replay", "--html", trace.to_str().unwrap(), "-o", kept.to_str().unwrap()])
+        .assert_bad_input()
+        .to_string();
+    assert!(line.contains("--force"), "{line}");
+    assert_eq!(std::fs::read(&trace).unwrap(), text, "the trace is untouched");
+    assert_eq!(std::fs::read(&named).unwrap(), text, "the trace named .html is untouched");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine");
+    let forced = zklab(&tmp, &["replay", "--html", trace.to_str().unwrap(), "-o", kept.to_str().unwrap(), "--force"]);
+    assert_eq!(forced.code, Some(0), "{}", forced.describe());
+    assert!(std::fs::read_to_string(&kept).unwrap().to_ascii_lowercase().starts_with("<!doctype html"));
+}

@@ -21,6 +21,9 @@ pub struct Args {
     /// Where `--html` writes the page.
     #[arg(long, short, requires = "html")]
     pub output: Option<PathBuf>,
+    /// Let `--html` replace an existing file that is not an HTML page.
+    #[arg(long, requires = "html")]
+    pub force: bool,
 }
 
 /// Replays the trace; failed when it does not reproduce its verdict.
@@ -29,6 +32,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let html = args.html.then(|| args.output.clone().unwrap_or_else(|| path.with_extension("html")));
     let trace = Trace::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(out) = &html {
+        refuse_to_clobber(path, out, args.force)?;
         crate::trace::check_file_writable(out)?;
     }
     let failed = |e: crate::trace::TraceError| CliError::Failed(format!("{}: {e}", path.display()));
@@ -48,4 +52,29 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     }
     say!("{}: {} steps reproduce `{}` ({})", path.display(), trace.steps.len(), trace.verdict.property, trace.summary);
     Ok(Exit::Passed)
+}
+
+/// The page never replaces the trace it is drawn from, nor, without `--force`, any existing
+/// file that is not an HTML page (a trace named `*.html`, a file the user keeps there).
+fn refuse_to_clobber(trace: &std::path::Path, out: &std::path::Path, force: bool) -> Result<(), CliError> {
+    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(trace, out) {
+        return Err(CliError::BadInput(format!(
+            "--html would write over the trace it reads ({}): name the page with -o",
+            out.display()
+        )));
+    }
+    let is_page = |text: &[u8]| {
+        let head = String::from_utf8_lossy(&text[..text.len().min(64)]).trim_start().to_ascii_lowercase();
+        head.starts_with("<!doctype html") || head.starts_with("<html")
+    };
+    match std::fs::read(out) {
+        Ok(text) if !force && !is_page(&text) => {
+            Err(CliError::BadInput(format!("{} exists and is not an HTML page: --force replaces it", out.display())))
+        }
+        _ => Ok(()),
+    }
 }
