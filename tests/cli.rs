@@ -1265,3 +1265,23 @@ fn replay_never_writes_its_page_over_what_it_reads() {
     assert_eq!(forced.code, Some(0), "{}", forced.describe());
     assert!(std::fs::read_to_string(&kept).unwrap().to_ascii_lowercase().starts_with("<!doctype html"));
 }
+
+/// A trace with more clients than a page draws is refused by `replay --html` as `simulate
+/// --html` refuses it: bad input (exit 2), before any work.
+#[test]
+fn replay_refuses_a_page_too_large_as_bad_input() {
+    let tmp = TempDir::new("replay_refuses_a_page_too_large_as_bad_input");
+    let sim = zklab(
+        &tmp,
+        &["simulate", "--recipe", "blind-retry", "--clients", "40", "--faults", "loss-after-apply=0.3", "--seed", "1"],
+    );
+    assert_eq!(sim.code, Some(1), "blind-retry breaks: {}", sim.describe());
+    let trace = std::fs::read_dir(tmp.join("zklab-traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("a trace");
+    let line = zklab(&tmp, &["replay", "--html", trace.to_str().unwrap()]).assert_bad_input().to_string();
+    assert!(line.contains("too many for a page"), "{line}");
+    assert!(!trace.with_extension("html").exists(), "no page written");
+}

@@ -32,6 +32,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let html = args.html.then(|| args.output.clone().unwrap_or_else(|| path.with_extension("html")));
     let trace = Trace::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(out) = &html {
+        // As `simulate --html` refuses it: before any work, as bad input.
+        crate::html::fits(&trace).map_err(CliError::BadInput)?;
         refuse_to_clobber(path, out, args.force)?;
         crate::trace::check_file_writable(out)?;
     }

@@ -34,14 +34,20 @@ pub const MAX_CLIENTS: usize = 32;
 /// The most steps a page draws.
 pub const MAX_STEPS: usize = 20_000;
 
+/// Whether `trace` fits a page (at most `MAX_CLIENTS` clients and `MAX_STEPS` steps), or why not.
+pub fn fits(trace: &Trace) -> Result<(), String> {
+    let (clients, steps) = (trace.scenario.recipes.len(), trace.steps.len());
+    match clients > MAX_CLIENTS || steps > MAX_STEPS {
+        true => Err(format!(
+            "{clients} clients and {steps} steps are too many for a page (at most {MAX_CLIENTS} clients and {MAX_STEPS} steps): use replay --show"
+        )),
+        false => Ok(()),
+    }
+}
+
 /// Renders `trace` as an HTML timeline (at most `MAX_CLIENTS` clients and `MAX_STEPS` steps).
 pub fn render(trace: &Trace) -> Result<String, TraceError> {
-    let (clients, steps) = (trace.scenario.recipes.len(), trace.steps.len());
-    if clients > MAX_CLIENTS || steps > MAX_STEPS {
-        return Err(TraceError::TooLarge(format!(
-            "{clients} clients and {steps} steps are too many for a page (at most {MAX_CLIENTS} clients and {MAX_STEPS} steps): use replay --show"
-        )));
-    }
+    fits(trace).map_err(TraceError::TooLarge)?;
     let page = frames::page(trace)?;
     let env = templates();
     let template = env.get_template("timeline.html").expect("a built-in template");
