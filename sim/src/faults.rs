@@ -46,18 +46,48 @@ pub enum ScheduleError {
     Io(String, std::io::Error),
     #[error("{0} is not a fault schedule: {1}")]
     Malformed(String, serde_json::Error),
+    /// The same fault at the same moment on the same client twice: a copy-and-paste slip, never
+    /// a plan (a fault strikes once).
+    #[error("{0} lists {1} twice")]
+    Duplicate(String, String),
 }
 
 impl Schedule {
     pub fn load(path: &std::path::Path) -> Result<Schedule, ScheduleError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ScheduleError::Io(name.clone(), e))?;
-        serde_json::from_str(&text).map_err(|e| ScheduleError::Malformed(name, e))
+        let schedule: Schedule = serde_json::from_str(&text).map_err(|e| ScheduleError::Malformed(name.clone(), e))?;
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(f) = schedule.faults.iter().find(|f| !seen.insert(**f)) {
+            let what = format!("{} on client {} at {} ms", f.fault, f.client, f.at_ms);
+            return Err(ScheduleError::Duplicate(name, what));
+        }
+        Ok(schedule)
     }
 
     pub fn to_json(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).expect("schedules serialize");
         text.push('\n');
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fault_listed_twice_is_refused_and_the_same_fault_at_two_moments_is_not() {
+        let dir = std::env::temp_dir().join(format!("zklab-schedule-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("s.json");
+        let twice = r#"{"faults": [{"at_ms": 120, "fault": "expire", "client": 0}, {"at_ms": 120, "fault": "expire", "client": 0}]}"#;
+        std::fs::write(&file, twice).unwrap();
+        let refused = Schedule::load(&file).unwrap_err().to_string();
+        assert!(refused.contains("lists expire on client 0 at 120 ms twice"), "{refused}");
+        let apart = r#"{"faults": [{"at_ms": 120, "fault": "expire", "client": 0}, {"at_ms": 900, "fault": "expire", "client": 0}]}"#;
+        std::fs::write(&file, apart).unwrap();
+        assert_eq!(Schedule::load(&file).unwrap().faults.len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
