@@ -57,6 +57,11 @@ pub fn run_script(script: &Value) -> Result<Value, ScriptError> {
 /// Runs `script` with `client`'s behaviour over a cut connection and returns
 /// `{"case": name, "results": [...]}`.
 pub fn run_script_as(script: &Value, client: ClientBehaviour) -> Result<Value, ScriptError> {
+    // A misspelt field (`opz`) would otherwise be ignored and the script run without it.
+    let object = script.as_object().ok_or_else(|| ScriptError("a script is a JSON object".to_string()))?;
+    if let Some(field) = object.keys().find(|k| !["name", "about", "ops"].contains(&k.as_str())) {
+        return Err(ScriptError(format!("a script has no field `{field}` (it takes: name, about, ops)")));
+    }
     let name = script["name"].as_str().ok_or_else(|| ScriptError("the script has no `name`".to_string()))?;
     let ops = script["ops"].as_array().ok_or_else(|| ScriptError("the script has no `ops` array".to_string()))?;
     let mut runner = Runner {
@@ -316,5 +321,20 @@ impl Runner {
             }
         }
         result.insert("ephemerals".into(), Value::Object(ephemerals));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_script_with_a_field_it_does_not_take_is_refused() {
+        let ops = json!([{"s": "A", "op": "open"}]);
+        assert!(run_script(&json!({"name": "x", "about": "y", "ops": ops})).is_ok());
+        let refused = run_script(&json!({"name": "x", "ops": ops, "opz": 1})).unwrap_err().0;
+        assert!(refused.contains("no field `opz`"), "{refused}");
+        assert!(run_script(&json!([1, 2])).is_err(), "not an object");
     }
 }
