@@ -40,6 +40,18 @@ impl SimConfig {
         }
         FaultBudget(budget)
     }
+
+    /// When a run of `clients` clients ends, counted from its start: the healed phase's bound
+    /// after the faults have stopped and every client has started (a client that starts late is
+    /// judged from its start). The durations are bounded (`SimConfig::validate`), so this fits
+    /// the clock with room to spare. The simulator, `zklab real` and its libraries' runs all end
+    /// here.
+    pub fn heal_deadline_us(&self, clients: usize, timing: &SessionTiming) -> Micros {
+        let per_round = self.hold_us + self.think_us + 2 * self.max_latency_us();
+        let rounds = u64::from(self.world.rounds) * clients as u64;
+        let bound = self.heal_bound_us.unwrap_or(10 * timing.timeout + rounds * per_round);
+        self.chaos_us.max(self.start_spread_us) + bound
+    }
 }
 
 /// One stream per fault kind, so turning one family off leaves the others' draws alone.

@@ -154,14 +154,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.world.clients.len()
     }
 
-    /// When the run ends: the healed phase's bound after the faults have stopped and every
-    /// client has started (a client that starts late is judged from its start). The durations
-    /// are bounded (`SimConfig::validate`), so this fits the clock with room to spare.
+    /// When the run ends (`SimConfig::heal_deadline_us`).
     fn heal_deadline(&self) -> Micros {
-        let per_round = self.config.hold_us + self.config.think_us + 2 * self.config.max_latency_us();
-        let rounds = u64::from(self.config.world.rounds) * self.clients() as u64;
-        let bound = self.config.heal_bound_us.unwrap_or(10 * self.timing.timeout + rounds * per_round);
-        self.config.chaos_us.max(self.config.start_spread_us) + bound
+        self.config.heal_deadline_us(self.clients(), &self.timing)
     }
 
     /// Runs to the end, or until `stop` is raised; whether it was.

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 use zklab_model::world::Link;
-use zklab_model::{ClientWatches, FaultKind, Input, Request, SessionId};
+use zklab_model::{ClientWatches, FaultKind, Input, Request, SessionId, WatchKind};
 
 /// A request on the wire, waiting for its reply.
 pub(super) struct Flight {
@@ -87,4 +87,15 @@ pub(super) struct RealClient<R> {
     pub(super) on_follower: bool,
     /// A `lagging-read` step's requests after its first, sent once the session is back.
     pub(super) lag_rest: Option<(u64, Vec<Request>)>,
+}
+
+impl<R> RealClient<R> {
+    /// The paths the library holds data, exist and child watches on: what SetWatches re-arms on
+    /// a new connection.
+    pub(super) fn watched(&self) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let paths = |kind: WatchKind| -> Vec<String> {
+            self.watches.to_vec().into_iter().filter(|(_, k)| *k == kind).map(|(p, _)| p).collect()
+        };
+        (paths(WatchKind::Data), paths(WatchKind::Exist), paths(WatchKind::Child))
+    }
 }

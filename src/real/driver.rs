@@ -348,12 +348,9 @@ impl<'a, R: Recipe> Driver<'a, R> {
         self.queue.insert((at_us, self.order), event);
     }
 
-    /// The same deadline as the simulator's: the healed phase's bound after the faults stopped.
+    /// The same deadline as the simulator's (`SimConfig::heal_deadline_us`).
     fn heal_deadline(&self) -> u64 {
-        let per_round = self.config.hold_us + self.config.think_us + 2 * self.config.max_latency_us();
-        let rounds = u64::from(self.config.world.rounds) * self.clients.len() as u64;
-        let bound = self.config.heal_bound_us.unwrap_or(10 * self.timing.timeout + rounds * per_round);
-        self.config.chaos_us.max(self.config.start_spread_us) + bound
+        self.config.heal_deadline_us(self.clients.len(), &self.timing)
     }
 
     /// Runs to the end; whether Ctrl-C stopped it.

@@ -323,10 +323,8 @@ impl Run<'_> {
     /// The run's loop, until every client is done or dead and nothing is planned, or the
     /// deadline; whether Ctrl-C stopped it.
     fn go(&mut self, lines: &Receiver<(usize, String)>, stop: Option<&AtomicBool>) -> bool {
-        let per_round = self.config.hold_us + self.config.think_us + 2 * self.config.max_latency_us();
-        let rounds = u64::from(self.config.world.rounds) * self.clients.len() as u64;
-        let bound = self.config.heal_bound_us.unwrap_or(10 * self.timing.timeout + rounds * per_round);
-        let deadline = self.config.chaos_us.max(self.config.start_spread_us) + bound + 30_000_000;
+        // The simulator's deadline, and half a minute for a library's own retry sleeps.
+        let deadline = self.config.heal_deadline_us(self.clients.len(), &self.timing) + 30_000_000;
         loop {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return true;

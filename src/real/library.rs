@@ -17,8 +17,8 @@ use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{
-    ClientBehaviour, ClientId, Ctx, FaultKind, Input, Recipe, Request, SessionState, Step, WatchKind, WatchedEvent,
-    ZkError, ZkResult,
+    ClientBehaviour, ClientId, Ctx, FaultKind, Input, Recipe, Request, SessionState, Step, WatchedEvent, ZkError,
+    ZkResult,
 };
 use zklab_sim::{between, draw_loss};
 
@@ -480,10 +480,7 @@ impl<R: Recipe> Driver<'_, R> {
         let number = self.shadow.push(i, Entry::new(now, step, c.recipe.belief()));
         let c = &mut self.clients[i];
         if self.behaviour == ClientBehaviour::Java {
-            let paths = |kind: WatchKind| -> Vec<String> {
-                c.watches.to_vec().into_iter().filter(|(_, k)| *k == kind).map(|(p, _)| p).collect()
-            };
-            let (data, exist, child) = (paths(WatchKind::Data), paths(WatchKind::Exist), paths(WatchKind::Child));
+            let (data, exist, child) = c.watched();
             let payload = jute::set_watches(last, &data, &exist, &child, &self.target.chroot);
             if c.conn.as_mut().expect("just connected").send_bare(payload).is_ok() {
                 c.catching_up = true;

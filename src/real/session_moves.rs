@@ -23,7 +23,7 @@ use super::driver::{Driver, Event};
 use super::jute;
 use super::shadow::{Entry, Landing, Place};
 use std::time::Instant;
-use zklab_model::{ClientId, FaultKind, Recipe, Request, Step, WatchKind};
+use zklab_model::{ClientId, FaultKind, Recipe, Request, Step};
 use zklab_sim::draw_catch_up;
 
 /// How many times a move is tried again before the run is called diverged.
@@ -92,10 +92,7 @@ impl<R: Recipe> Driver<'_, R> {
             }
         }
         let c = &mut self.clients[i];
-        let paths = |kind: WatchKind| -> Vec<String> {
-            c.watches.to_vec().into_iter().filter(|(_, k)| *k == kind).map(|(p, _)| p).collect()
-        };
-        let (data, exist, child) = (paths(WatchKind::Data), paths(WatchKind::Exist), paths(WatchKind::Child));
+        let (data, exist, child) = c.watched();
         if !(data.is_empty() && exist.is_empty() && child.is_empty()) {
             let payload = jute::set_watches(last, &data, &exist, &child, &self.target.chroot);
             if c.conn.as_mut().expect("just connected").send_bare(payload).is_ok() {
