@@ -4,10 +4,13 @@
 //! two explorers against each other: a simulated state whose faults stay within the checker's
 //! budget must be one the checker explored.
 
+use crate::interrupt::interrupted;
+use crate::progress::Progress;
 use crate::scenario::Scenario;
 use rustc_hash::{FxHashSet, FxHasher};
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
 use zklab_model::{FaultKind, World};
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{FaultRates, SimConfig};
@@ -17,6 +20,8 @@ use zklab_sim::{FaultRates, SimConfig};
 pub struct Calibration {
     pub checker_states: usize,
     pub rows: Vec<Row>,
+    /// Stopped by Ctrl-C or SIGTERM: the last row counts the seeds run by then.
+    pub interrupted: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -40,14 +45,27 @@ fn fingerprint(world: &World<AnyRecipe>) -> u64 {
     hasher.finish()
 }
 
-/// Every state the checker explores from `scenario`, breadth-first, stopping at `limit`.
-fn explore(scenario: &Scenario, limit: usize) -> Result<FxHashSet<u64>, String> {
+/// Every state the checker explores from `scenario`, breadth-first, stopping at `limit` (an
+/// error) or at a signal (`None`).
+fn explore(scenario: &Scenario, limit: usize, progress: Option<Progress>) -> Result<Option<FxHashSet<u64>>, String> {
+    let (started, mut last) = (Instant::now(), Instant::now());
     let mut init = scenario.world();
     init.settle();
     let mut seen = FxHashSet::default();
     seen.insert(fingerprint(&init));
     let mut frontier = vec![init];
     while let Some(world) = frontier.pop() {
+        if seen.len() % 1024 == 0 && interrupted() {
+            return Ok(None);
+        }
+        if let Some(say) = progress.filter(|_| last.elapsed() >= Duration::from_secs(1)) {
+            last = Instant::now();
+            say(&format!(
+                "{:>6.1}s  the checker's space: {} states so far",
+                started.elapsed().as_secs_f64(),
+                seen.len()
+            ));
+        }
         for step in world.steps() {
             let mut next = world.clone();
             next.apply(step).expect("listed steps are enabled");
@@ -59,13 +77,22 @@ fn explore(scenario: &Scenario, limit: usize) -> Result<FxHashSet<u64>, String> 
             }
         }
     }
-    Ok(seen)
+    Ok(Some(seen))
 }
 
 /// Runs seeds `1..=max(seed_counts)` with the scenario's fault kinds as rates (5% of requests
-/// for request faults, one of each other kind), counting after each count in `seed_counts`.
-pub fn calibrate(scenario: &Scenario, seed_counts: &[u64], limit: usize) -> Result<Calibration, String> {
-    let space = explore(scenario, limit)?;
+/// for request faults, one of each other kind), counting after each count in `seed_counts`;
+/// saying to `progress` once a second how far it got, and stopping at Ctrl-C or SIGTERM.
+pub fn calibrate(
+    scenario: &Scenario,
+    seed_counts: &[u64],
+    limit: usize,
+    progress: Option<Progress>,
+) -> Result<Calibration, String> {
+    let Some(space) = explore(scenario, limit, progress)? else {
+        return Ok(Calibration { checker_states: 0, rows: Vec::new(), interrupted: true });
+    };
+    let (started, mut last) = (Instant::now(), Instant::now());
     let budget = scenario.config.faults;
     let mut rates = FaultRates::default();
     for kind in budget.enabled() {
@@ -77,15 +104,30 @@ pub fn calibrate(scenario: &Scenario, seed_counts: &[u64], limit: usize) -> Resu
     let mut counts: Vec<u64> = seed_counts.to_vec();
     counts.sort_unstable();
     let mut seed = 0;
+    let most = counts.last().copied().unwrap_or(0);
+    let mut stopped = false;
     for &count in &counts {
-        while seed < count {
+        while seed < count && !stopped {
+            stopped = interrupted();
+            if stopped {
+                break;
+            }
             seed += 1;
+            if let Some(say) = progress.filter(|_| last.elapsed() >= Duration::from_secs(1)) {
+                last = Instant::now();
+                say(&format!(
+                    "{:>6.1}s  seed {seed} of {most}: {} of {} states reached",
+                    started.elapsed().as_secs_f64(),
+                    reached.len(),
+                    space.len()
+                ));
+            }
             let mut config = SimConfig::new(scenario.config.clone(), seed);
             config.as_checked = true;
             config.rates = rates;
             config.start_spread_us = config.hold_us;
             let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
-            zklab_sim::simulate_observed(&config, recipes, &mut |world| {
+            zklab_sim::simulate_observed(&config, recipes, &mut |world, _| {
                 let print = fingerprint(world);
                 let within = FaultKind::ALL.iter().all(|k| world.faults_used[k.index()] <= budget.get(*k));
                 match (space.contains(&print), within) {
@@ -103,14 +145,17 @@ pub fn calibrate(scenario: &Scenario, seed_counts: &[u64], limit: usize) -> Resu
             .map_err(|e| e.0)?;
         }
         rows.push(Row {
-            seeds: count,
+            seeds: seed,
             reached: reached.len(),
             fraction: reached.len() as f64 / space.len() as f64,
             beyond_budget: beyond.len(),
             unexplained: unexplained.len(),
         });
+        if stopped {
+            break;
+        }
     }
-    Ok(Calibration { checker_states: space.len(), rows })
+    Ok(Calibration { checker_states: space.len(), rows, interrupted: stopped })
 }
 
 /// The calibration as a table.

@@ -2,11 +2,11 @@
 //! the workload that is easy to repeat on a real server (everyone asks at once, holds 10 ms,
 //! sub-millisecond network), and the table and chart show what a release costs as N grows.
 
+use crate::progress::Progress;
 use crate::scenario::{BadInput, Scenario};
 use serde::Serialize;
 use zklab_model::WorldConfig;
-use zklab_recipes::AnyRecipe;
-use zklab_sim::{Herd, Metrics, Outcome, SimConfig};
+use zklab_sim::{Herd, Metrics, SimConfig};
 
 /// One recipe at one client count.
 #[derive(Clone, Debug, Serialize)]
@@ -18,25 +18,40 @@ pub struct Row {
     pub metrics: Metrics,
 }
 
-/// Runs every recipe at every count with `seed`.
-pub fn measure(recipes: &[String], counts: &[usize], seed: u64) -> Result<Vec<Row>, BadInput> {
-    let mut rows = Vec::new();
+/// Runs every recipe at every count with `seed`, each run saying to `progress` once a second
+/// how far it got. Ctrl-C or SIGTERM stops it: the rows run to their end come back, and
+/// `true` says it stopped.
+pub fn measure(
+    recipes: &[String],
+    counts: &[usize],
+    seed: u64,
+    progress: Option<Progress>,
+) -> Result<(Vec<Row>, bool), BadInput> {
+    // Every name and count is checked before the first run.
+    let mut scenarios = Vec::new();
     for recipe in recipes {
         for &clients in counts {
             let scenario = Scenario::with_limit(recipe, clients, WorldConfig::default(), zklab_sim::MAX_CLIENTS)?;
-            let config = SimConfig::new(scenario.config.clone(), seed);
-            let built: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
-            let run = zklab_sim::simulate(&config, built).map_err(|e| BadInput(e.0))?;
-            rows.push(Row {
-                recipe: recipe.clone(),
-                clients,
-                passed: run.outcome == Outcome::Passed,
-                herd: run.metrics.herd(),
-                metrics: run.metrics,
-            });
+            SimConfig::new(scenario.config.clone(), seed).validate(clients).map_err(|e| BadInput(e.0))?;
+            scenarios.push((recipe, clients, scenario));
         }
     }
-    Ok(rows)
+    let mut rows = Vec::new();
+    for (recipe, clients, scenario) in scenarios {
+        let config = SimConfig::new(scenario.config.clone(), seed);
+        let run = crate::simulate::run_watched(&scenario, &config, progress);
+        if run.verdict == "interrupted" {
+            return Ok((rows, true));
+        }
+        rows.push(Row {
+            recipe: recipe.clone(),
+            clients,
+            passed: run.verdict == "passed",
+            herd: run.herd,
+            metrics: run.metrics,
+        });
+    }
+    Ok((rows, false))
 }
 
 /// The table, one row per recipe and count.

@@ -158,5 +158,17 @@ pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
     Ok(budget)
 }
 
+/// A count of rounds (1 to 254), or `unbounded`: what `--rounds` and a manifest's `rounds`
+/// take. 255 is not a count: it is how the model spells unbounded, and is refused as a number.
+pub fn parse_rounds(text: &str) -> Result<u8, String> {
+    if text == "unbounded" {
+        return Ok(zklab_model::UNBOUNDED_ROUNDS);
+    }
+    match text.parse::<u8>() {
+        Ok(n) if (1..zklab_model::UNBOUNDED_ROUNDS).contains(&n) => Ok(n),
+        _ => Err(format!("must be a number from 1 to 254 or `unbounded`, got {text:?}")),
+    }
+}
+
 /// More repeats of one fault than an exhaustive search can use.
 pub const MAX_FAULT_REPEATS: u32 = 8;

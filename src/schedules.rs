@@ -3,11 +3,14 @@
 //! faults, earlier, on lower-numbered clients) to a minimal schedule, which is kept as a file
 //! that `zklab simulate --schedule` replays.
 
+use crate::interrupt::interrupted;
+use crate::progress::Progress;
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::{run_one, RunReport};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use std::cell::Cell;
+use std::time::{Duration, Instant};
 use zklab_model::{ClientId, FaultKind};
 use zklab_sim::{SimConfig, TimedFault};
 
@@ -20,15 +23,25 @@ pub struct Found {
     pub shrink_runs: u32,
 }
 
+/// What a search came to: the shrunk schedule that breaks a property, or none among the
+/// schedules tried; `interrupted` when Ctrl-C (or SIGTERM) stopped it early: then `tried` is
+/// fewer than asked, and a schedule found is shrunk only as far as it got.
+pub struct Searched {
+    pub found: Option<Found>,
+    pub tried: u32,
+    pub interrupted: bool,
+}
+
 /// Tries `cases` random schedules of up to `max_faults` faults of `kinds`, within the chaos
-/// phase, on `base` (whose own fault rates are ignored). `None`: every schedule passed.
+/// phase, on `base` (whose own fault rates are ignored), saying to `progress` once a second
+/// how many it tried (and, once one failed, how many shrinking runs).
 pub fn search(
     scenario: &Scenario,
     base: &SimConfig,
     kinds: &[FaultKind],
-    cases: u32,
-    max_faults: usize,
-) -> Result<Option<Found>, BadInput> {
+    (cases, max_faults): (u32, usize),
+    progress: Option<Progress>,
+) -> Result<Searched, BadInput> {
     if kinds.is_empty() {
         return Err(BadInput("--search needs fault kinds to schedule (give --faults)".to_string()));
     }
@@ -46,10 +59,28 @@ pub fn search(
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let quiet = SimConfig { rates: Default::default(), ..base.clone() };
     let (tried, failed, shrink_runs) = (Cell::new(0u32), Cell::new(false), Cell::new(0u32));
+    let (started, last) = (Instant::now(), Cell::new(Instant::now()));
     let outcome = runner.run(&schedules, |faults| {
+        // Stopped, every schedule left passes at once: the search ends, and a shrink keeps the
+        // smallest failing schedule it had.
+        if interrupted() {
+            return Ok(());
+        }
         match failed.get() {
             true => shrink_runs.set(shrink_runs.get() + 1),
             false => tried.set(tried.get() + 1),
+        }
+        if let Some(say) = progress.filter(|_| last.get().elapsed() >= Duration::from_secs(1)) {
+            last.set(Instant::now());
+            let elapsed = started.elapsed().as_secs_f64();
+            match failed.get() {
+                false => say(&format!("{elapsed:>6.1}s  {} of {cases} schedules tried, none failed yet", tried.get())),
+                true => say(&format!(
+                    "{elapsed:>6.1}s  schedule {} failed; {} shrinking runs so far",
+                    tried.get(),
+                    shrink_runs.get()
+                )),
+            }
         }
         let report = run_one(scenario, &SimConfig { schedule: sorted(faults), ..quiet.clone() });
         match report.violated {
@@ -60,15 +91,17 @@ pub fn search(
             None => Ok(()),
         }
     });
-    match outcome {
-        Ok(()) => Ok(None),
-        Err(TestError::Abort(why)) => Err(BadInput(format!("the schedule search stopped: {why}"))),
+    let found = match outcome {
+        Ok(()) => None,
+        Err(TestError::Abort(why)) => return Err(BadInput(format!("the schedule search stopped: {why}"))),
         Err(TestError::Fail(_, minimal)) => {
             let faults = sorted(minimal);
-            let report = run_one(scenario, &SimConfig { schedule: faults.clone(), ..quiet });
-            Ok(Some(Found { faults, report, tried: tried.get(), shrink_runs: shrink_runs.get() }))
+            // Run to its end even after a signal: it is the answer.
+            let report = crate::simulate::run_unstoppable(scenario, &SimConfig { schedule: faults.clone(), ..quiet });
+            Some(Found { faults, report, tried: tried.get(), shrink_runs: shrink_runs.get() })
         }
-    }
+    };
+    Ok(Searched { found, tried: tried.get(), interrupted: interrupted() })
 }
 
 fn sorted(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {

@@ -4,8 +4,9 @@
 use crate::scenario::{BadInput, Scenario};
 use crate::trace::{summarize, Trace, Verdict, FORMAT};
 use serde::Serialize;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use zklab_model::{FaultBudget, FaultKind};
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{FaultRates, Herd, Metrics, Outcome, SimConfig};
@@ -67,54 +68,106 @@ pub struct RunReport {
     pub trace: Option<Trace>,
 }
 
-/// Simulates `scenario` under `base` for each seed in `seeds`, on `threads` threads. The
+/// Simulates `scenario` under `base` for each seed in `seeds`, on `threads` threads, saying to
+/// `progress` once a second how many seeds are done and how many broke a property. The
 /// reports come back in seed order whatever the thread count.
-pub fn run_seeds(scenario: &Scenario, base: &SimConfig, seeds: &[u64], threads: usize) -> Vec<RunReport> {
+pub fn run_seeds(
+    scenario: &Scenario,
+    base: &SimConfig,
+    seeds: &[u64],
+    threads: usize,
+    progress: Option<crate::progress::Progress>,
+) -> Vec<RunReport> {
     let next = AtomicU64::new(0);
+    let (done, violated, finished) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
     let results = Mutex::new(Vec::with_capacity(seeds.len()));
     std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, seeds.len().max(1)) {
-            scope.spawn(|| loop {
-                // After Ctrl-C no new seed starts; the ones running stop and report so.
-                if crate::interrupt::interrupted() {
-                    break;
+        if let Some(say) = progress {
+            let (done, violated, finished) = (&done, &violated, &finished);
+            scope.spawn(move || {
+                let started = Instant::now();
+                let mut last = started;
+                while !finished.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    if last.elapsed() >= Duration::from_secs(1) {
+                        last = Instant::now();
+                        say(&format!(
+                            "{:>6.1}s  {} of {} seeds done, {} broke a property",
+                            started.elapsed().as_secs_f64(),
+                            done.load(Ordering::Relaxed),
+                            seeds.len(),
+                            violated.load(Ordering::Relaxed)
+                        ));
+                    }
                 }
-                let k = next.fetch_add(1, Ordering::Relaxed) as usize;
-                let Some(&seed) = seeds.get(k) else { break };
-                let report = run_one(scenario, &SimConfig { seed, ..base.clone() });
-                results.lock().expect("no run panics").push((k, report));
             });
         }
+        let workers: Vec<_> = (0..threads.clamp(1, seeds.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| loop {
+                    // After Ctrl-C no new seed starts; the ones running stop and report so.
+                    if crate::interrupt::interrupted() {
+                        break;
+                    }
+                    let k = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    let Some(&seed) = seeds.get(k) else { break };
+                    let report = run_one(scenario, &SimConfig { seed, ..base.clone() });
+                    violated.fetch_add(u64::from(report.violated.is_some()), Ordering::Relaxed);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    results.lock().expect("no run panics").push((k, report));
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("no run panics");
+        }
+        finished.store(true, Ordering::Relaxed);
     });
     let mut results = results.into_inner().expect("no run panics");
     results.sort_by_key(|(k, _)| *k);
     results.into_iter().map(|(_, r)| r).collect()
 }
 
+/// One run, stopped early by Ctrl-C or SIGTERM (`interrupt`), judged.
 pub fn run_one(scenario: &Scenario, config: &SimConfig) -> RunReport {
     run_watched(scenario, config, None)
 }
 
-/// As `run_one`, saying to `progress` at most once a second how far the run got (steps taken and
-/// acquisitions asked for), for runs with thousands of clients.
+/// One run to its end whatever signal came: a search's answer, re-run to be reported.
+pub fn run_unstoppable(scenario: &Scenario, config: &SimConfig) -> RunReport {
+    run_with(scenario, config, None, None)
+}
+
+/// As `run_one`, saying to `progress` at most once a second how far the run got: virtual time,
+/// steps, acquisitions granted and clients waiting (a run with thousands of waiters and no
+/// grant is stuck, whatever its step count says).
 pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: Option<crate::progress::Progress>) -> RunReport {
+    run_with(scenario, config, progress, Some(&crate::interrupt::INTERRUPTED))
+}
+
+fn run_with(
+    scenario: &Scenario,
+    config: &SimConfig,
+    progress: Option<crate::progress::Progress>,
+    stop: Option<&AtomicBool>,
+) -> RunReport {
     let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
-    let (started, mut last, mut steps) = (std::time::Instant::now(), std::time::Instant::now(), 0u64);
-    let mut watch = |world: &zklab_model::World<AnyRecipe>| {
-        steps += 1;
-        let due = steps.is_multiple_of(1024) && last.elapsed() >= std::time::Duration::from_secs(1);
+    let (started, mut last) = (Instant::now(), Instant::now());
+    let mut watch = |world: &zklab_model::World<AnyRecipe>, metrics: &Metrics| {
+        let due = metrics.steps.is_multiple_of(1024) && last.elapsed() >= Duration::from_secs(1);
         if let Some(say) = progress.filter(|_| due) {
-            last = std::time::Instant::now();
-            let rounds = u64::from(world.config().rounds);
-            let asked: u64 = world.clients.iter().map(|c| rounds - u64::from(c.rounds_left)).sum();
+            last = Instant::now();
             say(&format!(
-                "{:>6.1}s  seed {}: {steps} steps, {asked} acquisitions asked for",
+                "{:>6.1}s  seed {}: {:.1} s virtual, {} steps, {} acquisitions granted, {} clients waiting",
                 started.elapsed().as_secs_f64(),
-                config.seed
+                config.seed,
+                metrics.virtual_us as f64 / 1e6,
+                metrics.steps,
+                metrics.acquisitions,
+                world.clients.iter().filter(|c| c.is_waiting()).count()
             ));
         }
     };
-    let stop = Some(&crate::interrupt::INTERRUPTED);
     let run = zklab_sim::simulate_stoppable(config, recipes, &mut watch, stop).expect("validated before the sweep");
     let steps_json = serde_json::to_string(&run.steps).expect("steps serialize");
     let steps_hash = format!("{:016x}", fnv1a(steps_json.as_bytes()));

@@ -257,6 +257,40 @@ fn a_manifest_run_answers_in_json_when_asked() {
 }
 
 #[test]
+fn a_manifest_refuses_the_flags_it_would_ignore() {
+    let tmp = TempDir::new("a_manifest_refuses_the_flags_it_would_ignore");
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/manifest.json");
+    let world_flags: [&[&str]; 7] = [
+        &["--swarm", "10"],
+        &["--symmetry"],
+        &["--clients", "5"],
+        &["--faults", "expire"],
+        &["--html"],
+        &["--trace-dir", "elsewhere"],
+        &["--properties", "no_herd"],
+    ];
+    for flag in world_flags {
+        let run = zklab(&tmp, &[&["check", "--manifest", manifest][..], flag].concat());
+        assert_eq!(run.code, Some(2), "{}", run.describe());
+        assert!(run.stderr.contains("cannot be used with") && run.stderr.contains(flag[0]), "{}", run.describe());
+    }
+}
+
+#[test]
+fn a_budget_that_cuts_a_manifest_short_exits_3_and_names_itself() {
+    let tmp = TempDir::new("a_budget_that_cuts_a_manifest_short_exits_3_and_names_itself");
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/manifest.json");
+    let run = zklab(&tmp, &["check", "--manifest", manifest, "--max-states", "100", "-q"]);
+    assert_eq!(run.code, Some(3), "{}", run.describe());
+    assert!(run.stdout.contains("unknown (BOUNDED: --max-states ran out)"), "{}", run.describe());
+    assert!(
+        !run.stdout.contains("unique states, manifest says"),
+        "a cut run has no count to compare: {}",
+        run.describe()
+    );
+}
+
+#[test]
 fn out_of_range_clients_name_the_limit() {
     let tmp = TempDir::new("out_of_range_clients_name_the_limit");
     for clients in ["0", "9"] {

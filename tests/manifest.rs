@@ -68,3 +68,30 @@ fn the_manifest_holds_a_run_to_stateright_s_second_opinion_when_asked() {
     let found = zklab::manifest::deviations(entry, &report);
     assert!(found.iter().any(|d| d.contains("did not finish")), "{found:?}");
 }
+
+#[test]
+fn a_manifest_is_checked_field_by_field() {
+    let entry = |extra: &str, rounds: &str| {
+        format!(
+            r#"{{"format": 1, "entries": [{{"recipe": "standard", "clients": 2, "faults": "none", "client": "java",
+                "rounds": {rounds}, "first_sequence": 0, "unique_states": 1, "expect": {{}}{extra}}}]}}"#
+        )
+    };
+    // 255 is how the model spells "unbounded", not a count: as on the command line, refused.
+    let unbounded_by_number = zklab::manifest::parse(&entry("", "255")).err().expect("refused");
+    assert!(
+        unbounded_by_number.contains("`rounds` must be a number from 1 to 254 or `unbounded`"),
+        "{unbounded_by_number}"
+    );
+    let parsed = zklab::manifest::parse(&entry("", r#""unbounded""#)).expect("the word is taken");
+    assert_eq!(parsed[0].scenario.config.rounds, zklab_model::UNBOUNDED_ROUNDS);
+    assert_eq!(zklab::manifest::parse(&entry("", "3")).unwrap()[0].scenario.config.rounds, 3);
+    // A misspelt field is named, never silently ignored; so is one beside `entries`.
+    let misspelt = zklab::manifest::parse(&entry(r#", "faults_": "expire""#, "1")).err().expect("refused");
+    assert!(misspelt.starts_with("entry 0: unknown field `faults_`"), "{misspelt}");
+    let top = zklab::manifest::parse(r#"{"format": 1, "entries": [], "budget": 5}"#).err().expect("refused");
+    assert!(top.contains("unknown field `budget`"), "{top}");
+    let missing = entry("", "1").replace(r#""first_sequence": 0, "#, "");
+    let missing = zklab::manifest::parse(&missing).err().expect("refused");
+    assert!(missing.contains("missing field `first_sequence`"), "{missing}");
+}

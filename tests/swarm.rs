@@ -60,3 +60,17 @@ fn the_same_seed_gives_the_same_report_on_any_thread_count() {
     assert_eq!(counts(&one), counts(&two));
     assert_ne!(counts(&one), counts(&other), "another seed walks elsewhere");
 }
+
+#[test]
+fn a_swarm_names_the_budget_that_stopped_it() {
+    use zklab::check::bfs::Spent;
+    let s = scenario("standard", 3, "loss-after-apply,expire");
+    let finished = check::run(&s, &swarm(20, 1, 2));
+    assert_eq!((finished.bounded_by, finished.swarm.as_ref().map(|c| c.walks)), (None, Some(20)));
+    let by_visits = check::run(&s, &Options { max_states: 50, ..swarm(1_000_000, 1, 2) });
+    assert_eq!(by_visits.bounded_by, Some(Spent::States));
+    // One MiB is less than the process holds already: not one walk's states are stored.
+    let by_memory = check::run(&s, &Options { max_memory_mib: Some(1), ..swarm(1_000_000, 1, 2) });
+    assert_eq!(by_memory.bounded_by, Some(Spent::Memory));
+    assert!(by_memory.swarm.unwrap().walks < 1_000_000);
+}

@@ -49,7 +49,7 @@ pub struct SimRun<R> {
 
 /// Runs `config` with one recipe per client to the end of its healed phase.
 pub fn simulate<R: Recipe>(config: &SimConfig, recipes: Vec<R>) -> Result<SimRun<R>, BadConfig> {
-    simulate_observed(config, recipes, &mut |_| {})
+    simulate_observed(config, recipes, &mut |_, _| {})
 }
 
 /// As `simulate`, showing `observe` the initial world and the world after every step (to
@@ -57,7 +57,7 @@ pub fn simulate<R: Recipe>(config: &SimConfig, recipes: Vec<R>) -> Result<SimRun
 pub fn simulate_observed<R: Recipe>(
     config: &SimConfig,
     recipes: Vec<R>,
-    observe: &mut dyn FnMut(&World<R>),
+    observe: &mut dyn FnMut(&World<R>, &Metrics),
 ) -> Result<SimRun<R>, BadConfig> {
     simulate_stoppable(config, recipes, observe, None)
 }
@@ -67,12 +67,12 @@ pub fn simulate_observed<R: Recipe>(
 pub fn simulate_stoppable<R: Recipe>(
     config: &SimConfig,
     recipes: Vec<R>,
-    observe: &mut dyn FnMut(&World<R>),
+    observe: &mut dyn FnMut(&World<R>, &Metrics),
     stop: Option<&AtomicBool>,
 ) -> Result<SimRun<R>, BadConfig> {
     config.validate(recipes.len())?;
     let mut sim = Sim::new(config, recipes, observe);
-    (sim.observe)(&sim.world);
+    (sim.observe)(&sim.world, &sim.metrics);
     let interrupted = sim.run(stop);
     let (world, steps, times_us, metrics, outcome) = (sim.world, sim.steps, sim.times_us, sim.metrics, sim.outcome);
     Ok(SimRun { world, steps, times_us, metrics, outcome, interrupted })
@@ -80,7 +80,7 @@ pub fn simulate_stoppable<R: Recipe>(
 
 struct Sim<'a, R> {
     config: &'a SimConfig,
-    observe: &'a mut dyn FnMut(&World<R>),
+    observe: &'a mut dyn FnMut(&World<R>, &Metrics),
     world: World<R>,
     streams: Streams,
     /// One stream per fault kind, so turning one family off leaves the others' draws alone.
@@ -111,7 +111,7 @@ struct Sim<'a, R> {
 }
 
 impl<'a, R: Recipe> Sim<'a, R> {
-    fn new(config: &'a SimConfig, recipes: Vec<R>, observe: &'a mut dyn FnMut(&World<R>)) -> Self {
+    fn new(config: &'a SimConfig, recipes: Vec<R>, observe: &'a mut dyn FnMut(&World<R>, &Metrics)) -> Self {
         let n = recipes.len();
         let mut world_config = config.world.clone();
         world_config.faults = config.fault_budget();
@@ -381,10 +381,10 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let belief = self.world.clients[i_].belief();
         let held = self.world.clients[i_].holds();
         self.world.apply(step).expect("the simulator takes only enabled steps");
-        (self.observe)(&self.world);
         self.steps.push(step);
         self.times_us.push(self.now);
         self.metrics.steps += 1;
+        self.metrics.virtual_us = self.now;
         self.metrics.notifications += self.world.routed().len() as u64;
         if let Some(refused) = self.world.refused() {
             self.metrics.refused_replies += 1;
@@ -414,6 +414,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
         if let Some(property) = self.judge.safety(&self.world) {
             self.violated(property, String::new(), false);
         }
+        // Last, so that the observer sees this step's counts.
+        (self.observe)(&self.world, &self.metrics);
     }
 
     fn reconnect_at(&mut self, i: ClientId, at: Micros) {

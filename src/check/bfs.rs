@@ -43,6 +43,18 @@ pub enum Spent {
     Interrupted,
 }
 
+impl Spent {
+    /// What ran out, as the command line names it: the flag that set it, or the signal.
+    pub fn what_ran_out(self) -> &'static str {
+        match self {
+            Spent::States => "--max-states ran out",
+            Spent::Time => "--timeout ran out",
+            Spent::Memory => "--max-memory ran out",
+            Spent::Interrupted => "interrupted",
+        }
+    }
+}
+
 impl Budget {
     pub(super) fn exhausted(&self, states: usize) -> bool {
         self.spent(states).is_some()

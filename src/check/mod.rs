@@ -443,6 +443,7 @@ fn walk<R: Recipe>(
             stop_at_violation: false,
             interrupt: options.interrupt,
         },
+        progress: options.progress,
     };
     let found = swarm::run(&init, &properties, &plan);
     let verdicts = properties
@@ -463,7 +464,7 @@ fn walk<R: Recipe>(
         max_depth: found.longest,
         elapsed_ms: started.elapsed().as_millis(),
         bounded: true,
-        spent: plan.budget.spent(found.coverage.visits as usize),
+        spent: found.spent,
         stopped: false,
         symmetric: false,
         partial_order: false,

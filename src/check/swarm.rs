@@ -21,13 +21,14 @@
 //! Walks are independent, so threads split them and the result is combined in walk order: the
 //! same seed gives the same report on any number of threads, unless a budget cuts it short.
 
-use super::bfs::{deadlocked, fingerprint, Budget, Counterexample};
+use super::bfs::{deadlocked, fingerprint, resident_mib, Budget, Counterexample, Spent};
 use super::properties::{Kind, Property};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 use zklab_model::{Recipe, Step, World};
 
 /// How the swarm searches.
@@ -38,9 +39,12 @@ pub struct Swarm {
     pub depth: usize,
     pub seed: u64,
     pub threads: usize,
-    /// Checked between rounds of `threads x 64` walks, its state limit counting visits: a
+    /// Checked between rounds of walks, its state limit counting visits, and every
+    /// `BUDGET_EVERY` steps inside a walk (time, memory, Ctrl-C: a long walk is cut short too). A
     /// report cut by it depends on the thread count.
     pub budget: Budget,
+    /// Told once a second, between rounds, how many walks are done and what they met.
+    pub progress: Option<crate::progress::Progress>,
 }
 
 /// What a swarm covered.
@@ -60,12 +64,21 @@ pub struct Coverage {
 }
 
 /// What one walk found: for each property the step count at which it first broke (with the
-/// steps), the `reached:*` items, and every settled state's fingerprint it met.
+/// steps), the `reached:*` items, every settled state's fingerprint it met, and the budget
+/// that cut it short, if one did.
 struct Walk {
     broken: BTreeMap<Property, Vec<Step>>,
     reached: BTreeSet<Property>,
     met: Vec<u128>,
+    cut: Option<Spent>,
 }
+
+/// How many steps a walk takes between two looks at the budget.
+const BUDGET_EVERY: usize = 4096;
+
+/// About how many states a round of walks may keep at once (16 bytes each): long walks go a
+/// few at a time so that a round's memory stays near 64 MiB whatever `--walk-depth` is.
+const ROUND_VISITS: usize = 1 << 22;
 
 /// The verdicts a swarm gives (`Violated`, `Holds` for a reached item, else `Unknown`) with
 /// counterexamples, and its coverage.
@@ -74,6 +87,8 @@ pub struct Found {
     pub reached: BTreeSet<Property>,
     pub coverage: Coverage,
     pub longest: usize,
+    /// The budget that stopped the swarm before its last walk, if one did.
+    pub spent: Option<Spent>,
 }
 
 /// The fingerprint of `world` settled, as the exhaustive search keeps it.
@@ -84,10 +99,11 @@ fn settled_fingerprint<R: Recipe>(world: &World<R>) -> u128 {
 }
 
 /// One walk from `init`, its steps drawn from the stream numbered `walk` of `seed`.
-fn walk<R: Recipe>(init: &World<R>, properties: &[Property], seed: u64, walk: u64, depth: usize) -> Walk {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+fn walk<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm, walk: u64) -> Walk {
+    let mut rng = ChaCha8Rng::seed_from_u64(swarm.seed);
     rng.set_stream(walk);
-    let mut found = Walk { broken: BTreeMap::new(), reached: BTreeSet::new(), met: Vec::new() };
+    let depth = swarm.depth;
+    let mut found = Walk { broken: BTreeMap::new(), reached: BTreeSet::new(), met: Vec::new(), cut: None };
     let mut world = init.clone();
     let mut path = Vec::new();
     let mut steps = Vec::new();
@@ -112,6 +128,13 @@ fn walk<R: Recipe>(init: &World<R>, properties: &[Property], seed: u64, walk: u6
         if steps.is_empty() || path.len() == depth {
             return found;
         }
+        if path.len() % BUDGET_EVERY == BUDGET_EVERY - 1 {
+            // Not the state limit (it counts the round's visits): time, memory, Ctrl-C.
+            found.cut = swarm.budget.spent(0);
+            if found.cut.is_some() {
+                return found;
+            }
+        }
         let step = steps[rng.random_range(0..steps.len())];
         let before = world.clone();
         world.apply(step).expect("listed steps are enabled");
@@ -130,10 +153,25 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
     let mut reached = BTreeSet::new();
     let mut seen: FxHashMap<u128, u32> = FxHashMap::default();
     let (mut walks, mut visits, mut longest) = (0u64, 0u64, 0usize);
-    // Rounds of walks, split across the threads and combined in walk order.
-    let per_round = (swarm.threads.max(1) * 64) as u64;
-    while walks < swarm.walks {
-        if swarm.budget.exhausted(visits as usize) {
+    let mut spent = None;
+    // Rounds of walks, split across the threads and combined in walk order (so the round's
+    // size does not change the report).
+    let per_thread = (ROUND_VISITS / swarm.depth.max(1)).clamp(1, 64);
+    let per_round = (swarm.threads.max(1) * per_thread) as u64;
+    let (started, mut last) = (Instant::now(), Instant::now());
+    while walks < swarm.walks && spent.is_none() {
+        if let Some(say) = swarm.progress.filter(|_| last.elapsed() >= Duration::from_secs(1)) {
+            last = Instant::now();
+            say(&format!(
+                "{:>6.1}s  {walks} of {} walks, {} distinct states in {visits} visits, {} properties broken",
+                started.elapsed().as_secs_f64(),
+                swarm.walks,
+                seen.len(),
+                broken.len()
+            ));
+        }
+        spent = swarm.budget.spent(visits as usize);
+        if spent.is_some() {
             break;
         }
         let round: Vec<u64> = (walks..(walks + per_round).min(swarm.walks)).collect();
@@ -142,27 +180,31 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
             let handles: Vec<_> = parts
                 .iter()
                 .map(|part| {
-                    scope.spawn(move || {
-                        part.iter().map(|&w| walk(init, properties, swarm.seed, w, swarm.depth)).collect::<Vec<_>>()
-                    })
+                    scope.spawn(move || part.iter().map(|&w| walk(init, properties, swarm, w)).collect::<Vec<_>>())
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("a walk does not panic")).collect()
         });
+        let incoming: usize = results.iter().flatten().map(|w| w.met.len()).sum();
+        let out_of_room = table_would_outgrow(&seen, incoming, &swarm.budget);
         for found in results.into_iter().flatten() {
+            if out_of_room {
+                // What the round broke and reached is kept (facts, and small); its coverage is
+                // not counted, its states not stored.
+                spent = Some(Spent::Memory);
+                reached.extend(found.reached);
+                keep_shortest(&mut broken, found.broken);
+                continue;
+            }
             walks += 1;
+            spent = spent.or(found.cut);
             visits += found.met.len() as u64;
             longest = longest.max(found.met.len() - 1);
             for fingerprint in found.met {
                 *seen.entry(fingerprint).or_default() += 1;
             }
             reached.extend(found.reached);
-            for (property, steps) in found.broken {
-                let shorter = broken.get(&property).is_none_or(|known| steps.len() < known.len());
-                if shorter {
-                    broken.insert(property, steps);
-                }
-            }
+            keep_shortest(&mut broken, found.broken);
         }
     }
     let once = seen.values().filter(|&&n| n == 1).count();
@@ -174,7 +216,31 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
         visits,
         chance_next_is_new: once as f64 / visits.max(1) as f64,
     };
-    Found { broken, reached, coverage, longest }
+    Found { broken, reached, coverage, longest, spent }
+}
+
+/// Adds a walk's broken properties to `broken`, keeping the shorter path of two (the earlier
+/// walk's on a tie: walks are merged in order).
+fn keep_shortest(broken: &mut BTreeMap<Property, Vec<Step>>, found: BTreeMap<Property, Vec<Step>>) {
+    for (property, steps) in found {
+        if broken.get(&property).is_none_or(|known| steps.len() < known.len()) {
+            broken.insert(property, steps);
+        }
+    }
+}
+
+/// Whether storing `incoming` more states would make `seen` grow its table past the memory
+/// budget. A table grows by doubling, and the old one is freed only once the new one is
+/// filled: checked after the fact (as between rounds), one doubling overshoots the budget by
+/// up to twice the table, so the swarm looks before it grows.
+fn table_would_outgrow(seen: &FxHashMap<u128, u32>, incoming: usize, budget: &Budget) -> bool {
+    let Some(max) = budget.max_memory_mib else { return false };
+    if seen.len() + incoming <= seen.capacity() {
+        return false;
+    }
+    // The next table: twice the room, at up to 40 bytes a slot (key, count, control, load).
+    let next_mib = ((seen.len() + incoming).max(seen.capacity()) as u64 * 2 * 40) >> 20;
+    resident_mib().is_some_and(|rss| rss + next_mib > max)
 }
 
 /// The swarm's counterexample for `property`, if it broke it.

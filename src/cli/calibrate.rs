@@ -29,6 +29,9 @@ pub struct Args {
     /// Print the rows as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print no progress.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Calibrates and prints the table; failed when a simulated state is one the checker never
@@ -46,11 +49,25 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             _ => Err(BadInput(format!("--seeds: `{s}` is not a count between 1 and 1000000"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let calibration = crate::calibrate::calibrate(&scenario, &counts, max_states).map_err(BadInput)?;
+    super::stop_on_ctrl_c();
+    let progress = (!args.quiet).then_some(super::progress_to_stderr as crate::progress::Progress);
+    let calibration = crate::calibrate::calibrate(&scenario, &counts, max_states, progress).map_err(BadInput)?;
     if json {
         say!("{}", serde_json::to_string(&calibration).expect("calibrations serialize"));
     } else {
-        say_raw!("{}", crate::calibrate::table(&calibration));
+        match (calibration.interrupted, calibration.rows.is_empty()) {
+            (true, true) => say!("interrupted while exploring the checker's space: nothing to compare yet"),
+            (true, false) => {
+                say_raw!("{}", crate::calibrate::table(&calibration));
+                say!("interrupted: the rows above are what was run by then");
+            }
+            (false, _) => say_raw!("{}", crate::calibrate::table(&calibration)),
+        }
     }
-    Ok(Exit::passed_if(calibration.rows.iter().all(|r| r.unexplained == 0)))
+    let explained = calibration.rows.iter().all(|r| r.unexplained == 0);
+    Ok(match (explained, calibration.interrupted) {
+        (false, _) => Exit::Failed,
+        (true, true) => Exit::Unknown,
+        (true, false) => Exit::Passed,
+    })
 }

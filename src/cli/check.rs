@@ -2,7 +2,6 @@
 //! report printed with each counterexample's timeline.
 
 use super::{progress_to_stderr, stop_on_ctrl_c, CliError, WorldArgs};
-use crate::check::bfs::Spent;
 use crate::check::{self, Options, Report};
 use crate::exit::Exit;
 use crate::progress::Progress;
@@ -17,7 +16,9 @@ pub struct Args {
     #[arg(long, required_unless_present = "manifest")]
     recipe: Option<String>,
     /// Run every entry of a manifest (tests/manifest.json) and compare with its expectations.
-    #[arg(long, conflicts_with = "recipe")]
+    /// Each entry names its own world and the manifest's counts are of the full graph, so the
+    /// flags that describe a world or a search are refused beside it.
+    #[arg(long, conflicts_with_all = MANIFEST_REFUSES)]
     manifest: Option<PathBuf>,
     #[command(flatten)]
     world: WorldArgs,
@@ -91,6 +92,27 @@ pub struct Args {
     #[arg(long, short)]
     quiet: bool,
 }
+
+/// What `--manifest` cannot honour: its entries name their worlds, it counts the full graph
+/// and writes no traces. The budgets, `--threads`, `--cross-check`, `--json` and `-q` apply.
+const MANIFEST_REFUSES: [&str; 16] = [
+    "recipe",
+    "clients",
+    "faults",
+    "rounds",
+    "client",
+    "first_sequence",
+    "jute_maxbuffer",
+    "symmetry",
+    "no_partial_order",
+    "explore_everything",
+    "swarm",
+    "no_renumber",
+    "properties",
+    "trace_dir",
+    "html",
+    "walk_depth",
+];
 
 /// The longest `--timeout`: a week.
 const MAX_TIMEOUT_S: u64 = 7 * 24 * 3600;
@@ -210,7 +232,8 @@ fn asked_properties(names: &str, scenario: &Scenario) -> Result<Vec<Property>, C
     Ok(asked)
 }
 
-/// Runs a manifest: one table row per entry, exit 1 on any deviation.
+/// Runs a manifest: one table row per entry; exit 1 on any deviation, else 3 if a budget or a
+/// signal left an entry undecided.
 fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
     let text = std::fs::read_to_string(file).map_err(|e| BadInput(format!("cannot read {}: {e}", file.display())))?;
     let entries = crate::manifest::parse(&text).map_err(|e| BadInput(format!("{}: {e}", file.display())))?;
@@ -219,7 +242,7 @@ fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
         max_states: args.max_states,
         timeout: args.timeout.map(Duration::from_secs),
         max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
-        progress: None,
+        progress: (!args.quiet).then_some(progress_to_stderr as Progress),
         // The manifest's counts are of the full graph (`manifest::run` says so itself).
         symmetry: false,
         partial_order: false,
@@ -228,35 +251,70 @@ fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
         // Every property of every entry is compared, and every count.
         stop_at_violation: false,
         swarm: None,
-        interrupt: None,
+        interrupt: Some(&crate::interrupt::INTERRUPTED),
         properties: None,
     };
-    let mut failed = 0;
+    stop_on_ctrl_c();
+    let (mut failed, mut undecided, mut run) = (0, 0, 0);
     let mut rows = Vec::new();
     if !args.json {
         say!("{:<50} {:>10}  verdict", "entry", "states");
     }
     for (i, entry) in entries.iter().enumerate() {
+        if crate::interrupt::interrupted() {
+            break;
+        }
         if !args.quiet {
             eprintln!("[{}/{}] {}", i + 1, entries.len(), entry.label);
         }
-        let (states, deviations) = crate::manifest::run(entry, &options);
+        let (report, deviations) = crate::manifest::run(entry, &options);
+        run += 1;
+        let bounded = report.bounded_by.map(|spent| format!("BOUNDED: {}", spent.what_ran_out()));
         failed += usize::from(!deviations.is_empty());
+        undecided += usize::from(deviations.is_empty() && bounded.is_some());
+        let verdict = match (deviations.is_empty(), &bounded) {
+            (false, _) => deviations.join("; "),
+            (true, Some(bounded)) => format!("unknown ({bounded})"),
+            (true, None) => "as expected".to_string(),
+        };
         if args.json {
-            rows.push(serde_json::json!({ "entry": entry.label, "unique_states": states, "deviations": deviations }));
+            rows.push(serde_json::json!({
+                "entry": entry.label,
+                "unique_states": report.unique_states,
+                "deviations": deviations,
+                "bounded_by": report.bounded_by,
+            }));
         } else {
-            let verdict = if deviations.is_empty() { "as expected".to_string() } else { deviations.join("; ") };
-            say!("{:<50} {:>10}  {verdict}", entry.label, states);
+            say!("{:<50} {:>10}  {verdict}", entry.label, report.unique_states);
         }
     }
+    let as_expected = run - failed - undecided;
+    let not_run = entries.len() - run;
     if args.json {
-        let summary =
-            serde_json::json!({ "entries": rows, "as_expected": entries.len() - failed, "total": entries.len() });
+        let summary = serde_json::json!({
+            "entries": rows,
+            "as_expected": as_expected,
+            "deviating": failed,
+            "unknown": undecided,
+            "not_run": not_run,
+            "total": entries.len(),
+        });
         say!("{summary}");
     } else {
-        say!("{} of {} entries as expected", entries.len() - failed, entries.len());
+        let mut tail = String::new();
+        if undecided > 0 {
+            tail += &format!("; {undecided} unknown (a budget ran out)");
+        }
+        if not_run > 0 {
+            tail += &format!("; {not_run} not run (interrupted)");
+        }
+        say!("{as_expected} of {} entries as expected{tail}", entries.len());
     }
-    Ok(Exit::passed_if(failed == 0))
+    Ok(match (failed, undecided + not_run) {
+        (0, 0) => Exit::Passed,
+        (0, _) => Exit::Unknown,
+        _ => Exit::Failed,
+    })
 }
 
 fn print_report(report: &Report) {
@@ -276,13 +334,10 @@ fn print_report(report: &Report) {
         report.max_depth,
         report.elapsed_ms,
         match (report.swarm.is_some(), report.bounded, report.bounded_by) {
-            (_, _, Some(Spent::Interrupted)) => " (BOUNDED: interrupted by Ctrl-C)",
-            (true, _, _) => " (BOUNDED: random walks prove nothing)",
-            (false, true, Some(Spent::States)) => " (BOUNDED: --max-states ran out)",
-            (false, true, Some(Spent::Time)) => " (BOUNDED: --timeout ran out)",
-            (false, true, Some(Spent::Memory)) => " (BOUNDED: --max-memory ran out)",
-            (false, true, None) => " (BOUNDED: a budget ran out)",
-            (false, false, _) => "",
+            (_, _, Some(spent)) => format!(" (BOUNDED: {})", spent.what_ran_out()),
+            (true, _, None) => " (BOUNDED: random walks prove nothing)".to_string(),
+            (false, true, None) => " (BOUNDED: a budget ran out)".to_string(),
+            (false, false, _) => String::new(),
         }
     );
     if let Some(swarm) = &report.swarm {

@@ -22,6 +22,9 @@ pub struct Args {
     /// Print the rows as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print no progress.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Measures, prints the table and writes the chart; failed when a run broke a property.
@@ -38,7 +41,9 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     // Found out before the measuring, not after.
     let dir = svg.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     crate::trace::check_writable(dir)?;
-    let rows = crate::herd::measure(&recipes, &counts, seed)?;
+    super::stop_on_ctrl_c();
+    let progress = (!args.quiet).then_some(super::progress_to_stderr as crate::progress::Progress);
+    let (rows, interrupted) = crate::herd::measure(&recipes, &counts, seed, progress)?;
     std::fs::create_dir_all(dir).map_err(|e| BadInput(format!("cannot make {}: {e}", dir.display())))?;
     crate::herd::chart(&rows, svg).map_err(BadInput)?;
     if json {
@@ -46,6 +51,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     } else {
         say_raw!("{}", crate::herd::table(&rows));
         say!("chart: {}", svg.display());
+        if interrupted {
+            say!("interrupted: {} of {} runs measured", rows.len(), recipes.len() * counts.len());
+        }
     }
-    Ok(Exit::passed_if(rows.iter().all(|r| r.passed)))
+    Ok(match (rows.iter().all(|r| r.passed), interrupted) {
+        (false, _) => Exit::Failed,
+        (true, true) => Exit::Unknown,
+        (true, false) => Exit::Passed,
+    })
 }

@@ -172,32 +172,22 @@ fn one_line(message: &str) -> String {
     }
 }
 
-/// `--rounds`: a count of rounds, or `unbounded`.
-pub(crate) fn parse_rounds(text: &str) -> Result<u8, String> {
-    if text == "unbounded" {
-        return Ok(zklab_model::UNBOUNDED_ROUNDS);
-    }
-    match text.parse::<u8>() {
-        Ok(n) if (1..zklab_model::UNBOUNDED_ROUNDS).contains(&n) => Ok(n),
-        _ => Err(format!("must be a number from 1 to 254 or `unbounded`, got {text:?}")),
-    }
-}
-
 /// Where the command line's long work says how far it got: stderr.
 pub(crate) fn progress_to_stderr(line: &str) {
     eprintln!("{line}");
 }
 
-/// Installs the Ctrl-C handler: the first Ctrl-C raises `interrupt::INTERRUPTED`, which a
-/// check or a simulation polls and stops at, printing what it knows; a second one quits at once.
-/// Without the handler (another is installed already) Ctrl-C keeps its default.
+/// Installs the handler of Ctrl-C (SIGINT), SIGTERM and SIGHUP: the first raises
+/// `interrupt::INTERRUPTED`, which every long command polls and stops at, printing what it
+/// knows (exit 3, or 1 if it already found a violation); a second one quits at once. Without
+/// the handler (another is installed already) the signals keep their default.
 pub(crate) fn stop_on_ctrl_c() {
     use std::sync::atomic::Ordering;
     let installed = ctrlc::set_handler(|| {
         if crate::interrupt::INTERRUPTED.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("interrupted: stopping; what is known so far follows (Ctrl-C again quits at once)");
+        eprintln!("interrupted: stopping; what is known so far follows (a second signal quits at once)");
     });
     drop(installed);
 }

@@ -139,12 +139,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
     stop_on_ctrl_c();
     let started = Instant::now();
+    let progress = (!args.quiet).then_some(progress_to_stderr as crate::progress::Progress);
     let reports = match seeds.as_slice() {
-        [seed] => {
-            let progress = (!args.quiet).then_some(progress_to_stderr as crate::progress::Progress);
-            vec![crate::simulate::run_watched(&scenario, &SimConfig { seed: *seed, ..config.clone() }, progress)]
-        }
-        _ => run_seeds(&scenario, &config, &seeds, args.threads),
+        [seed] => vec![crate::simulate::run_watched(&scenario, &SimConfig { seed: *seed, ..config.clone() }, progress)],
+        _ => run_seeds(&scenario, &config, &seeds, args.threads, progress),
     };
     let wall = started.elapsed();
     let mut failed = false;
@@ -281,7 +279,18 @@ fn run_args(args: &Args, seed: u64, faults: &str) -> Vec<String> {
 fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed: u64) -> Result<Exit, CliError> {
     let kinds: Vec<zklab_model::FaultKind> =
         zklab_model::FaultKind::ALL.into_iter().filter(|k| config.rated(*k)).collect();
-    let Some(found) = crate::schedules::search(scenario, config, &kinds, cases, args.max_faults)? else {
+    stop_on_ctrl_c();
+    let progress = (!args.quiet).then_some(progress_to_stderr as crate::progress::Progress);
+    let searched = crate::schedules::search(scenario, config, &kinds, (cases, args.max_faults), progress)?;
+    let Some(found) = searched.found else {
+        if searched.interrupted {
+            say!(
+                "interrupted: {} of {cases} schedules of up to {} faults tried, none breaks a property so far",
+                searched.tried,
+                args.max_faults
+            );
+            return Ok(Exit::Unknown);
+        }
         say!("{cases} schedules of up to {} faults: none breaks a property", args.max_faults);
         return Ok(Exit::Passed);
     };
@@ -316,6 +325,9 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
     say!("schedule: {}", schedule_file.display());
     say!("trace: {}", trace_file.display());
     say!("reproduce: zklab {} --schedule {}", run_args(args, seed, "none").join(" "), schedule_file.display());
+    if searched.interrupted {
+        say!("interrupted while shrinking: the schedule above breaks {property} but may not be the smallest");
+    }
     Ok(Exit::Failed)
 }
 

@@ -41,11 +41,21 @@ fn legend() {
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     super::check::check_threads(args.threads)?;
     crate::trace::check_writable(&args.trace_dir)?;
-    let options = options(args.threads);
-    let mut failures = 0;
+    let options = check::Options {
+        progress: Some(super::progress_to_stderr),
+        interrupt: Some(&crate::interrupt::INTERRUPTED),
+        ..options(args.threads)
+    };
+    super::stop_on_ctrl_c();
+    let (mut failures, mut run) = (0, 0);
     say!("{:<18} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
     for case in CASES {
         let mut report = check::run(&case.scenario(), &options);
+        if report.bounded_by == Some(check::bfs::Spent::Interrupted) {
+            // Stopped by a signal: this case has no verdict, and the rest are not run.
+            break;
+        }
+        run += 1;
         report
             .write_traces(&args.trace_dir, false)
             .map_err(|e| CliError::BadInput(format!("cannot write traces: {e}")))?;
@@ -75,6 +85,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         }
     }
     legend();
+    if run < CASES.len() {
+        say!("\ninterrupted: {run} of {} cases run, {failures} NOT as expected", CASES.len());
+        return Ok(if failures == 0 { Exit::Unknown } else { Exit::Failed });
+    }
     if failures == 0 {
         say!("\nall {} cases as expected", CASES.len());
     } else {

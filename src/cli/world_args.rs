@@ -1,6 +1,7 @@
 //! The flags that describe a world, shared by the commands that build one (`check`, `explore`).
 
-use super::{parse_rounds, ClientChoice};
+use super::ClientChoice;
+use crate::scenario::parse_rounds;
 
 #[derive(clap::Args)]
 pub struct WorldArgs {

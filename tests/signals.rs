@@ -1,0 +1,113 @@
+//! Ctrl-C and SIGTERM stop every long command with what it knows: each test starts a command
+//! that would run for minutes, waits for its first progress line (progress comes once a second
+//! on stderr), sends the signal, and reads the partial report and exit code 3 (1 had it already
+//! found a violation).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_zklab");
+
+/// What a stopped command printed and how it exited.
+struct Stopped {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `zklab args` in a fresh directory, sends `signal` once a stderr line contains `ready`,
+/// and waits for it to end.
+fn stop(test: &str, args: &[&str], ready: &str, signal: &str) -> Stopped {
+    let dir = std::env::temp_dir().join(format!("zklab-signals-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zklab starts");
+    let (lines, seen) = mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in stderr.lines().map_while(Result::ok) {
+            all += &line;
+            all.push('\n');
+            let _ = lines.send(line);
+        }
+        all
+    });
+    let waited = std::iter::from_fn(|| seen.recv_timeout(Duration::from_secs(120)).ok()).find(|l| l.contains(ready));
+    assert!(waited.is_some(), "`zklab {}` never printed a line with {ready:?}", args.join(" "));
+    let killed = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let output = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    Stopped {
+        code: output.status.code(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: reader.join().unwrap(),
+    }
+}
+
+impl Stopped {
+    fn assert(&self, code: i32, says: &str) {
+        let what = format!("exit {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}", self.code, self.stdout, self.stderr);
+        assert_eq!(self.code, Some(code), "{what}");
+        assert!(self.stdout.contains(says), "stdout lacks {says:?}: {what}");
+        assert!(self.stderr.contains("interrupted: stopping"), "{what}");
+    }
+}
+
+#[test]
+fn a_schedule_search_stopped_by_sigterm_says_how_many_schedules_it_tried() {
+    let args = ["simulate", "--recipe", "standard", "--clients", "20", "--search", "1000000"];
+    let stopped =
+        stop("search", &[&args[..], &["--faults", "loss-after-apply,expire"]].concat(), "schedules tried", "TERM");
+    stopped.assert(3, "of 1000000 schedules of up to 4 faults tried, none breaks a property so far");
+}
+
+#[test]
+fn a_seed_sweep_stopped_by_ctrl_c_reports_the_seeds_it_finished() {
+    let args = ["simulate", "--recipe", "standard", "--clients", "300", "--seeds", "1000000", "--faults", "expire=1"];
+    let stopped = stop("seeds", &args, "seeds done", "INT");
+    stopped.assert(3, "of 1000000 seeds ran to the end");
+}
+
+#[test]
+fn a_manifest_stopped_by_sigterm_prints_its_table_so_far() {
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/manifest.json");
+    let stopped = stop("manifest", &["check", "--manifest", manifest, "--threads", "1"], "[3/", "TERM");
+    stopped.assert(3, "not run (interrupted)");
+    assert!(stopped.stdout.contains("as expected"), "{}", stopped.stdout);
+}
+
+#[test]
+fn the_suite_stopped_by_ctrl_c_says_how_many_cases_ran() {
+    let stopped = stop("suite", &["suite"], "states/s", "INT");
+    stopped.assert(3, "of 43 cases run, 0 NOT as expected");
+}
+
+#[test]
+fn calibration_stopped_by_sigterm_keeps_the_rows_it_has() {
+    let args = ["calibrate", "--clients", "2", "--faults", "loss-after-apply,expire", "--seeds", "1000000"];
+    let stopped = stop("calibrate", &args, "states reached", "TERM");
+    stopped.assert(3, "interrupted: the rows above are what was run by then");
+}
+
+#[test]
+fn a_herd_measurement_stopped_by_ctrl_c_keeps_its_finished_rows() {
+    let args = ["herd", "--recipes", "naive", "--clients", "5,3000", "-o", "herd.svg"];
+    let stopped = stop("herd", &args, "acquisitions granted", "INT");
+    stopped.assert(3, "interrupted: 1 of 2 runs measured");
+}
+
+#[test]
+fn a_swarm_stopped_by_sigterm_is_bounded_by_the_signal() {
+    let args = ["check", "--recipe", "standard", "--clients", "4", "--faults", "loss-after-apply,expire"];
+    let stopped = stop("swarm", &[&args[..], &["--swarm", "1000000000"]].concat(), "walks", "TERM");
+    stopped.assert(3, "(BOUNDED: interrupted)");
+}
