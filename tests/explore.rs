@@ -49,11 +49,22 @@ fn the_goal_is_the_checkers_shortest_violation_and_a_proven_world_has_none() {
     let report = check::run(&broken, &Options::default());
     let shortest = report.properties.iter().filter(|p| p.status == Status::Violated);
     let shortest = shortest.filter_map(|p| p.trace.as_ref()).map(|t| t.steps.len()).min().unwrap();
-    let found = goal(&broken, std::time::Duration::from_secs(60));
+    let found = goal(&broken, std::time::Duration::from_secs(60), None);
     assert_eq!(found.shortest, Some(shortest));
     assert!(found.property.is_some() && !found.bounded);
-    let proven = goal(&scenario("standard"), std::time::Duration::from_secs(60));
+    let proven = goal(&scenario("standard"), std::time::Duration::from_secs(60), None);
     assert_eq!((proven.property, proven.shortest, proven.bounded), (None, None, false), "{}", proven.summary);
+}
+
+#[test]
+fn a_loaded_trace_s_goal_is_the_property_it_breaks() {
+    // Blind retry breaks eventual_acquire and no_orphans; each of its traces sets its own goal.
+    for name in ["blind-retry-n2-eventual_acquire.json", "blind-retry-n2-no_orphans.json"] {
+        let trace = zklab::trace::Trace::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("traces").join(name)).unwrap();
+        let found = goal(&trace.scenario, std::time::Duration::from_secs(60), Some(trace.verdict.property));
+        assert_eq!(found.property.as_deref(), Some(trace.verdict.property.name()), "{name}");
+        assert!(found.shortest.is_some_and(|n| n <= trace.steps.len()), "{name}: {:?}", found.shortest);
+    }
 }
 
 /// A running `zklab explore` and the address it printed.
@@ -112,6 +123,7 @@ fn the_server_answers_positions_and_refuses_another_worlds_trace() {
     .unwrap();
     let (code, body) = http(&served.1, "POST", "/api/load", &same);
     assert_eq!(code, 200, "{body}");
+    assert!(body.contains(r#""property":"eventual_acquire""#), "the page's goal becomes the trace's: {body}");
     assert_eq!(http(&served.1, "GET", "/elsewhere", "").0, 404);
 }
 
@@ -122,6 +134,10 @@ fn bad_explore_input_is_one_line_and_exit_2() {
         vec!["--recipe", "standard", "--faults", "expire,expire"],
         vec!["--trace", "/no/such/trace.json"],
         vec!["--recipe", "standard", "--goal-timeout", "0"],
+        // A trace names its world: flags that would describe another are refused, not ignored.
+        vec!["--trace", "traces/wait-on-null-n2-eventual_acquire.json", "--clients", "5"],
+        vec!["--trace", "traces/wait-on-null-n2-eventual_acquire.json", "--faults", "expire"],
+        vec!["--trace", "traces/wait-on-null-n2-eventual_acquire.json", "--rounds", "3"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_zklab")).arg("explore").args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

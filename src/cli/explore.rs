@@ -16,8 +16,9 @@ pub struct Args {
     /// The world (the faults are those the learner may inject).
     #[command(flatten)]
     world: WorldArgs,
-    /// Start at the end of this trace, in its world (step back with undo).
-    #[arg(long)]
+    /// Start at the end of this trace, in its world (step back with undo); the goal is what the
+    /// trace breaks. The trace names its world, so the world's flags are refused beside it.
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["clients", "faults", "rounds", "client"])]
     trace: Option<PathBuf>,
     /// The local port to serve on (default: a free one, printed).
     #[arg(long, default_value_t = 0)]
@@ -34,10 +35,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             BadInput(format!("--goal-timeout must be between 1 and 3600 seconds, got {}", args.goal_timeout)).into()
         );
     }
-    let (scenario, start) = match &args.trace {
+    let (scenario, start, property) = match &args.trace {
         Some(file) => {
             let trace = Trace::load(file).map_err(|e| BadInput(e.to_string()))?;
-            (trace.scenario, trace.steps)
+            (trace.scenario, trace.steps, Some(trace.verdict.property))
         }
         None => {
             let config = WorldConfig {
@@ -46,7 +47,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 client_behaviour: args.world.client.behaviour(),
                 ..WorldConfig::default()
             };
-            (Scenario::new(args.recipe.as_deref().unwrap_or_default(), args.world.clients, config)?, Vec::new())
+            (Scenario::new(args.recipe.as_deref().unwrap_or_default(), args.world.clients, config)?, Vec::new(), None)
         }
     };
     crate::explore::position(&scenario, &start).map_err(|e| BadInput(format!("the trace does not replay: {e}")))?;
@@ -54,7 +55,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         .map_err(|e| BadInput(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
     let address = server.server_addr().to_ip().map(|a| a.to_string()).unwrap_or_default();
     say!("looking for the shortest violation to set as the goal (at most {} s)...", args.goal_timeout);
-    let goal = crate::explore::goal(&scenario, Duration::from_secs(args.goal_timeout));
+    let goal = crate::explore::goal(&scenario, Duration::from_secs(args.goal_timeout), property);
     match (&goal.property, goal.shortest) {
         (Some(property), Some(steps)) => say!("goal: break {property} (the shortest way takes {steps} steps)"),
         _ => say!("{}", goal.summary),

@@ -19,7 +19,7 @@ use crate::trace::Trace;
 use serde::Serialize;
 use std::io::Read;
 use std::time::Duration;
-use zklab_model::Step;
+use zklab_model::{Property, Step};
 
 /// The largest request body the server reads (a trace of many thousand steps fits).
 const MAX_BODY: u64 = 16 << 20;
@@ -36,12 +36,17 @@ pub struct Goal {
     pub bounded: bool,
 }
 
-/// The checker's shortest violation of `scenario`, within `timeout`.
-pub fn goal(scenario: &Scenario, timeout: Duration) -> Goal {
-    let options = Options { timeout: Some(timeout), progress: None, ..Options::default() };
+/// The checker's shortest violation of `scenario`, within `timeout`; of `property` alone when
+/// one is given (a loaded trace's: the goal is what that trace breaks, not whatever breaks
+/// first).
+pub fn goal(scenario: &Scenario, timeout: Duration, property: Option<Property>) -> Goal {
+    // Reached items are always judged: a property of that kind is the shortest anyway.
+    let only = property.filter(|p| p.kind() != check::properties::Kind::Reached);
+    let options = Options { timeout: Some(timeout), progress: None, properties: only.map(|p| vec![p]), ..Options::default() };
     let report = check::run(scenario, &options);
     let violated = report.properties.iter().filter(|p| p.status == Status::Violated);
-    let shortest = violated.filter_map(|p| Some((p, p.trace.as_ref()?))).min_by_key(|(_, t)| t.steps.len());
+    let wanted = violated.filter(|p| property.is_none_or(|wanted| p.name == wanted.name()));
+    let shortest = wanted.filter_map(|p| Some((p, p.trace.as_ref()?))).min_by_key(|(_, t)| t.steps.len());
     match shortest {
         Some((p, trace)) => Goal {
             property: Some(p.name.to_string()),
@@ -50,7 +55,7 @@ pub fn goal(scenario: &Scenario, timeout: Duration) -> Goal {
             bounded: false,
         },
         None if report.bounded => Goal {
-            property: None,
+            property: property.map(|p| p.name().to_string()),
             shortest: None,
             summary: "the checker ran out of time before finding a violation or proving the world".to_string(),
             bounded: true,
@@ -148,7 +153,12 @@ fn answer_load(scenario: &Scenario, text: &str) -> tiny_http::Response<std::io::
         let other = format!("{} with {} clients", trace.scenario.recipe_label(), trace.scenario.recipes.len());
         return error(409, &format!("this trace is of another world ({other}): run zklab explore --trace FILE"));
     }
-    reply(200, "application/json", serde_json::to_string(&trace.steps).expect("steps serialize"))
+    let loaded = serde_json::json!({
+        "steps": trace.steps,
+        "property": trace.verdict.property.name(),
+        "summary": trace.summary,
+    });
+    reply(200, "application/json", loaded.to_string())
 }
 
 fn reply(code: u16, kind: &str, text: String) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
