@@ -42,6 +42,9 @@ use zklab_recipes::AnyRecipe;
 
 pub const FORMAT: u32 = 1;
 
+/// The latest step time a trace may give: a day of virtual time, far past any simulated run.
+pub const MAX_TIME_US: u64 = 24 * 3600 * 1_000_000;
+
 /// A way to show a trace (the text timeline, the Mermaid diagram).
 pub type Renderer = fn(&Trace) -> Result<String, TraceError>;
 
@@ -95,6 +98,10 @@ pub enum TraceError {
     Diverged(String),
     #[error("the trace gives {0} step times for {1} steps")]
     Times(usize, usize),
+    #[error("step {0}'s time ({1} µs) is {2}")]
+    BadTime(usize, u64, &'static str),
+    #[error("the trace's summary says {0:?}; its replay says {1:?}")]
+    Summary(String, String),
     #[error("{0}")]
     TooLarge(String),
 }
@@ -111,6 +118,16 @@ impl Trace {
         trace.scenario.validate_with(limit).map_err(TraceError::Scenario)?;
         if !trace.times_us.is_empty() && trace.times_us.len() != trace.steps.len() {
             return Err(TraceError::Times(trace.times_us.len(), trace.steps.len()));
+        }
+        // Virtual time only moves forward, and a simulated run ends long before u64::MAX µs
+        // (half a million years): a time past a day of virtual time is no simulator's.
+        for (i, pair) in trace.times_us.windows(2).enumerate() {
+            if pair[1] < pair[0] {
+                return Err(TraceError::BadTime(i + 1, pair[1], "before the step ahead of it"));
+            }
+        }
+        if let Some((i, &t)) = trace.times_us.iter().enumerate().find(|(_, &t)| t > MAX_TIME_US) {
+            return Err(TraceError::BadTime(i, t, "past a day of virtual time"));
         }
         Ok(trace)
     }
@@ -139,7 +156,54 @@ impl Trace {
     /// but faults possible; a cycle of fault-free steps returns to the state where it started
     /// (up to renumbering), a client waits on it and never holds, and it is weakly fair: no
     /// fault-free step is enabled all along it and never taken.
+    ///
+    /// Then the trace's summary must be the one its replay gives (`replayed_summary`): a
+    /// summary edited to tell another story is refused.
     pub fn replay(&self) -> Result<(), TraceError> {
+        self.replay_verdict()?;
+        let replayed = self.replayed_summary()?;
+        let agrees = match (self.seed, self.verdict.property) {
+            // A simulated run's end says more than its last state (times, the last holder):
+            // its summary must start with what the state says.
+            (Some(_), _) => self.summary.starts_with(&replayed),
+            (None, _) => self.summary == replayed,
+        };
+        match agrees {
+            true => Ok(()),
+            false => Err(TraceError::Summary(self.summary.clone(), replayed)),
+        }
+    }
+
+    /// The summary the trace's replay gives: what the checker writes for a counterexample, and
+    /// for a simulated run's liveness or orphan verdict what its end names (the waiters, the
+    /// orphaned nodes).
+    pub fn replayed_summary(&self) -> Result<String, TraceError> {
+        let property = self.verdict.property;
+        let kind = property.kind();
+        let mut world = self.scenario.world();
+        let mut before = None;
+        let mut cycle = Vec::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            if kind == Kind::Transition && i + 1 == self.steps.len() {
+                before = Some(world.clone());
+            }
+            if self.verdict.cycle_start.is_some_and(|start| i >= start) {
+                cycle.push(world.clone());
+            }
+            world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
+        }
+        Ok(match (kind, self.verdict.cycle_start, before, self.seed) {
+            (Kind::Transition, _, Some(before), _) => {
+                summarize_step(property, &before, *self.steps.last().expect("a step"), &world)
+            }
+            (_, Some(_), _, _) => summarize_cycle(&starving(&cycle)),
+            (_, None, _, Some(_)) if property == Property::EventualAcquire => zklab_sim::waiters(&world),
+            (_, None, _, Some(_)) if property == Property::NoOrphans => zklab_sim::orphaned(&world),
+            _ => summarize(property, &world),
+        })
+    }
+
+    fn replay_verdict(&self) -> Result<(), TraceError> {
         let property = self.verdict.property;
         if property.kind() == Kind::Safety {
             // One world at a time: a simulated trace may have thousands of clients.

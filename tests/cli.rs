@@ -718,7 +718,7 @@ fn replay_of_a_tampered_trace_fails_with_one_line() {
     let original = write_failing_trace(&tmp, &tmp.join("traces"));
     /// (file name, how the trace is tampered with, a word the error must contain)
     type Edit = (&'static str, fn(&mut Value), &'static str);
-    let edits: [Edit; 9] = [
+    let edits: [Edit; 10] = [
         ("reached", |t| t["verdict"]["property"] = "reached:handoff".into(), "reached:handoff"),
         ("drop-last-step", |t| drop(t["steps"].as_array_mut().unwrap().pop()), "does not reproduce"),
         ("no-steps", |t| t["steps"] = serde_json::json!([]), "does not reproduce"),
@@ -728,6 +728,7 @@ fn replay_of_a_tampered_trace_fails_with_one_line() {
         ("cycle-inside", |t| t["verdict"]["cycle_start"] = 3.into(), "cycle"),
         ("swap-first-steps", |t| t["steps"].as_array_mut().unwrap().swap(0, 1), "step 0"),
         ("absent-client", |t| t["steps"][0] = serde_json::json!({"acquire": 7}), "step 0"),
+        ("summary", |t| t["summary"] = "c0 and c1 both believe they hold the lock".into(), "summary says"),
     ];
     for (name, edit, mentions) in edits {
         let file = tampered(&tmp, &original, name, edit);
@@ -740,6 +741,40 @@ fn replay_of_a_tampered_trace_fails_with_one_line() {
     let file = tampered(&tmp, &original, "unknown-property", |t| t["verdict"]["property"] = "world_peace".into());
     let run = replay(&tmp, &file);
     assert!(run.assert_bad_input().contains("unknown property `world_peace`"), "{}", run.describe());
+}
+
+#[test]
+fn step_times_that_go_backwards_or_past_a_day_are_refused() {
+    let tmp = TempDir::new("step_times_that_go_backwards_or_past_a_day_are_refused");
+    let original = write_failing_trace(&tmp, &tmp.join("traces"));
+    let steps = read_json(&original)["steps"].as_array().unwrap().len() as u64;
+    let times = |edit: fn(&mut Vec<u64>)| {
+        let mut times: Vec<u64> = (0..steps).map(|i| i * 1000).collect();
+        edit(&mut times);
+        serde_json::json!(times)
+    };
+    let backwards = times(|t| t[2] = 500);
+    let file = tampered(&tmp, &original, "backwards", |t| t["times_us"] = backwards);
+    let run = replay(&tmp, &file);
+    assert!(
+        run.assert_bad_input().contains("step 2's time (500 µs) is before the step ahead of it"),
+        "{}",
+        run.describe()
+    );
+    let forever = times(|t| *t.last_mut().unwrap() = u64::MAX);
+    let file = tampered(&tmp, &original, "forever", |t| t["times_us"] = forever);
+    for html in [false, true] {
+        let args = if html {
+            vec!["replay", "--html", file.to_str().unwrap(), "-o", "t.html"]
+        } else {
+            vec!["replay", file.to_str().unwrap()]
+        };
+        let run = zklab(&tmp, &args);
+        assert!(run.assert_bad_input().contains("past a day of virtual time"), "{}", run.describe());
+    }
+    let fine = times(|_| {});
+    let file = tampered(&tmp, &original, "fine", |t| t["times_us"] = fine);
+    assert_eq!(replay(&tmp, &file).code, Some(0), "times that move forward replay");
 }
 
 #[test]

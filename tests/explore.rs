@@ -60,7 +60,8 @@ fn the_goal_is_the_checkers_shortest_violation_and_a_proven_world_has_none() {
 fn a_loaded_trace_s_goal_is_the_property_it_breaks() {
     // Blind retry breaks eventual_acquire and no_orphans; each of its traces sets its own goal.
     for name in ["blind-retry-n2-eventual_acquire.json", "blind-retry-n2-no_orphans.json"] {
-        let trace = zklab::trace::Trace::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("traces").join(name)).unwrap();
+        let trace =
+            zklab::trace::Trace::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("traces").join(name)).unwrap();
         let found = goal(&trace.scenario, std::time::Duration::from_secs(60), Some(trace.verdict.property));
         assert_eq!(found.property.as_deref(), Some(trace.verdict.property.name()), "{name}");
         assert!(found.shortest.is_some_and(|n| n <= trace.steps.len()), "{name}: {:?}", found.shortest);

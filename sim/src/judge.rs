@@ -57,37 +57,43 @@ impl Judge {
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
     /// `healed_ms` is how long the run went on after its faults stopped, `now_ms` when it ended.
     pub fn the_end<R: Recipe>(&self, world: &World<R>, healed_ms: u64, now_ms: u64) -> Option<Broken> {
-        let waiting = world.waiting();
-        if !waiting.is_empty() && self.applicable.contains(&Property::EventualAcquire) {
+        if !world.waiting().is_empty() && self.applicable.contains(&Property::EventualAcquire) {
             let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
             let holders: Vec<ClientId> = self.holders.iter().copied().collect();
-            let shown = &waiting[..waiting.len().min(10)];
-            let more = match waiting.len() > shown.len() {
-                true => format!(" and {} more", waiting.len() - shown.len()),
-                false => String::new(),
-            };
             let holder = if holders.is_empty() { "none".to_string() } else { names(&holders) };
             let stalled = !world.deadlocked();
             let detail = match stalled {
-                true => format!(
-                    "{} ({}{more}) still {healed_ms} ms after the faults stopped; holder: {holder}",
-                    count(waiting.len()),
-                    names(shown),
-                ),
+                true => format!("{} still {healed_ms} ms after the faults stopped; holder: {holder}", waiters(world)),
                 false => format!(
-                    "{} ({}{more}) and nothing but a fault can happen (from {now_ms} ms on); holder: {holder}",
-                    count(waiting.len()),
-                    names(shown),
+                    "{} and nothing but a fault can happen (from {now_ms} ms on); holder: {holder}",
+                    waiters(world)
                 ),
             };
             return Some(Broken { property: Property::EventualAcquire, detail, stalled });
         }
         if self.applicable.contains(&Property::NoOrphans) && !Property::NoOrphans.holds(world) {
-            let detail = format!("orphaned lock nodes: {}", world.orphans().join(", "));
-            return Some(Broken { property: Property::NoOrphans, detail, stalled: false });
+            return Some(Broken { property: Property::NoOrphans, detail: orphaned(world), stalled: false });
         }
         None
     }
+}
+
+/// How a simulated run's end names its waiters: "3 clients wait (c0, c1, c2)", the first ten
+/// by name. A replay checks that a trace's summary starts so.
+pub fn waiters<R: Recipe>(world: &World<R>) -> String {
+    let waiting = world.waiting();
+    let shown = &waiting[..waiting.len().min(10)];
+    let names = shown.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
+    let more = match waiting.len() > shown.len() {
+        true => format!(" and {} more", waiting.len() - shown.len()),
+        false => String::new(),
+    };
+    format!("{} ({names}{more})", count(waiting.len()))
+}
+
+/// How a simulated run's end names its orphaned nodes.
+pub fn orphaned<R: Recipe>(world: &World<R>) -> String {
+    format!("orphaned lock nodes: {}", world.orphans().join(", "))
 }
 
 /// "1 client waits", "3 clients wait".

@@ -18,7 +18,7 @@ pub use builder::{check, Builder, Checked};
 
 use crate::exit::Exit;
 use crate::scenario::Scenario;
-use crate::trace::{starving, summarize, summarize_cycle, summarize_step, Trace, Verdict as TraceVerdict, FORMAT};
+use crate::trace::{Trace, Verdict as TraceVerdict, FORMAT};
 use bfs::{Budget, Counterexample, Progress};
 use cross_check::CrossCheck;
 use liveness::Liveness;
@@ -667,33 +667,18 @@ fn verdicts_of(
 pub fn run(scenario: &Scenario, options: &Options) -> Report {
     let outcome = explore(scenario.world(), options);
     let trace = |property: Property, cx: &Counterexample| -> Trace {
-        let kind = property.kind();
-        let mut world = scenario.world();
-        let mut before = world.clone();
-        let mut cycle = Vec::new();
-        for (i, step) in cx.steps.iter().enumerate() {
-            if kind == Kind::Transition && i + 1 == cx.steps.len() {
-                before = world.clone();
-            }
-            if cx.cycle_start.is_some_and(|start| i >= start) {
-                cycle.push(world.clone());
-            }
-            world.apply(*step).expect("counterexample steps replay");
-        }
-        let summary = match (kind, cx.cycle_start) {
-            (Kind::Transition, _) => summarize_step(property, &before, *cx.steps.last().expect("a step"), &world),
-            (_, Some(_)) => summarize_cycle(&starving(&cycle)),
-            _ => summarize(property, &world),
-        };
-        Trace {
+        let mut trace = Trace {
             format: FORMAT,
             scenario: scenario.clone(),
             seed: None,
-            summary,
+            summary: String::new(),
             verdict: TraceVerdict { property, cycle_start: cx.cycle_start, stalled: false },
             steps: cx.steps.clone(),
             times_us: Vec::new(),
-        }
+        };
+        // One way to tell what a trace shows: the way its replay checks it.
+        trace.summary = trace.replayed_summary().expect("counterexample steps replay");
+        trace
     };
     let peak_rss_kib = peak_rss_kib();
     Report {

@@ -42,7 +42,8 @@ pub struct Goal {
 pub fn goal(scenario: &Scenario, timeout: Duration, property: Option<Property>) -> Goal {
     // Reached items are always judged: a property of that kind is the shortest anyway.
     let only = property.filter(|p| p.kind() != check::properties::Kind::Reached);
-    let options = Options { timeout: Some(timeout), progress: None, properties: only.map(|p| vec![p]), ..Options::default() };
+    let options =
+        Options { timeout: Some(timeout), progress: None, properties: only.map(|p| vec![p]), ..Options::default() };
     let report = check::run(scenario, &options);
     let violated = report.properties.iter().filter(|p| p.status == Status::Violated);
     let wanted = violated.filter(|p| property.is_none_or(|wanted| p.name == wanted.name()));
