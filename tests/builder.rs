@@ -56,7 +56,7 @@ fn a_spent_memory_budget_leaves_the_answer_unknown() {
 fn the_outcome_prints_as_a_report_with_its_counterexample() {
     let checked = check(catalogue("wait-on-null")).clients(2).run();
     let report = checked.to_string();
-    assert!(report.starts_with("wait-on-null,wait-on-null x2: "), "{report}");
+    assert!(report.starts_with("wait-on-null x2: "), "one name for clients that run one recipe: {report}");
     assert!(report.contains("eventual_acquire             VIOLATED"), "{report}");
     assert!(report.contains("eventual_acquire counterexample:"), "{report}");
     assert!(report.contains("c1 (wait-on-null, s3)"), "the timeline's header: {report}");

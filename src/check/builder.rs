@@ -194,17 +194,19 @@ impl<R: Recipe> Checked<R> {
 impl<R: Recipe> std::fmt::Display for Checked<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let o = &self.outcome;
-        let names: Vec<String> = self.init.clients.iter().map(|c| c.recipe.name()).collect();
+        let mut names: Vec<String> = self.init.clients.iter().map(|c| c.recipe.name()).collect();
+        let clients = names.len();
+        // One name for clients that all run one recipe, as the command line's header has it.
+        names.dedup();
         let bounded = match (o.bounded, o.spent) {
             (false, _) => String::new(),
-            (true, Some(spent)) => format!(" (BOUNDED: {spent:?} ran out)"),
+            (true, Some(spent)) => format!(" (BOUNDED: {})", spent.what_ran_out()),
             (true, None) => " (BOUNDED)".to_string(),
         };
         writeln!(
             f,
-            "{} x{}: {} unique states, {} total, depth {}, {} ms{bounded}",
+            "{} x{clients}: {} unique states, {} total, depth {}, {} ms{bounded}",
             names.join(","),
-            names.len(),
             o.unique_states,
             o.total_states,
             o.max_depth,

@@ -45,35 +45,53 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Explore every interleaving and fault of a scenario and judge every property.
+    #[command(after_help = "Example:\n  zklab check --recipe standard --clients 2 --faults loss-after-apply,expire")]
     Check(check::Args),
     /// List the recipes, their flaws and the fault names.
+    #[command(after_help = "Example:\n  zklab recipes")]
     Recipes,
     /// Re-apply a trace's steps and re-check its verdict.
+    #[command(after_help = "Example:\n  zklab replay --show traces/wait-on-null-n2-eventual_acquire.json")]
     Replay(replay::Args),
     /// Play the scheduler in a local page: pick each next step, see the state, undo, load a
     /// trace; with a broken recipe, reach its violation ("break it").
+    #[command(after_help = "Example:\n  zklab explore --recipe wait-on-null --clients 2")]
     Explore(explore::Args),
     /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
+    #[command(
+        after_help = "Example:\n  zklab simulate --recipe standard --clients 1000 --faults loss-after-apply=0.01,expire=3"
+    )]
     Simulate(simulate::Args),
     /// Run a recipe's clients against a real ZooKeeper (started here from its jar, or yours),
     /// with the simulator's workload and faults from a seed, each run judged by the model
     /// world kept in step with it.
+    #[command(
+        after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.1,expire=1 --seeds 2"
+    )]
     Real(real_args::Args),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
     /// chart of notifications per release.
+    #[command(after_help = "Example:\n  zklab herd --recipes standard,naive --clients 5,25 -o herd.svg")]
     Herd(herd::Args),
     /// How far simulation can be trusted: which fraction of the checker's states a number of
     /// simulated seeds reaches, for a world small enough to explore.
+    #[command(after_help = "Example:\n  zklab calibrate --recipe standard --clients 2 --seeds 10,100")]
     Calibrate(calibrate::Args),
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
+    #[command(after_help = "Example:\n  zklab suite --trace-dir zklab-traces")]
     Suite(suite::Args),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
     /// and print the results.
+    #[command(
+        after_help = "Example:\n  zklab zk-script conformance/cases/14-lock-race.json --expect conformance/expected/14-lock-race.json"
+    )]
     ZkScript(zk_script::Args),
     /// Differential fuzzing: run random op scripts against the model and a live ZooKeeper; on a
     /// difference, shrink the script, save it with the server's answer as a case, exit 1.
+    #[command(after_help = "Example:\n  zklab zk-fuzz --scripts 20 --seed 7")]
     ZkFuzz(zk_fuzz::Args),
-    /// Print a shell completion script: `zklab completions bash > ~/.local/share/bash-completion/completions/zklab`.
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    #[command(after_help = "Example:\n  zklab completions bash > zklab.bash")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,

@@ -177,9 +177,9 @@ fn finish(args: &Args, ensemble: &Ensemble, reports: Vec<Report>, started: Insta
         let acquisitions: u64 = reports.iter().map(|r| r.metrics.acquisitions).sum();
         let requests: u64 = reports.iter().map(|r| r.metrics.requests).sum();
         say!(
-            "{passed} of {} real runs passed ({} servers); {acquisitions} acquisitions, {:.2} requests per acquisition; {:.1} s wall",
+            "{passed} of {} real runs passed ({}); {acquisitions} acquisitions, {:.2} requests per acquisition; {:.1} s wall",
             reports.len(),
-            ensemble.servers.len(),
+            ensemble.size_text(),
             requests as f64 / acquisitions.max(1) as f64,
             started.elapsed().as_secs_f64()
         );
@@ -389,10 +389,10 @@ fn reproduce(args: &Args) -> Result<Exit, CliError> {
         say!("{}", serde_json::Value::Array(rows.clone()));
     } else {
         say!(
-            "{} of {} traces reproduced on a real server ({} servers); {} could not be steered; {} held for real",
+            "{} of {} traces reproduced on a real server ({}); {} could not be steered; {} held for real",
             count("reproduced"),
             traces.len(),
-            ensemble.servers.len(),
+            ensemble.size_text(),
             count("not reproduced"),
             count("held")
         );

@@ -82,10 +82,10 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
     } else {
         let passed = reports.iter().filter(|r| r.verdict == "passed").count();
         say!(
-            "{passed} of {} runs of real {} passed ({} servers); {:.1} s wall",
+            "{passed} of {} runs of real {} passed ({}); {:.1} s wall",
             reports.len(),
             library.name(),
-            ensemble.servers.len(),
+            ensemble.size_text(),
             started.elapsed().as_secs_f64()
         );
     }

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// A trace file, as `check`, `simulate` or `real` write it (zklab-traces/*.json).
+    #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
     /// Print the timeline too.
     #[arg(long)]

@@ -15,6 +15,7 @@ pub struct Args {
     /// Recipe name, or a comma list of one name per client.
     #[arg(long)]
     pub recipe: String,
+    /// How many clients take the lock (1 to 1000000).
     #[arg(long, default_value_t = 3)]
     pub clients: usize,
     /// How many times each client acquires and releases.

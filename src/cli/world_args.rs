@@ -5,6 +5,8 @@ use crate::scenario::parse_rounds;
 
 #[derive(clap::Args)]
 pub struct WorldArgs {
+    /// How many clients take the lock (1 to the recipe's limit; each runs the recipe once per
+    /// round).
     #[arg(long, default_value_t = 2)]
     pub clients: usize,
     /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause,

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The ZooKeeper server (its tree is cleaned before every script).
+    /// The ZooKeeper server (its tree is cleaned before every script); default: one started here
+    /// from Debian's ZooKeeper jar for the run, and stopped after it.
     #[arg(long, value_name = "HOST:PORT")]
-    pub server: String,
+    pub server: Option<String>,
     /// How many scripts to compare.
     #[arg(long, default_value_t = 100)]
     pub scripts: u32,
@@ -27,20 +28,30 @@ pub struct Args {
 
 /// Fuzzes; failed (and the shrunk case saved) when the model and the server differ.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
-    let options = crate::conformance::FuzzOptions {
-        server: args.server.clone(),
+    if args.scripts == 0 {
+        return Err(CliError::BadInput("--scripts must be at least 1".to_string()));
+    }
+    let save_dir = args.save_dir.as_path();
+    if save_dir.exists() && !save_dir.is_dir() {
+        return Err(CliError::BadInput(format!("--save-dir {} exists and is not a directory", save_dir.display())));
+    }
+    // Kept to the end of the run: dropping it stops the server it started.
+    let started = match &args.server {
+        Some(_) => None,
+        None => Some(crate::real::Ensemble::start(1).map_err(CliError::BadInput)?),
+    };
+    let server = match (&args.server, &started) {
+        (Some(server), _) => server.clone(),
+        (None, Some(ensemble)) => ensemble.servers[0].clone(),
+        (None, None) => unreachable!("a server was started"),
+    };
+    let options = &crate::conformance::FuzzOptions {
+        server,
         scripts: args.scripts,
         seed: args.seed,
         max_shrink_iters: args.max_shrink,
         progress: Some(progress_to_stderr),
     };
-    let (options, save_dir) = (&options, args.save_dir.as_path());
-    if options.scripts == 0 {
-        return Err(CliError::BadInput("--scripts must be at least 1".to_string()));
-    }
-    if save_dir.exists() && !save_dir.is_dir() {
-        return Err(CliError::BadInput(format!("--save-dir {} exists and is not a directory", save_dir.display())));
-    }
     let report = crate::conformance::fuzz(options).map_err(|e| CliError::BadInput(e.to_string()))?;
     let Some(mismatch) = report.mismatch else {
         say!(

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// An op script (conformance/FORMAT.md), such as conformance/cases/14-lock-race.json.
+    #[arg(value_name = "SCRIPT")]
     pub script: PathBuf,
     /// Compare with a recorded result file and list the differences (exit 1 if any).
     #[arg(long)]

@@ -101,6 +101,14 @@ impl Ensemble {
         Ok(Ensemble { servers, processes: Vec::new(), dir: None, started_in: Duration::ZERO, lagging: None })
     }
 
+    /// "1 server", "3 servers": how the reports name it.
+    pub fn size_text(&self) -> String {
+        match self.servers.len() {
+            1 => "1 server".to_string(),
+            n => format!("{n} servers"),
+        }
+    }
+
     /// Starts `count` servers (1: standalone; 3: an ensemble) and waits until each serves.
     pub fn start(count: usize) -> Result<Ensemble, String> {
         let classpath = classpath()?;
