@@ -170,6 +170,21 @@ fn the_herd_chart_goes_under_the_trace_dir_unless_told_otherwise() {
     let out = zklab(&["herd", "--recipes", "standard", "--clients", "5", "-o", elsewhere.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(elsewhere.is_file(), "-o says where");
+    // Again over its own chart: replaced. Over a file of the user's: refused, unless --force.
+    let out = zklab(&["herd", "--recipes", "standard", "--clients", "5", "-o", elsewhere.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    let args = ["herd", "--recipes", "standard", "--clients", "5", "-o", notes.to_str().unwrap()];
+    let out = zklab(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), stderr.contains("is not an SVG chart: --force replaces it")),
+        (Some(2), true),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine");
+    assert_eq!(zklab(&[&args[..], &["--force"]].concat()).status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

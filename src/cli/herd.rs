@@ -25,6 +25,9 @@ pub struct Args {
     /// Print no progress.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Replace the chart's file even if it is not an SVG chart (a file of yours by that name).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Measures, prints the table and writes the chart; failed when a run broke a property.
@@ -41,6 +44,11 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     // Found out before the measuring, not after.
     let dir = svg.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     crate::trace::check_writable(dir)?;
+    let is_svg = |head: &str| head.starts_with("<svg") || head.starts_with("<?xml");
+    super::refuse_to_replace(svg, is_svg, "an SVG chart", args.force)?;
+    if svg.is_dir() {
+        return Err(BadInput(format!("cannot write {}: it is a directory", svg.display())).into());
+    }
     super::stop_on_ctrl_c();
     let progress = (!args.quiet).then_some(super::progress_to_stderr as crate::progress::Progress);
     let (rows, interrupted) = crate::herd::measure(&recipes, &counts, seed, progress)?;

@@ -71,14 +71,6 @@ fn refuse_to_clobber(trace: &std::path::Path, out: &std::path::Path, force: bool
             out.display()
         )));
     }
-    let is_page = |text: &[u8]| {
-        let head = String::from_utf8_lossy(&text[..text.len().min(64)]).trim_start().to_ascii_lowercase();
-        head.starts_with("<!doctype html") || head.starts_with("<html")
-    };
-    match std::fs::read(out) {
-        Ok(text) if !force && !is_page(&text) => {
-            Err(CliError::BadInput(format!("{} exists and is not an HTML page: --force replaces it", out.display())))
-        }
-        _ => Ok(()),
-    }
+    let is_page = |head: &str| head.starts_with("<!doctype html") || head.starts_with("<html");
+    super::refuse_to_replace(out, is_page, "an HTML page", force)
 }
