@@ -197,3 +197,47 @@ fn a_loaded_trace_is_stepped_back_and_forth_in_the_explorer() {
         client.close().await.unwrap();
     });
 }
+
+/// `trace`'s HTML timeline, written under the test's output directory.
+fn timeline_page(trace: &str) -> PathBuf {
+    let page = shots().join(Path::new(trace).with_extension("html").file_name().unwrap());
+    std::fs::write(&page, zklab::html::render(&Trace::load(&root().join(trace)).unwrap()).unwrap()).unwrap();
+    page
+}
+
+#[test]
+fn the_herd_is_drawn_as_a_fan_and_a_belief_change_is_never_cut_short() {
+    run(async {
+        let (_driver, client) = browser().await;
+        // The naive lock's release wakes both waiters: two event arrows leave the server at it.
+        client.goto(&format!("file://{}", timeline_page("traces/naive-n3-no_herd.json").display())).await.unwrap();
+        let fan = client.find_all(Locator::Css("path.arrow-event[data-to]")).await.unwrap();
+        let mut woken = Vec::new();
+        for arrow in fan {
+            woken.push(arrow.attr("data-to").await.unwrap().unwrap());
+        }
+        assert_eq!(woken, ["2", "3"], "one curve from the server to c1's lane and one to c2's");
+        std::fs::write(shots().join("timeline-herd.png"), client.screenshot().await.unwrap()).unwrap();
+        // Connection loss: each label that ends in a new belief shows that belief whole.
+        let page = timeline_page("traces/release-under-connloss-n2-eventual_acquire.json");
+        client.goto(&format!("file://{}", page.display())).await.unwrap();
+        let labels = client.find_all(Locator::Css("text.step-label")).await.unwrap();
+        let mut changes = 0;
+        for label in labels {
+            let shown = label.text().await.unwrap();
+            let whole = label.find(Locator::Css("title")).await.unwrap().html(true).await.unwrap();
+            if let Some((_, change)) = whole.split_once(" → ") {
+                changes += 1;
+                assert!(shown.ends_with(&format!("→ {change}")), "{shown:?} cuts {whole:?}");
+            }
+        }
+        assert!(changes >= 2, "the trace changes beliefs");
+        // The explorer draws the release's fan too.
+        let (_explore, url) = explore(&["--trace", root().join("traces/naive-n3-no_herd.json").to_str().unwrap()]);
+        client.goto(&url).await.unwrap();
+        client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("#fan path.notified")).await.unwrap();
+        assert_eq!(count(&client, "#fan path.notified").await, 2, "c1 and c2 woken at once");
+        std::fs::write(shots().join("explorer-herd.png"), client.screenshot().await.unwrap()).unwrap();
+        client.close().await.unwrap();
+    });
+}

@@ -70,7 +70,8 @@ fn a_safety_violation_is_judged_violated_only_at_its_last_frame() {
     assert!(!judged(frames.last().unwrap()), "the model's judge says violated at the end");
     assert!(frames[..frames.len() - 1].iter().all(judged), "and holds before");
     let faults: Vec<&str> = frames.iter().filter_map(|f| f["fault"].as_str()).collect();
-    assert!(faults.contains(&"lagging-session") && faults.contains(&"expire"), "faults are marked: {faults:?}");
+    let expire = "cut off past the session timeout";
+    assert!(faults.contains(&"lagging-session") && faults.contains(&expire), "faults are marked: {faults:?}");
 }
 
 #[test]
@@ -106,4 +107,34 @@ fn a_trace_too_large_for_a_page_is_refused_with_what_to_use_instead() {
     big.steps = vec![big.steps[0]; zklab::html::MAX_STEPS + 1];
     let error = zklab::html::render(&big).unwrap_err().to_string();
     assert!(error.contains("too many for a page") && error.contains("replay --show"), "{error}");
+}
+
+#[test]
+fn a_release_that_wakes_the_queue_is_drawn_as_a_fan_to_the_clients_it_wakes() {
+    let trace = trace("naive-n3-no_herd.json");
+    let data = page_data(&zklab::html::render(&trace).unwrap());
+    let last = data["frames"].as_array().unwrap().last().unwrap().clone();
+    let frame = trace.steps.len() as u64;
+    let fan: Vec<u64> = (last["arrows"].as_array().unwrap().iter())
+        .filter(|a| a["kind"] == "event")
+        .inspect(|a| assert_eq!((a["from"][0].as_u64(), a["from"][1].as_u64()), (Some(0), Some(frame)), "{a}"))
+        .map(|a| a["to"][0].as_u64().unwrap())
+        .collect();
+    assert_eq!(fan, vec![2, 3], "one arrow from the server to c1 and one to c2, at the release: {last}");
+    let notes: Vec<&str> = last["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(notes.iter().any(|n| n.ends_with("queued for c1's session s3")), "clients named, not sessions: {notes:?}");
+}
+
+#[test]
+fn the_expiry_is_marked_where_the_server_expires_the_session_not_where_the_client_is_cut_off() {
+    let trace = trace("standard-n2-stale_holder.json");
+    let data = page_data(&zklab::html::render(&trace).unwrap());
+    let frames = data["frames"].as_array().unwrap();
+    let cut = frames.iter().position(|f| f["step"] == "FAULT expire c0").expect("the expire fault");
+    assert_eq!(frames[cut]["fault"], "cut off past the session timeout");
+    assert!(frames[cut]["expired"].is_null() && frames[cut]["clients"][0]["expired"] == false);
+    let expired = frames.iter().position(|f| f["step"] == "expire c0").expect("the server's expiry");
+    assert!(expired > cut);
+    assert_eq!(frames[expired]["expired"], "c0's session s2");
+    assert!(frames[expired..].iter().all(|f| f["clients"][0]["expired"] == true), "marked from there on");
 }

@@ -15,6 +15,9 @@ pub struct Position {
     pub taken: Vec<String>,
     /// What the last step did, as the text timeline says it.
     pub notes: Vec<String>,
+    /// The watch notifications the last step queued, one per client it wakes (the page draws
+    /// them as a fan of arrows from the server).
+    pub notified: Vec<frames::Arrow>,
     pub clients: Vec<ClientView>,
     pub nodes: Vec<NodeView>,
     /// Each safety and transition property that applies, and whether it holds here (or
@@ -59,9 +62,11 @@ pub fn position(scenario: &Scenario, steps: &[Step]) -> Result<Position, NotEnab
     }
     let notes: Vec<Note> = log.unwrap_or_default();
     let enabled = world.steps().into_iter().map(|step| choice(&world, step)).collect();
+    let before_or_now = before.as_ref().unwrap_or(&world);
     Ok(Position {
         taken,
-        notes: notes.iter().map(ToString::to_string).collect(),
+        notes: notes.iter().map(|n| frames::note_text(n, before_or_now, &world)).collect(),
+        notified: frames::notifications(&notes, before_or_now, &world, steps.len()),
         clients: frames::clients(&world),
         nodes: frames::nodes(&world),
         checks: frames::checks(&applicable, before.as_ref().zip(steps.last().copied()), &world),

@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use zklab_model::property::Kind;
 use zklab_model::world::{describe_input, describe_request, Client, Link, Note};
-use zklab_model::{Belief, Input, Property, Recipe, Step, World, ZkError};
+use zklab_model::{Belief, FaultKind, Input, Property, Recipe, SessionId, Step, World, ZkError};
 
 /// Everything the page shows, as its script reads it.
 #[derive(Serialize)]
@@ -51,6 +51,8 @@ pub struct Frame {
     /// This frame shows the violation: the last one for a safety or transition property or a
     /// deadlock, every frame of the cycle for a liveness cycle.
     pub violation: bool,
+    /// The session the server expired at this step, named with its client ("c1's session s3").
+    pub expired: Option<String>,
 }
 
 /// A message: from lane and frame to lane and frame (a reply travels from the step that sent
@@ -71,6 +73,8 @@ pub struct ClientView {
     pub belief: &'static str,
     pub token: Option<i64>,
     pub session: String,
+    /// The server has expired the client's session (it learns so when it reconnects).
+    pub expired: bool,
     /// up, down (reconnecting), partitioned, crashed or paused.
     pub link: &'static str,
     /// Messages waiting to be handled, in the order they will be.
@@ -117,6 +121,7 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
         nodes: nodes(&world),
         checks: checks(&applicable, None, &world),
         violation: last == 0,
+        expired: None,
     }];
     for (i, step) in trace.steps.iter().enumerate() {
         let before = world.clone();
@@ -126,6 +131,7 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
         let lane = (step.client() as usize) + 1;
         let notes = log.unwrap_or_default();
         let mut arrows = requests(&notes, lane, frame);
+        arrows.extend(notifications(&notes, &before, &world, frame));
         arrows.extend(inbound.advance(&before, *step, &world, frame));
         frames.push(Frame {
             step: Some(step.to_string()),
@@ -133,12 +139,16 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
             label: label(*step, &notes),
             fault: fault(*step),
             time_us: trace.times_us.get(i).copied(),
-            notes: notes.iter().map(ToString::to_string).collect(),
+            notes: notes.iter().map(|n| note_text(n, &before, &world)).collect(),
             arrows,
             clients: clients(&world),
             nodes: nodes(&world),
             checks: checks(&applicable, Some((&before, *step)), &world),
             violation: violation(frame),
+            expired: notes.iter().find_map(|n| match n {
+                Note::Expired(session) => Some(session_text(*session, &before, &world)),
+                _ => None,
+            }),
         });
     }
     let property = trace.verdict.property;
@@ -155,12 +165,63 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
     })
 }
 
+/// The fault a step is, as the timeline labels it. The expire fault cuts the client off; the
+/// session expires later, at the server's own step (marked there with `Frame::expired`).
 fn fault(step: Step) -> Option<String> {
     match step {
+        Step::Fault(FaultKind::Expire, _) => Some("cut off past the session timeout".to_string()),
         Step::Fault(kind, _) | Step::Lossy(kind, ..) => Some(kind.to_string()),
-        Step::Expire(_) => Some("the server expires the session".to_string()),
         _ => None,
     }
+}
+
+/// The client whose session `session` is (before the step or after it), else none.
+fn client_of<R: Recipe>(session: SessionId, before: &World<R>, after: &World<R>) -> Option<usize> {
+    let find = |w: &World<R>| w.clients.iter().position(|c| c.session == session);
+    find(after).or_else(|| find(before))
+}
+
+/// A session as the pages name it: by its client ("c1's session s3"), or alone when no client
+/// has it.
+pub(crate) fn session_text<R: Recipe>(session: SessionId, before: &World<R>, after: &World<R>) -> String {
+    match client_of(session, before, after) {
+        Some(c) => format!("c{c}'s session {session}"),
+        None => format!("session {session}"),
+    }
+}
+
+/// A note as the pages show it: as the text timeline says it, with a notified session named by
+/// its client.
+pub(crate) fn note_text<R: Recipe>(note: &Note, before: &World<R>, after: &World<R>) -> String {
+    match note {
+        Note::Notified { session, event } => {
+            format!("   event {:?} {} queued for {}", event.kind, event.path, session_text(*session, before, after))
+        }
+        Note::Expired(session) => format!("the server expires {}", session_text(*session, before, after)),
+        other => other.to_string(),
+    }
+}
+
+/// The watch notifications a step queued: one arrow from the server to each client it wakes, at
+/// the step itself, so that a release that wakes the whole queue is drawn as a fan.
+pub(crate) fn notifications<R: Recipe>(
+    notes: &[Note],
+    before: &World<R>,
+    after: &World<R>,
+    frame: usize,
+) -> Vec<Arrow> {
+    let notified = notes.iter().filter_map(|note| match note {
+        Note::Notified { session, event } => Some((client_of(*session, before, after)?, event)),
+        _ => None,
+    });
+    notified
+        .map(|(c, event)| Arrow {
+            from: (0, frame),
+            to: (c + 1, frame),
+            kind: "event",
+            label: format!("{:?} {}", event.kind, event.path),
+        })
+        .collect()
 }
 
 /// What the step handled (a reply, an event, a state change), else its own name.
@@ -208,7 +269,15 @@ impl Inbound {
             if step == Step::Receive(c as zklab_model::ClientId) && before.clients[c].inbound.front().is_some() {
                 if let Some((sent, input)) = queue.pop_front() {
                     let (kind, from) = origin(&input, lane);
-                    arrows.push(Arrow { from: (from, sent), to: (lane, frame), kind, label: describe_input(&input) });
+                    // A watch event was drawn where it was queued (`notifications`).
+                    if kind != "event" {
+                        arrows.push(Arrow {
+                            from: (from, sent),
+                            to: (lane, frame),
+                            kind,
+                            label: describe_input(&input),
+                        });
+                    }
                 }
             }
             let now = &after.clients[c].inbound;
@@ -251,7 +320,8 @@ pub(crate) fn clients<R: Recipe>(world: &World<R>) -> Vec<ClientView> {
             Link::Partitioned => "partitioned",
         };
         let queued = c.inbound.iter().map(describe_input).collect();
-        ClientView { belief, token, session: c.session.to_string(), link, inbound: c.inbound.len(), queued }
+        let expired = !world.server.is_alive(c.session);
+        ClientView { belief, token, session: c.session.to_string(), expired, link, inbound: c.inbound.len(), queued }
     };
     world.clients.iter().map(view).collect()
 }

@@ -23,7 +23,7 @@ function showClients(tbody, clients) {
     const queued = cell(client.queued.join("; ") || "nothing", "mono");
     queued.dataset.count = client.inbound;
     tr.append(cell("c" + c), cell(belief, client.belief === "holding" ? "holds" : ""), cell(client.link),
-      cell(client.session, "mono"), queued);
+      cell(client.session + (client.expired ? " (expired)" : ""), client.expired ? "mono violated" : "mono"), queued);
     return tr;
   }));
 }
