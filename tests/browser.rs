@@ -241,3 +241,50 @@ fn the_herd_is_drawn_as_a_fan_and_a_belief_change_is_never_cut_short() {
         client.close().await.unwrap();
     });
 }
+
+#[test]
+fn every_level_of_the_lessons_is_played_to_its_end() {
+    run(async {
+        let (_explore, url) = explore(&["--lessons"]);
+        let base = url.trim_end_matches('/').to_string();
+        let (_driver, client) = browser().await;
+        client.goto(&url).await.unwrap();
+        assert_eq!(count(&client, "#levels li").await, zklab::explore::LESSONS.len());
+        for (i, lesson) in zklab::explore::LESSONS.iter().enumerate() {
+            // Each level opened from the one before (the first from the index), as a learner would.
+            let link =
+                if i == 0 { format!("#levels li[data-level='{}'] a", lesson.id) } else { "#next-level".to_string() };
+            client.find(Locator::Css(&link)).await.unwrap().click().await.unwrap();
+            client
+                .wait()
+                .at_most(Duration::from_secs(10))
+                .for_url(&format!("{base}/lesson/{}/", lesson.id).parse().unwrap())
+                .await
+                .unwrap();
+            assert_eq!(text(&client, "#task").await, lesson.task);
+            let trace = lesson.trace();
+            for (taken, step) in trace.steps.iter().enumerate() {
+                let css = format!("#enabled button[data-step='{}']", serde_json::to_string(step).unwrap());
+                let button =
+                    client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(&css)).await.unwrap();
+                button.click().await.unwrap();
+                let done = format!("#history li:nth-child({})", taken + 1);
+                client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(&done)).await.unwrap();
+            }
+            let property = trace.verdict.property.name();
+            assert!(text(&client, "#goal.broken").await.contains(property), "{}: broken", lesson.id);
+            let found = text(&client, "#found").await;
+            assert!(found.contains(lesson.id) && found.contains("The kept trace"), "{}: {found}", lesson.id);
+            std::fs::write(shots().join(format!("lesson-{}.png", lesson.id)), client.screenshot().await.unwrap())
+                .unwrap();
+            let href = client.find(Locator::Css("#trace-link")).await.unwrap().prop("href").await.unwrap().unwrap();
+            assert_eq!(href, format!("{base}/lesson/{}/trace.html", lesson.id));
+            let last = i + 1 == zklab::explore::LESSONS.len();
+            assert_eq!(count(&client, "#next-level").await, usize::from(!last), "{}", lesson.id);
+        }
+        // The last level's kept trace opens as its timeline.
+        client.find(Locator::Css("#trace-link")).await.unwrap().click().await.unwrap();
+        assert!(text(&client, "#violation").await.contains("is violated here"));
+        client.close().await.unwrap();
+    });
+}

@@ -147,3 +147,42 @@ fn bad_explore_input_is_one_line_and_exit_2() {
         assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn every_pitfall_is_a_level_whose_kept_trace_breaks_its_goal() {
+    let pitfalls = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/pitfalls.md")).unwrap();
+    let named: Vec<&str> =
+        pitfalls.lines().filter_map(|l| l.strip_prefix("## ")).map(|h| h.split(':').next().unwrap()).collect();
+    assert!(named.len() >= 4, "{named:?}");
+    for pitfall in &named {
+        assert!(zklab::explore::lessons::lesson(pitfall).is_some(), "docs/pitfalls.md's {pitfall} has no level");
+    }
+    for lesson in &zklab::explore::LESSONS {
+        let trace = lesson.trace();
+        trace.replay().unwrap_or_else(|e| panic!("{}: {e}", lesson.id));
+        let kept = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(lesson.trace_file)).unwrap();
+        assert_eq!(serde_json::from_str::<zklab::trace::Trace>(&kept).unwrap(), trace, "{}", lesson.id);
+        let found = goal(&trace.scenario, std::time::Duration::from_secs(60), Some(trace.verdict.property));
+        assert_eq!(found.property.as_deref(), Some(trace.verdict.property.name()), "{}", lesson.id);
+        assert!(found.shortest.is_some_and(|n| n <= trace.steps.len()), "{}", lesson.id);
+    }
+}
+
+#[test]
+fn the_lessons_are_served_each_level_with_its_task_its_api_and_its_kept_trace() {
+    let served = serve(&["--lessons"]);
+    let (code, index) = http(&served.1, "GET", "/", "");
+    assert_eq!(code, 200);
+    for lesson in &zklab::explore::LESSONS {
+        let base = format!("/lesson/{}/", lesson.id);
+        assert!(index.contains(&format!(r#"href="{base}""#)), "the index links {base}");
+        let (code, page) = http(&served.1, "GET", &base, "");
+        assert_eq!(code, 200, "{base}");
+        assert!(page.contains(lesson.task) && page.contains(r#""lesson": {"#), "{base}: the task is on the page");
+        let (code, body) = http(&served.1, "POST", &format!("{base}api/position"), r#"[{"acquire":0}]"#);
+        assert_eq!(code, 200, "{base}: {body}");
+        let (code, timeline) = http(&served.1, "GET", &format!("{base}trace.html"), "");
+        assert!(code == 200 && timeline.contains("violated</title>"), "{base}: the kept trace's timeline");
+    }
+    assert_eq!(http(&served.1, "GET", "/lesson/no-such-level/", "").0, 404);
+}

@@ -11,8 +11,12 @@ use zklab_model::WorldConfig;
 #[derive(clap::Args)]
 pub struct Args {
     /// Recipe name, or a comma list of one name per client.
-    #[arg(long, required_unless_present = "trace", conflicts_with = "trace")]
+    #[arg(long, required_unless_present_any = ["trace", "lessons"], conflicts_with_all = ["trace", "lessons"])]
     recipe: Option<String>,
+    /// The lessons: each pitfall of docs/pitfalls.md (and the herd) as a level to break, with
+    /// its recipe, faults and a hint; reaching the violation names the real bug.
+    #[arg(long, conflicts_with_all = ["trace", "clients", "faults", "rounds", "client"])]
+    lessons: bool,
     /// The world (the faults are those the learner may inject).
     #[command(flatten)]
     world: WorldArgs,
@@ -35,6 +39,9 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             BadInput(format!("--goal-timeout must be between 1 and 3600 seconds, got {}", args.goal_timeout)).into()
         );
     }
+    if args.lessons {
+        return serve_lessons(args);
+    }
     let (scenario, start, property) = match &args.trace {
         Some(file) => {
             let trace = Trace::load(file).map_err(|e| BadInput(e.to_string()))?;
@@ -51,8 +58,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         }
     };
     crate::explore::position(&scenario, &start).map_err(|e| BadInput(format!("the trace does not replay: {e}")))?;
-    let server = tiny_http::Server::http(("127.0.0.1", args.port))
-        .map_err(|e| BadInput(format!("cannot serve on 127.0.0.1:{}: {e}", args.port)))?;
+    let server = listen(args.port)?;
     let address = server.server_addr().to_ip().map(|a| a.to_string()).unwrap_or_default();
     say!("looking for the shortest violation to set as the goal (at most {} s)...", args.goal_timeout);
     let goal = crate::explore::goal(&scenario, Duration::from_secs(args.goal_timeout), property);
@@ -61,6 +67,22 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         _ => say!("{}", goal.summary),
     }
     say!("zklab explore: http://{address}/ (only this machine can reach it; Ctrl-C stops)");
-    crate::explore::serve(&server, &scenario, &goal, &start);
+    crate::explore::serve(&server, &[crate::explore::site(&scenario, &goal, &start)], None);
     Ok(Exit::Passed)
+}
+
+/// Serves the lessons' levels, their goals found first.
+fn serve_lessons(args: &Args) -> Result<Exit, CliError> {
+    let server = listen(args.port)?;
+    say!("finding each level's shortest violation (at most {} s each)...", args.goal_timeout);
+    let (sites, index) = crate::explore::lesson_sites(Duration::from_secs(args.goal_timeout));
+    let address = server.server_addr().to_ip().map(|a| a.to_string()).unwrap_or_default();
+    say!("zklab explore: http://{address}/ ({} levels; only this machine can reach it; Ctrl-C stops)", sites.len());
+    crate::explore::serve(&server, &sites, Some(&index));
+    Ok(Exit::Passed)
+}
+
+fn listen(port: u16) -> Result<tiny_http::Server, CliError> {
+    tiny_http::Server::http(("127.0.0.1", port))
+        .map_err(|e| BadInput(format!("cannot serve on 127.0.0.1:{port}: {e}")).into())
 }

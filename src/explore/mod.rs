@@ -9,8 +9,10 @@
 //! first, as `zklab check` does); the page says what to break and in how many steps it can be
 //! done, and says when the learner's position breaks it.
 
+pub mod lessons;
 mod state;
 
+pub use lessons::{Lesson, LESSONS};
 pub use state::{position, Choice, NotEnabled, Position};
 
 use crate::check::{self, Options, Status};
@@ -70,8 +72,9 @@ pub fn goal(scenario: &Scenario, timeout: Duration, property: Option<Property>) 
     }
 }
 
-/// The page for `scenario`, starting at `steps` (a loaded trace's).
-pub fn page(scenario: &Scenario, goal: &Goal, steps: &[Step]) -> String {
+/// The page for `scenario`, starting at `steps` (a loaded trace's); for a level of the lessons,
+/// with its task, hint, bug and the address of the next level.
+pub fn page(scenario: &Scenario, goal: &Goal, steps: &[Step], lesson: Option<(&Lesson, Option<String>)>) -> String {
     let world = scenario.world();
     let lanes: Vec<String> = world
         .clients
@@ -96,26 +99,102 @@ pub fn page(scenario: &Scenario, goal: &Goal, steps: &[Step]) -> String {
             "lanes": lanes,
             "goal": goal,
             "steps": steps,
+            "lesson": lesson.map(|(lesson, next)| serde_json::json!({
+                "task": lesson.task,
+                "hint": lesson.hint,
+                "bug": lesson.bug,
+                "next": next,
+            })),
         }))),
     };
     env.get_template("explorer.html").expect("a built-in template").render(context).expect("the explorer page renders")
 }
 
-/// Serves the page and its position queries on `server` until the process is stopped.
-pub fn serve(server: &tiny_http::Server, scenario: &Scenario, goal: &Goal, start: &[Step]) {
-    let page = page(scenario, goal, start);
+/// One world the explorer serves under an address: its page, the scenario its answers replay,
+/// and for a level of the lessons the kept trace's HTML timeline.
+pub struct Site {
+    /// Where it is served: `/`, or `/lesson/ID/` for a level.
+    pub prefix: String,
+    pub scenario: Scenario,
+    pub page: String,
+    pub trace_page: Option<String>,
+}
+
+/// The explorer for one world at `/`, starting at `start`.
+pub fn site(scenario: &Scenario, goal: &Goal, start: &[Step]) -> Site {
+    Site {
+        prefix: "/".to_string(),
+        scenario: scenario.clone(),
+        page: page(scenario, goal, start, None),
+        trace_page: None,
+    }
+}
+
+/// Every level of the lessons, each under `/lesson/ID/` with its goal found by the checker
+/// within `timeout`; and the index page that lists them, for `/`.
+pub fn lesson_sites(timeout: Duration) -> (Vec<Site>, String) {
+    let sites = LESSONS
+        .iter()
+        .enumerate()
+        .map(|(i, lesson)| {
+            let trace = lesson.trace();
+            let goal = goal(&trace.scenario, timeout, Some(trace.verdict.property));
+            let next = LESSONS.get(i + 1).map(|l| format!("/lesson/{}/", l.id));
+            Site {
+                prefix: format!("/lesson/{}/", lesson.id),
+                page: page(&trace.scenario, &goal, &[], Some((lesson, next))),
+                trace_page: Some(crate::html::render(&trace).expect("a kept trace renders")),
+                scenario: trace.scenario,
+            }
+        })
+        .collect();
+    let levels: Vec<serde_json::Value> = LESSONS
+        .iter()
+        .map(|l| {
+            let trace = l.trace();
+            serde_json::json!({
+                "id": l.id,
+                "task": l.task,
+                "recipe": trace.scenario.recipe_label(),
+                "clients": trace.scenario.recipes.len(),
+                "faults": trace.scenario.faults().iter().map(|k| k.to_string()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let env = crate::html::templates();
+    let index = env
+        .get_template("lessons.html")
+        .expect("a built-in template")
+        .render(minijinja::context! { levels => minijinja::Value::from(minijinja::value::Serde(levels)) })
+        .expect("the lessons page renders");
+    (sites, index)
+}
+
+/// Serves `sites` (and `index` at `/`, if given) until the process is stopped.
+pub fn serve(server: &tiny_http::Server, sites: &[Site], index: Option<&str>) {
     for mut request in server.incoming_requests() {
-        let response = match (request.method(), request.url()) {
-            (tiny_http::Method::Get, "/") => reply(200, "text/html; charset=utf-8", page.clone()),
-            (tiny_http::Method::Post, "/api/position") => match body(&mut request) {
-                Ok(text) => answer_position(scenario, &text),
-                Err(e) => error(400, &e),
+        let url = request.url().to_string();
+        let site = sites.iter().filter(|s| url.starts_with(&s.prefix)).max_by_key(|s| s.prefix.len());
+        let response = match (site, request.method()) {
+            (_, tiny_http::Method::Get) if url == "/" && index.is_some() => {
+                reply(200, "text/html; charset=utf-8", index.unwrap_or_default().to_string())
+            }
+            (Some(site), method) => match (method, &url[site.prefix.len()..]) {
+                (tiny_http::Method::Get, "") => reply(200, "text/html; charset=utf-8", site.page.clone()),
+                (tiny_http::Method::Get, "trace.html") if site.trace_page.is_some() => {
+                    reply(200, "text/html; charset=utf-8", site.trace_page.clone().unwrap_or_default())
+                }
+                (tiny_http::Method::Post, "api/position") => match body(&mut request) {
+                    Ok(text) => answer_position(&site.scenario, &text),
+                    Err(e) => error(400, &e),
+                },
+                (tiny_http::Method::Post, "api/load") => match body(&mut request) {
+                    Ok(text) => answer_load(&site.scenario, &text),
+                    Err(e) => error(400, &e),
+                },
+                _ => error(404, "no such page"),
             },
-            (tiny_http::Method::Post, "/api/load") => match body(&mut request) {
-                Ok(text) => answer_load(scenario, &text),
-                Err(e) => error(400, &e),
-            },
-            _ => error(404, "no such page"),
+            (None, _) => error(404, "no such page"),
         };
         // A page closed mid-answer is no reason to stop serving.
         let _ = request.respond(response);

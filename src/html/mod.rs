@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 
 /// The pages' templates: the timeline, the explorer, and what they share (style, and the
 /// script that shows a state as tables). Each page inlines what it includes: nothing is fetched.
-const TEMPLATES: [(&str, &str); 4] = [
+const TEMPLATES: [(&str, &str); 5] = [
     ("timeline.html", include_str!("timeline.html")),
     ("explorer.html", include_str!("../explore/explorer.html")),
+    ("lessons.html", include_str!("../explore/lessons.html")),
     ("common.css", include_str!("common.css")),
     ("state.js", include_str!("state.js")),
 ];
