@@ -36,6 +36,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let path = &args.script;
     let client = args.client.map_or(crate::conformance::DEFAULT_CLIENT, ClientChoice::behaviour);
     let script = read_json(path)?;
+    // Read before the run: a recording that cannot be read is bad input, found first.
+    let expected = args.expect.as_ref().map(|file| read_json(file)).transpose()?;
     let results = match &args.server {
         None => crate::conformance::run_script_as(&script, client),
         Some(server) => crate::conformance::run_script_live_as(&script, server, client),
@@ -47,8 +49,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         say!("  {result}{}", if i + 1 < cases.len() { "," } else { "" });
     }
     say!(" ]}}");
-    let Some(expect) = &args.expect else { return Ok(Exit::Passed) };
-    let expected = read_json(expect)?;
+    let (Some(expect), Some(expected)) = (&args.expect, expected) else { return Ok(Exit::Passed) };
     let differences = crate::conformance::differences(&expected, &results);
     for d in &differences {
         eprintln!("differs: {d}");

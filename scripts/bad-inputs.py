@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""The bad-input campaign: every subcommand given inputs a user gets wrong (absurd numbers,
+unknown names, malformed files, unwritable outputs, flags that cannot go together), each run
+with a time limit in a fresh directory and classified:
+
+  refused   exit 2, one line on stderr starting `error:`, nothing on stdout (what each must do)
+  MESSY     exit 2 but not one clean line
+  PANIC     exit 101 or 134, or `panicked` on stderr
+  HANG      still running at the time limit (refusal must come before any long work)
+  ACCEPTED  any other exit: the input was taken as good
+
+Every case here is bad input, so anything but `refused` is a defect. Prints one line per case
+that is not refused, then the counts; exits 1 if any. Run from the checkout after
+`cargo build --release`:
+
+    python3 scripts/bad-inputs.py [--zklab target/release/zklab] [--limit 20]
+"""
+import argparse, json, os, shutil, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRACE = os.path.join(ROOT, "traces/wait-on-null-n2-eventual_acquire.json")
+SIM_TRACE = os.path.join(ROOT, "traces/sim/sched-blind-retry-n3-eventual_acquire-trace.json")
+SCRIPT = os.path.join(ROOT, "conformance/cases/14-lock-race.json")
+NUMBERS = ["0", "-1", "abc", "", "18446744073709551616", "1e9"]
+
+
+def files(d):
+    """Bad files to hand to the commands that read one, by name."""
+    t = json.load(open(TRACE))
+    made = {}
+
+    def put(name, text):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write(text if isinstance(text, str) else json.dumps(text))
+        made[name] = path
+
+    def edit(name, fn):
+        c = json.loads(json.dumps(t))
+        fn(c)
+        put(name, c)
+
+    put("empty.json", "")
+    put("not-json.json", "{")
+    put("array.json", "[]")
+    put("text.txt", "keep me")
+    edit("format2.json", lambda c: c.update(format=2))
+    edit("extra-field.json", lambda c: c.update(extra=1))
+    edit("unknown-recipe.json", lambda c: c["scenario"].update(recipes=["nope", "nope"]))
+    edit("zero-clients.json", lambda c: c["scenario"].update(recipes=[]))
+    edit("bad-path.json", lambda c: c["scenario"]["config"].update(lock_path="lock"))
+    edit("bad-step.json", lambda c: c["steps"].__setitem__(0, {"acquire": 9}))
+    edit("bad-property.json", lambda c: c["verdict"].update(property="world_peace"))
+    edit("summary.json", lambda c: c.update(summary="c0 and c1 both believe they hold the lock"))
+    edit("times-back.json", lambda c: c.update(times_us=[1000 * (len(c["steps"]) - i) for i in range(len(c["steps"]))]))
+    edit("times-max.json", lambda c: c.update(times_us=[0] * (len(c["steps"]) - 1) + [2**64 - 1]))
+    edit("times-count.json", lambda c: c.update(times_us=[0]))
+    edit("zero-rounds.json", lambda c: c["scenario"]["config"].update(rounds=0))
+    big = json.loads(json.dumps(t))
+    big["scenario"]["recipes"] = ["standard"] * 40
+    big["steps"] = [{"acquire": 0}]
+    big["verdict"] = {"property": "belief_exclusion"}
+    big["seed"] = 1
+    put("forty-clients.json", big)
+    entry = {"recipe": "standard", "clients": 2, "faults": "none", "client": "java", "rounds": 1,
+             "first_sequence": 0, "unique_states": 1, "expect": {}}
+    put("m-rounds-255.json", {"format": 1, "entries": [dict(entry, rounds=255)]})
+    put("m-unknown-field.json", {"format": 1, "entries": [dict(entry, budget=5)]})
+    put("m-top-field.json", {"format": 1, "entries": [entry], "x": 1})
+    put("m-empty.json", {"format": 1, "entries": []})
+    put("m-format.json", {"format": 9, "entries": [entry]})
+    put("m-clients.json", {"format": 1, "entries": [dict(entry, clients=0)]})
+    put("m-property.json", {"format": 1, "entries": [dict(entry, expect={"nope": "holds"})]})
+    put("m-status.json", {"format": 1, "entries": [dict(entry, expect={"belief_exclusion": "fine"})]})
+    put("m-faults.json", {"format": 1, "entries": [dict(entry, faults="nope")]})
+    put("m-client.json", {"format": 1, "entries": [dict(entry, client="go")]})
+    put("m-missing.json", {"format": 1, "entries": [{k: v for k, v in entry.items() if k != "recipe"}]})
+    sched = {"faults": [{"at_ms": 5, "fault": "expire", "client": 0}]}
+    put("s-dup.json", {"faults": sched["faults"] * 2})
+    put("s-client.json", {"faults": [{"at_ms": 5, "fault": "expire", "client": 9}]})
+    put("s-fault.json", {"faults": [{"at_ms": 5, "fault": "nope", "client": 0}]})
+    put("s-field.json", dict(sched, extra=1))
+    put("z-op.json", {"ops": [{"op": "nope"}]})
+    put("z-field.json", {"ops": [], "extra": 1})
+    put("z-path.json", {"ops": [{"op": "create", "path": "no-slash"}]})
+    os.mkdir(os.path.join(d, "a-dir"))
+    made["a-dir"] = os.path.join(d, "a-dir")
+    return made
+
+
+def cases(f):
+    c = []
+    chk = ["check", "--recipe", "standard"]
+    for n in NUMBERS + ["9", "99999999999"]:
+        c.append(chk + ["--clients", n])
+    for v in ["nope", "expire,expire", "expire=0", "expire=9", "=", ",", "all,none", "expire=abc", "expire=", "none,expire"]:
+        c.append(chk + ["--faults", v])
+    for v in NUMBERS + ["255", "256"]:
+        c.append(chk + ["--rounds", v])
+    for v in NUMBERS + ["257", "100000"]:
+        c.append(chk + ["--threads", v])
+    for v in ["0", "-1", "abc"]:
+        c.append(chk + ["--max-states", v])
+        c.append(chk + ["--max-memory", v])
+    for v in ["604801", "18446744073709551615", "-1", "abc"]:
+        c.append(chk + ["--timeout", v])
+    for v in ["0", "1000000001", "-1"]:
+        c.append(chk + ["--swarm", v])
+    for v in ["0", "1000001"]:
+        c.append(chk + ["--swarm", "10", "--walk-depth", v])
+    c.append(chk + ["--walk-depth", "10"])
+    c.append(chk + ["--seed", "5"])
+    for v in ["nope", "reached:handoff", "", "belief_exclusion,nope", "no_herd_typo"]:
+        c.append(chk + ["--properties", v])
+    c.append(["check", "--recipe", "semaphore", "--properties", "no_herd"])
+    for v in ["abc", "2147483648", "-2147483649"]:
+        c.append(chk + ["--first-sequence", v])
+    for v in ["abc", "-1"]:
+        c.append(chk + ["--jute-maxbuffer", v])
+    for v in ["zookeeper", "", "JAVA"]:
+        c.append(chk + ["--client", v])
+    for v in ["nope", "", "standard,nope", "standard,standard,standard", ",", "standard,"]:
+        c.append(["check", "--recipe", v])
+    c.append(chk + ["--trace-dir", "/proc/zklab"])
+    c.append(chk + ["--trace-dir", f["text.txt"]])
+    c.append(chk + ["--swarm", "10", "--symmetry"])
+    c.append(chk + ["--swarm", "10", "--continue"])
+    c.append(chk + ["--symmetry", "--jute-maxbuffer", "100"])
+    c.append(["check", "--recipe", "rw-writer,rw-reader", "--clients", "2", "--symmetry"])
+    c.append(["check"])
+    man = lambda name: ["check", "--manifest", f[name]]
+    for name in ["empty.json", "not-json.json", "array.json", "a-dir", "m-rounds-255.json", "m-unknown-field.json",
+                 "m-top-field.json", "m-empty.json", "m-format.json", "m-clients.json", "m-property.json",
+                 "m-status.json", "m-faults.json", "m-client.json", "m-missing.json"]:
+        c.append(man(name))
+    c.append(["check", "--manifest", "/no/such/manifest.json"])
+    good = os.path.join(ROOT, "tests/manifest.json")
+    for flags in [["--swarm", "10"], ["--symmetry"], ["--clients", "5"], ["--faults", "expire"], ["--html"],
+                  ["--trace-dir", "x"], ["--rounds", "3"], ["--properties", "no_herd"], ["--recipe", "standard"],
+                  ["--continue"], ["--no-partial-order"], ["--first-sequence", "5"], ["--client", "kazoo"],
+                  ["--threads", "0"], ["--timeout", "18446744073709551615"], ["--max-states", "0"]]:
+        c.append(["check", "--manifest", good] + flags)
+    rp = lambda name, *extra: ["replay", f[name], *extra]
+    for name in ["empty.json", "not-json.json", "array.json", "a-dir", "format2.json", "extra-field.json",
+                 "unknown-recipe.json", "zero-clients.json", "bad-path.json", "bad-property.json",
+                 "times-back.json", "times-max.json", "times-count.json", "zero-rounds.json", "text.txt"]:
+        c.append(rp(name))
+        c.append(rp(name, "--show"))
+    c.append(["replay", "/no/such/trace.json"])
+    c.append(["replay"])
+    c.append(["replay", "--html", f["times-max.json"], "-o", "t.html"])
+    c.append(["replay", "--html", f["forty-clients.json"], "-o", "t.html"])
+    c.append(["replay", "--html", TRACE, "-o", TRACE])
+    c.append(["replay", "--html", TRACE, "-o", f["text.txt"]])
+    c.append(["replay", "--html", TRACE, "-o", "/proc/zklab.html"])
+    c.append(["replay", "--html", TRACE, "-o", f["a-dir"]])
+    c.append(["replay", "--mermaid", f["not-json.json"]])
+    ex = ["explore"]
+    c += [ex + ["--recipe", "nope"], ex + ["--recipe", "standard", "--faults", "expire,expire"],
+          ex + ["--trace", "/no/such.json"], ex + ["--trace", f["not-json.json"]],
+          ex + ["--trace", TRACE, "--clients", "5"], ex + ["--trace", TRACE, "--faults", "expire"],
+          ex + ["--trace", TRACE, "--rounds", "3"], ex + ["--trace", TRACE, "--client", "kazoo"],
+          ex + ["--recipe", "standard", "--goal-timeout", "0"], ex + ["--recipe", "standard", "--goal-timeout", "3601"],
+          ex + ["--recipe", "standard", "--port", "70000"],
+          ex + ["--lessons", "--recipe", "standard"], ex + ["--lessons", "--trace", TRACE],
+          ex + ["--lessons", "--clients", "3"], ex + ["--recipe", "standard", "--clients", "0"], ex]
+    sim = ["simulate", "--recipe", "standard"]
+    for n in NUMBERS + ["1000001"]:
+        c.append(sim + ["--clients", n])
+    for n in ["0", "1000001", "abc", "-1"]:
+        c.append(sim + ["--seeds", n])
+    for n in ["0", "257", "abc"]:
+        c.append(sim + ["--threads", n])
+    for v in ["loss-after-apply=2", "expire=1.5", "expire=-1", "nope", "expire=abc", "expire,expire", "loss-after-apply=nan",
+              "expire=2000000", "=1"]:
+        c.append(sim + ["--faults", v])
+    for v in ["abc", "5..1", "1..", "..5", "1..abc", ""]:
+        c.append(sim + ["--latency-us", v])
+    for v in ["0", "1000001"]:
+        c.append(sim + ["--search", v, "--faults", "expire"])
+    for v in ["0", "101"]:
+        c.append(sim + ["--search", "5", "--faults", "expire", "--max-faults", v])
+    c.append(sim + ["--search", "5"])
+    for name in ["not-json.json", "s-dup.json", "s-client.json", "s-fault.json", "s-field.json", "a-dir"]:
+        c.append(sim + ["--schedule", f[name]])
+    c.append(sim + ["--schedule", "/no/such.json"])
+    c.append(sim + ["--clients", "40", "--html"])
+    c.append(sim + ["--trace-dir", "/proc/zklab"])
+    c.append(sim + ["--rounds", "0"])
+    c.append(sim + ["--rounds", "255"])
+    c.append(sim + ["--client", "go"])
+    c.append(["simulate"])
+    c.append(["simulate", "--recipe", "nope"])
+    c.append(["simulate", "--recipe", "standard,nope", "--clients", "2"])
+    hd = ["herd", "--recipes", "standard"]
+    for v in ["0", "abc", "", "5,,10", "-1", "1000001"]:
+        c.append(hd + ["--clients", v])
+    for v in ["nope", "", ",", "standard,nope"]:
+        c.append(["herd", "--recipes", v, "--clients", "5"])
+    c.append(hd + ["--clients", "5", "-o", "/proc/zklab.svg"])
+    c.append(hd + ["--clients", "5", "-o", f["text.txt"]])
+    c.append(hd + ["--clients", "5", "-o", f["a-dir"]])
+    c.append(hd + ["--clients", "5", "--seed", "abc"])
+    cal = ["calibrate"]
+    for v in ["0", "9", "abc"]:
+        c.append(cal + ["--clients", v])
+    for v in ["0", "abc", "1000001", "", "1,,2"]:
+        c.append(cal + ["--seeds", v])
+    c += [cal + ["--faults", "nope"], cal + ["--recipe", "nope"], cal + ["--max-states", "abc"],
+          cal + ["--client", "go"], cal + ["--faults", "expire,expire"]]
+    for v in ["0", "257", "100000", "abc"]:
+        c.append(["suite", "--threads", v])
+    c.append(["suite", "--trace-dir", "/proc/zklab"])
+    c.append(["suite", "--trace-dir", f["text.txt"]])
+    zs = ["zk-script"]
+    for name in ["empty.json", "not-json.json", "z-op.json", "z-field.json", "z-path.json", "a-dir"]:
+        c.append(zs + [f[name]])
+    c += [zs + ["/no/such.json"], zs + [SCRIPT, "--expect", "/no/such.json"], zs + [SCRIPT, "--expect", f["not-json.json"]],
+          zs + [SCRIPT, "--server", "localhost"], zs + [SCRIPT, "--server", "127.0.0.1:1"], zs + [SCRIPT, "--client", "go"], zs]
+    zf = ["zk-fuzz", "--server", "127.0.0.1:1"]
+    c += [zf + ["--scripts", "0"], ["zk-fuzz", "--server", "localhost"], zf, zf + ["--seed", "abc"],
+          zf + ["--save-dir", f["text.txt"]], zf + ["--max-shrink", "abc"]]
+    rl = ["real", "--recipe", "standard"]
+    c += [rl + ["--servers", "2"], rl + ["--servers", "0"], rl + ["--clients", "0"], rl + ["--seeds", "0"],
+          rl + ["--faults", "nope"], ["real", "--recipe", "nope"], ["real", "--reproduce", "/no/such.json"],
+          ["real", "--library", "nope"], rl + ["--library", "kazoo"], ["real", "--reproduce", f["not-json.json"]],
+          rl + ["--faults", "loss-after-apply=2"], rl + ["--server", "localhost"], rl + ["--trace-dir", "/proc/zklab"],
+          rl + ["--clients", "abc"], ["real"]]
+    c += [["completions", "nope"], ["completions"], ["nope"], ["--nope"], ["check", "--nope"], ["recipes", "extra"]]
+    return c
+
+
+def run(zklab, args, limit, cwd):
+    try:
+        p = subprocess.run([zklab] + args, cwd=cwd, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return "HANG", ""
+    err = p.stderr.strip()
+    if p.returncode in (101, 134) or "panicked" in p.stderr:
+        return "PANIC", err.splitlines()[0] if err else ""
+    if p.returncode == 2:
+        clean = len(p.stderr.splitlines()) == 1 and err.startswith("error") and not p.stdout
+        return ("refused" if clean else "MESSY"), err.splitlines()[0] if err else ""
+    return "ACCEPTED", f"exit {p.returncode}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--zklab", default=os.path.join(ROOT, "target/release/zklab"))
+    ap.add_argument("--limit", type=float, default=20)
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="zklab-bad-inputs-")
+    try:
+        f = files(work)
+        all_cases = cases(f)
+        counts = {}
+        for args in all_cases:
+            cwd = tempfile.mkdtemp(dir=work)
+            kind, detail = run(a.zklab, args, a.limit, cwd)
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind != "refused":
+                print(f"{kind:8} zklab {' '.join(args)}  [{detail}]")
+        print(f"{len(all_cases)} bad inputs: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+        return 0 if set(counts) == {"refused"} else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
