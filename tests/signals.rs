@@ -111,3 +111,20 @@ fn a_swarm_stopped_by_sigterm_is_bounded_by_the_signal() {
     let stopped = stop("swarm", &[&args[..], &["--swarm", "1000000000"]].concat(), "walks", "TERM");
     stopped.assert(3, "(BOUNDED: interrupted)");
 }
+
+/// Needs Debian's ZooKeeper: `zk-fuzz` starts one for its run.
+#[cfg(feature = "real-server")]
+#[test]
+fn fuzzing_stopped_by_sigterm_says_how_many_scripts_it_compared() {
+    let stopped = stop("fuzz", &["zk-fuzz", "--scripts", "1000000"], "scripts compared", "TERM");
+    stopped.assert(3, "of 1000000 scripts (seed 1) compared; the model answered each like the server");
+}
+
+/// Needs Debian's ZooKeeper: `real` starts one for its runs.
+#[cfg(feature = "real-server")]
+#[test]
+fn a_real_campaign_stopped_by_ctrl_c_says_how_many_seeds_ran() {
+    let stopped =
+        stop("real", &["real", "--recipe", "standard", "--clients", "3", "--seeds", "1000"], "serving after", "INT");
+    stopped.assert(3, "of 1000 seeds ran");
+}

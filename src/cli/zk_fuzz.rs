@@ -52,8 +52,18 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         max_shrink_iters: args.max_shrink,
         progress: Some(progress_to_stderr),
     };
+    super::stop_on_ctrl_c();
     let report = crate::conformance::fuzz(options).map_err(|e| CliError::BadInput(e.to_string()))?;
     let Some(mismatch) = report.mismatch else {
+        if report.interrupted {
+            say!(
+                "interrupted: {} of {} scripts (seed {}) compared; the model answered each like the server",
+                report.compared,
+                options.scripts,
+                options.seed
+            );
+            return Ok(Exit::Unknown);
+        }
         say!(
             "zk-fuzz: {} scripts (seed {}): the model answered every one like the server",
             report.compared,

@@ -36,6 +36,9 @@ pub struct FuzzReport {
     /// Runs made while shrinking a mismatch.
     pub shrink_runs: u32,
     pub mismatch: Option<Mismatch>,
+    /// Ctrl-C or SIGTERM stopped it: fewer scripts than asked were compared (and a mismatch
+    /// is shrunk only as far as it got).
+    pub interrupted: bool,
 }
 
 /// The model's and the server's results for `script`, and how they differ.
@@ -73,7 +76,12 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzReport, ScriptError> {
     let failed = Cell::new(false);
     let shrink_runs = Cell::new(0u32);
     let total = options.scripts;
+    let last = Cell::new(std::time::Instant::now());
     let outcome = runner.run(&scripts(MAX_OPS), |script| {
+        // Stopped, every script left passes at once: the run ends, a shrink keeps what it has.
+        if crate::interrupt::interrupted() {
+            return Ok(());
+        }
         if failed.get() {
             shrink_runs.set(shrink_runs.get() + 1);
             if let Some(say) = options.progress {
@@ -81,8 +89,9 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzReport, ScriptError> {
             }
         } else {
             compared.set(compared.get() + 1);
-            if let Some(say) = options.progress.filter(|_| compared.get().is_multiple_of(10) || compared.get() == total)
-            {
+            let due = last.get().elapsed() >= std::time::Duration::from_secs(1) || compared.get() == total;
+            if let Some(say) = options.progress.filter(|_| due) {
+                last.set(std::time::Instant::now());
                 say(&format!("zk-fuzz: {}/{total} scripts compared", compared.get()));
             }
         }
@@ -102,7 +111,8 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzReport, ScriptError> {
         Err(TestError::Abort(why)) => return Err(ScriptError(format!("fuzzing stopped: {why}"))),
         Err(TestError::Fail(_, minimal)) => Some(confirm(&minimal, options)),
     };
-    Ok(FuzzReport { compared: compared.get(), shrink_runs: shrink_runs.get(), mismatch })
+    let interrupted = crate::interrupt::interrupted();
+    Ok(FuzzReport { compared: compared.get(), shrink_runs: shrink_runs.get(), mismatch, interrupted })
 }
 
 /// Runs the minimal script once more to record the server's answer and the differences.
