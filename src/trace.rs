@@ -26,6 +26,62 @@ pub fn check_writable(dir: &Path) -> Result<(), BadInput> {
     std::fs::File::create(&probe).map_err(|e| cannot(e.to_string()))?;
     std::fs::remove_file(&probe).map_err(|e| cannot(e.to_string()))
 }
+/// What kind of file an output is, to tell whether an existing file at its place is one zklab
+/// wrote (and may be replaced) or one of the user's (and may not).
+#[derive(Clone, Copy, Debug)]
+pub enum Output {
+    /// A JSON document: a trace, a schedule, a conformance case.
+    Json,
+    /// JSON lines: a wire log.
+    JsonLines,
+    /// An HTML page.
+    Page,
+    /// An SVG chart.
+    Chart,
+}
+
+impl Output {
+    /// Whether a file that starts with `head` (lower-cased, blanks trimmed) is of this kind.
+    pub fn looks_like(self, head: &str) -> bool {
+        match self {
+            Output::Json | Output::JsonLines => head.starts_with('{') || head.is_empty(),
+            Output::Page => head.starts_with("<!doctype html") || head.starts_with("<html"),
+            Output::Chart => head.starts_with("<svg") || head.starts_with("<?xml"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Output::Json => "a JSON file",
+            Output::JsonLines => "a JSON-lines log",
+            Output::Page => "an HTML page",
+            Output::Chart => "an SVG chart",
+        }
+    }
+}
+
+/// Whether `file` may be written as `kind`: it does not exist, or it looks like what zklab
+/// writes there. A file of the user's (a note named like a trace, a trace named `*.html`) is
+/// never replaced; the error says so.
+pub fn replaceable(file: &Path, kind: Output) -> Result<(), String> {
+    match std::fs::read(file) {
+        Ok(text) => {
+            let head = String::from_utf8_lossy(&text[..text.len().min(64)]).trim_start().to_ascii_lowercase();
+            match kind.looks_like(&head) {
+                true => Ok(()),
+                false => Err(format!("{} exists and is not {}: not replaced", file.display(), kind.name())),
+            }
+        }
+        Err(_) => Ok(()),
+    }
+}
+
+/// Writes `text` to `file` as `kind`, unless a file of another kind is there (`replaceable`).
+pub fn write_output(file: &Path, text: &str, kind: Output) -> std::io::Result<()> {
+    replaceable(file, kind).map_err(std::io::Error::other)?;
+    std::fs::write(file, text).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))
+}
+
 /// Whether a file can be written at `file` (its directory, or the nearest existing ancestor,
 /// takes a new file, and `file` is not a directory), asked before any work.
 pub fn check_file_writable(file: &Path) -> Result<(), BadInput> {

@@ -744,6 +744,36 @@ fn replay_of_a_tampered_trace_fails_with_one_line() {
 }
 
 #[test]
+fn a_check_never_replaces_a_file_of_the_users_named_like_its_trace_or_page() {
+    let tmp = TempDir::new("a_check_never_replaces_a_file_of_the_users_named_like_its_trace_or_page");
+    let dir = tmp.join("traces");
+    std::fs::create_dir_all(&dir).unwrap();
+    for mine in [WAIT_ON_NULL_TRACE.to_string(), WAIT_ON_NULL_TRACE.replace(".json", ".html")] {
+        std::fs::write(dir.join(&mine), "my notes").unwrap();
+        let args = [
+            "check",
+            "--recipe",
+            "wait-on-null",
+            "--clients",
+            "2",
+            "-q",
+            "--html",
+            "--trace-dir",
+            dir.to_str().unwrap(),
+        ];
+        let run = zklab(&tmp, &args);
+        assert!(run.assert_bad_input().contains("exists and is not"), "{}", run.describe());
+        assert_eq!(std::fs::read_to_string(dir.join(&mine)).unwrap(), "my notes");
+        std::fs::remove_file(dir.join(&mine)).unwrap();
+    }
+    // Its own trace and page, from a run before, are replaced.
+    let args =
+        ["check", "--recipe", "wait-on-null", "--clients", "2", "-q", "--html", "--trace-dir", dir.to_str().unwrap()];
+    assert_eq!(zklab(&tmp, &args).code, Some(1));
+    assert_eq!(zklab(&tmp, &args).code, Some(1));
+}
+
+#[test]
 fn step_times_that_go_backwards_or_past_a_day_are_refused() {
     let tmp = TempDir::new("step_times_that_go_backwards_or_past_a_day_are_refused");
     let original = write_failing_trace(&tmp, &tmp.join("traces"));

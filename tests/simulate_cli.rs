@@ -179,7 +179,7 @@ fn the_herd_chart_goes_under_the_trace_dir_unless_told_otherwise() {
     let out = zklab(&args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        (out.status.code(), stderr.contains("is not an SVG chart: --force replaces it")),
+        (out.status.code(), stderr.contains("is not an SVG chart: not replaced (--force replaces it)")),
         (Some(2), true),
         "{stderr}"
     );

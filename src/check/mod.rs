@@ -197,15 +197,14 @@ impl Report {
     /// Writes each counterexample to `dir` as `<recipe>-n<N>-<property>.json` and records the
     /// file in the report; with `html`, its HTML timeline beside it (`.html`).
     pub fn write_traces(&mut self, dir: &std::path::Path, html: bool) -> std::io::Result<()> {
-        let stem = format!("{}-n{}", self.recipe.replace(',', "+"), self.clients);
         for p in &mut self.properties {
             if let Some(trace) = &p.trace {
                 let with_path = |e: std::io::Error, at: &std::path::Path| {
                     std::io::Error::new(e.kind(), format!("{}: {e}", at.display()))
                 };
                 std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-                let file = dir.join(format!("{stem}-{}.json", p.name));
-                std::fs::write(&file, trace.to_json()).map_err(|e| with_path(e, &file))?;
+                let file = trace_file(dir, &self.recipe, self.clients, p.name);
+                crate::trace::write_output(&file, &trace.to_json(), crate::trace::Output::Json)?;
                 if html {
                     crate::html::write_beside(trace, &file)?;
                 }
@@ -230,6 +229,25 @@ impl Report {
             Exit::Passed
         }
     }
+}
+
+/// Where a check of `recipe` (its label) with `clients` clients writes its counterexample to
+/// `property` in `dir`.
+pub fn trace_file(dir: &std::path::Path, recipe: &str, clients: usize, property: &str) -> std::path::PathBuf {
+    dir.join(format!("{}-n{clients}-{property}.json", recipe.replace(',', "+")))
+}
+
+/// Whether every counterexample a check of `scenario` may write to `dir` (and its page, with
+/// `html`) would replace only a file zklab wrote: asked before the run, not after it.
+pub fn traces_replaceable(scenario: &Scenario, dir: &std::path::Path, html: bool) -> Result<(), String> {
+    for property in Property::applicable(&scenario.world()) {
+        let file = trace_file(dir, &scenario.recipe_label(), scenario.recipes.len(), property.name());
+        crate::trace::replaceable(&file, crate::trace::Output::Json)?;
+        if html {
+            crate::trace::replaceable(&file.with_extension("html"), crate::trace::Output::Page)?;
+        }
+    }
+    Ok(())
 }
 
 /// A verdict in words, as the reports print it: why an unknown is unknown (`stopped`: the run

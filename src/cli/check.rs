@@ -181,6 +181,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     }
     let properties = args.properties.as_deref().map(|names| asked_properties(names, &scenario)).transpose()?;
     crate::trace::check_writable(&args.trace_dir)?;
+    check::traces_replaceable(&scenario, &args.trace_dir, args.html).map_err(BadInput)?;
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,

@@ -44,8 +44,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     // Found out before the measuring, not after.
     let dir = svg.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     crate::trace::check_writable(dir)?;
-    let is_svg = |head: &str| head.starts_with("<svg") || head.starts_with("<?xml");
-    super::refuse_to_replace(svg, is_svg, "an SVG chart", args.force)?;
+    super::refuse_to_replace(svg, crate::trace::Output::Chart, args.force)?;
     if svg.is_dir() {
         return Err(BadInput(format!("cannot write {}: it is a directory", svg.display())).into());
     }

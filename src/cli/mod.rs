@@ -191,25 +191,17 @@ fn one_line(message: &str) -> String {
 }
 
 /// An output the command is about to write at `out` replaces nothing but what it writes
-/// itself: an existing file whose start (lower-cased, blanks trimmed) does not look like one
-/// (`looks_like`, `what`) is refused unless `force`.
+/// itself (`trace::replaceable`), unless `force`.
 pub(crate) fn refuse_to_replace(
     out: &std::path::Path,
-    looks_like: fn(&str) -> bool,
-    what: &str,
+    kind: crate::trace::Output,
     force: bool,
 ) -> Result<(), CliError> {
-    match std::fs::read(out) {
-        Ok(text) if !force => {
-            let head = String::from_utf8_lossy(&text[..text.len().min(64)]).trim_start().to_ascii_lowercase();
-            match looks_like(&head) {
-                true => Ok(()),
-                false => {
-                    Err(CliError::BadInput(format!("{} exists and is not {what}: --force replaces it", out.display())))
-                }
-            }
+    match force {
+        true => Ok(()),
+        false => {
+            crate::trace::replaceable(out, kind).map_err(|e| CliError::BadInput(format!("{e} (--force replaces it)")))
         }
-        _ => Ok(()),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::real::libraries::Library;
 use crate::real::{self, Ensemble, RealRun, Standing, Target};
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::parse_rates;
+use crate::trace::{write_output, Output};
 use crate::trace::{Trace, Verdict, FORMAT};
 use std::time::{Duration, Instant};
 use zklab_model::{FaultBudget, FaultKind, WorldConfig};
@@ -280,7 +281,7 @@ fn write_wire(args: &Args, name: &str, wire: &[real::wire_log::WireEntry]) -> Re
     let cant = |e: std::io::Error| BadInput(format!("cannot write wire logs to {}: {e}", args.trace_dir.display()));
     std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
     let file = args.trace_dir.join(format!("{name}.wire.jsonl"));
-    std::fs::write(&file, real::wire_log::to_jsonl(wire)).map_err(cant)?;
+    write_output(&file, &real::wire_log::to_jsonl(wire), Output::JsonLines).map_err(cant)?;
     Ok(file.display().to_string())
 }
 
@@ -290,7 +291,7 @@ fn write_case(args: &Args, name: &str, case: &serde_json::Value) -> Result<Strin
     std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
     let file = args.trace_dir.join(format!("{name}.case.json"));
     let text = serde_json::to_string_pretty(case).expect("a JSON value prints");
-    std::fs::write(&file, text + "\n").map_err(cant)?;
+    write_output(&file, &(text + "\n"), Output::Json).map_err(cant)?;
     Ok(file.display().to_string())
 }
 
@@ -304,7 +305,7 @@ fn write_trace(args: &Args, seed: u64, trace: &Trace) -> Result<String, BadInput
         trace.verdict.property
     );
     let file = args.trace_dir.join(name);
-    std::fs::write(&file, trace.to_json()).map_err(cant)?;
+    write_output(&file, &trace.to_json(), Output::Json).map_err(cant)?;
     if args.html {
         crate::html::write_beside(trace, &file).map_err(cant)?;
     }

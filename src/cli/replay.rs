@@ -71,6 +71,5 @@ fn refuse_to_clobber(trace: &std::path::Path, out: &std::path::Path, force: bool
             out.display()
         )));
     }
-    let is_page = |head: &str| head.starts_with("<!doctype html") || head.starts_with("<html");
-    super::refuse_to_replace(out, is_page, "an HTML page", force)
+    super::refuse_to_replace(out, crate::trace::Output::Page, force)
 }

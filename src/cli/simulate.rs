@@ -5,6 +5,7 @@ use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
 use crate::exit::Exit;
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::{parse_rates, run_seeds, RunReport};
+use crate::trace::{write_output, Output};
 use std::path::PathBuf;
 use std::time::Instant;
 use zklab_model::WorldConfig;
@@ -222,7 +223,7 @@ fn write_trace(args: &Args, report: &RunReport, trace: &crate::trace::Trace) -> 
         trace.verdict.property
     );
     let file = args.trace_dir.join(name);
-    std::fs::write(&file, trace.to_json()).map_err(cant)?;
+    write_output(&file, &trace.to_json(), Output::Json).map_err(cant)?;
     if args.html {
         crate::html::write_beside(trace, &file).map_err(cant)?;
     }
@@ -307,9 +308,9 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
         faults: found.faults.clone(),
         breaks: Some(Breaks { args: run_args(args, seed, "none"), property: trace.verdict.property }),
     };
-    std::fs::write(&schedule_file, schedule.to_json()).map_err(cant)?;
+    write_output(&schedule_file, &schedule.to_json(), Output::Json).map_err(cant)?;
     let trace_file = args.trace_dir.join(format!("{stem}-trace.json"));
-    std::fs::write(&trace_file, trace.to_json()).map_err(cant)?;
+    write_output(&trace_file, &trace.to_json(), Output::Json).map_err(cant)?;
     if args.html {
         crate::html::write_beside(trace, &trace_file).map_err(cant)?;
     }

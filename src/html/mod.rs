@@ -62,6 +62,6 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
 pub fn write_beside(trace: &Trace, json_file: &Path) -> std::io::Result<PathBuf> {
     let file = json_file.with_extension("html");
     let html = render(trace).map_err(|e| std::io::Error::other(format!("{}: {e}", json_file.display())))?;
-    std::fs::write(&file, html).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
+    crate::trace::write_output(&file, &html, crate::trace::Output::Page)?;
     Ok(file)
 }
