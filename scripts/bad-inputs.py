@@ -163,7 +163,9 @@ def cases(f):
           ex + ["--recipe", "standard", "--goal-timeout", "0"], ex + ["--recipe", "standard", "--goal-timeout", "3601"],
           ex + ["--recipe", "standard", "--port", "70000"],
           ex + ["--lessons", "--recipe", "standard"], ex + ["--lessons", "--trace", TRACE],
-          ex + ["--lessons", "--clients", "3"], ex + ["--recipe", "standard", "--clients", "0"], ex]
+          ex + ["--lessons", "--clients", "3"], ex + ["--lessons", "--faults", "expire"],
+          ex + ["--lessons", "--port", "70000"], ex + ["--lessons", "--goal-timeout", "0"],
+          ex + ["--recipe", "standard", "--clients", "0"], ex]
     sim = ["simulate", "--recipe", "standard"]
     for n in NUMBERS + ["1000001"]:
         c.append(sim + ["--clients", n])
@@ -189,6 +191,11 @@ def cases(f):
     c.append(sim + ["--rounds", "0"])
     c.append(sim + ["--rounds", "255"])
     c.append(sim + ["--client", "go"])
+    for flag in ["--chaos-ms", "--heal-ms", "--hold-ms", "--start-spread-ms"]:
+        for v in ["18446744073709551615", "86400001", "-1", "abc"]:
+            c.append(sim + [flag, v])
+    for v in ["0", "abc", "2147483648"]:
+        c.append(sim + ["--jute-maxbuffer", v])
     c.append(["simulate"])
     c.append(["simulate", "--recipe", "nope"])
     c.append(["simulate", "--recipe", "standard,nope", "--clients", "2"])
@@ -201,12 +208,14 @@ def cases(f):
     c.append(hd + ["--clients", "5", "-o", f["text.txt"]])
     c.append(hd + ["--clients", "5", "-o", f["a-dir"]])
     c.append(hd + ["--clients", "5", "--seed", "abc"])
+    c.append(hd + ["--clients", "5", "--force", "-o", f["a-dir"]])
+    c.append(hd + ["--clients", "5", "-q", "--json", "--nope"])
     cal = ["calibrate"]
     for v in ["0", "9", "abc"]:
         c.append(cal + ["--clients", v])
     for v in ["0", "abc", "1000001", "", "1,,2"]:
         c.append(cal + ["--seeds", v])
-    c += [cal + ["--faults", "nope"], cal + ["--recipe", "nope"], cal + ["--max-states", "abc"],
+    c += [cal + ["--faults", "nope", "-q"], cal + ["--quiet", "--seeds", "0"], cal + ["--recipe", "nope"], cal + ["--max-states", "abc"],
           cal + ["--client", "go"], cal + ["--faults", "expire,expire"]]
     for v in ["0", "257", "100000", "abc"]:
         c.append(["suite", "--threads", v])
@@ -218,7 +227,8 @@ def cases(f):
     c += [zs + ["/no/such.json"], zs + [SCRIPT, "--expect", "/no/such.json"], zs + [SCRIPT, "--expect", f["not-json.json"]],
           zs + [SCRIPT, "--server", "localhost"], zs + [SCRIPT, "--server", "127.0.0.1:1"], zs + [SCRIPT, "--client", "go"], zs]
     zf = ["zk-fuzz", "--server", "127.0.0.1:1"]
-    c += [zf + ["--scripts", "0"], ["zk-fuzz", "--server", "localhost"], zf, zf + ["--seed", "abc"],
+    c += [["zk-fuzz", "--scripts", "0"], ["zk-fuzz", "--save-dir", f["text.txt"]], ["zk-fuzz", "--server"],
+          zf + ["--scripts", "0"], ["zk-fuzz", "--server", "localhost"], zf, zf + ["--seed", "abc"],
           zf + ["--save-dir", f["text.txt"]], zf + ["--max-shrink", "abc"]]
     rl = ["real", "--recipe", "standard"]
     c += [rl + ["--servers", "2"], rl + ["--servers", "0"], rl + ["--clients", "0"], rl + ["--seeds", "0"],

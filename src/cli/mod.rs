@@ -205,6 +205,12 @@ pub(crate) fn refuse_to_replace(
     }
 }
 
+/// A span of virtual (or real) milliseconds: at most a day, as the simulator takes them; a
+/// longer one is a typo, refused with the number as typed.
+pub(crate) fn a_day_of_ms() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(0..=86_400_000)
+}
+
 /// Where the command line's long work says how far it got: stderr.
 pub(crate) fn progress_to_stderr(line: &str) {
     eprintln!("{line}");

@@ -49,17 +49,17 @@ pub struct Args {
     #[arg(long)]
     pub schedule: Option<PathBuf>,
     /// How long faults strike, in milliseconds.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, value_parser = super::a_day_of_ms())]
     pub chaos_ms: u64,
     /// After the chaos phase every waiter must acquire within this many ms (default: ten
     /// session timeouts plus every hold one after the other).
-    #[arg(long)]
+    #[arg(long, value_parser = super::a_day_of_ms())]
     pub heal_ms: Option<u64>,
     /// How long a holder keeps the lock, in ms.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::a_day_of_ms())]
     pub hold_ms: u64,
     /// Clients start within this many ms of each other (0: together).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::a_day_of_ms())]
     pub start_spread_ms: u64,
     /// The session timeout each client asks for, in ms.
     #[arg(long, default_value_t = 4000)]

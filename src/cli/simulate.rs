@@ -37,21 +37,21 @@ pub struct Args {
     pub schedule: Option<PathBuf>,
     /// How long faults strike, in virtual milliseconds (a scheduled fault must fall within
     /// it); the run heals afterwards.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, value_parser = super::a_day_of_ms())]
     pub chaos_ms: u64,
     /// After the chaos phase (and the last client's start) every waiter must acquire within
     /// this many virtual ms (default: ten session timeouts plus every hold one after the other).
-    #[arg(long)]
+    #[arg(long, value_parser = super::a_day_of_ms())]
     pub heal_ms: Option<u64>,
     /// How long a holder keeps the lock, in virtual ms.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::a_day_of_ms())]
     pub hold_ms: u64,
     /// Server-to-client latency range in microseconds, MIN..MAX; a comma list gives links their
     /// own ranges, client i taking entry i modulo the list's length.
     #[arg(long, default_value = "100..400")]
     pub latency_us: String,
     /// Clients start within this many virtual ms of each other (0: together).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::a_day_of_ms())]
     pub start_spread_ms: u64,
     /// Client library behaviour on reconnect.
     #[arg(long, value_enum, default_value = "java")]
