@@ -304,7 +304,11 @@ impl<R: Recipe> Shadow<R> {
             return;
         }
         self.steps.push(entry.step);
-        self.times_us.push(entry.at_us);
+        // The model's order is the server's (by zxid), which a client's clock may have seen a
+        // little out of order: a step is drawn no earlier than the one it follows, so a trace's
+        // times only move forward.
+        let at_us = self.times_us.last().map_or(entry.at_us, |&last| entry.at_us.max(last));
+        self.times_us.push(at_us);
         if let Err(why) = self.compare(i, &entry, expected, notes.unwrap_or_default()) {
             self.standing = diverge(why);
             return;
