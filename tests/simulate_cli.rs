@@ -275,3 +275,35 @@ fn ctrl_c_stops_a_simulation_and_prints_what_is_known_with_exit_3() {
     assert!(text.contains("0 of 1 runs passed"), "an interrupted run is not a pass: {text}");
     assert!(!dir.exists(), "no verdict, no trace");
 }
+
+#[test]
+fn a_run_in_which_no_one_acquires_ends_at_the_stall_window_and_says_why() {
+    // Every listing of 2000 children is longer than 20000 bytes: no client can ever acquire.
+    let dir = temp_dir("stall");
+    let out = zklab(&[
+        "simulate",
+        "--recipe",
+        "standard",
+        "--clients",
+        "2000",
+        "--jute-maxbuffer",
+        "20000",
+        "-q",
+        "--trace-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("2000 clients wait"), "{text}");
+    assert!(
+        text.contains("none has acquired for 6.0 s of virtual time (the stall window is 6.0 s): stalled"),
+        "{text}"
+    );
+    assert!(text.contains("the lock's listing exceeds jute.maxbuffer"), "the cause is named: {text}");
+    // Ended at the window (a few seconds of virtual time), not at the heal deadline (minutes).
+    assert!(text.contains("steps in 6.0 s of virtual time"), "{text}");
+    let trace = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let replay = zklab(&["replay", trace.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(0), "{}", String::from_utf8_lossy(&replay.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -56,6 +56,11 @@ impl Judge {
 
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
     /// `healed_ms` is how long the run went on after its faults stopped, `now_ms` when it ended.
+    /// Whether `property` applies to this world's recipes (and is judged).
+    pub fn judges(&self, property: Property) -> bool {
+        self.applicable.contains(&property)
+    }
+
     pub fn the_end<R: Recipe>(&self, world: &World<R>, healed_ms: u64, now_ms: u64) -> Option<Broken> {
         if !world.waiting().is_empty() && self.applicable.contains(&Property::EventualAcquire) {
             let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");

@@ -54,6 +54,18 @@ impl SimConfig {
     }
 }
 
+impl SimConfig {
+    /// How long clients may wait with no acquisition granted before the run is judged stalled
+    /// (`eventual_acquire`, ended early): three session timeouts (a crashed or paused holder's
+    /// session expires within one, and a waiter that was queued behind it is served then) plus
+    /// two rounds of a hold, a think and a round trip. A correct lock grants within that while
+    /// anyone waits; a run without a grant for longer is stuck, however busy, and is ended
+    /// rather than run on to its heal deadline (for a long queue, hours of virtual time).
+    pub fn stall_window_us(&self, timing: &SessionTiming) -> Micros {
+        3 * timing.timeout + 2 * (self.hold_us + self.think_us + 2 * self.max_latency_us())
+    }
+}
+
 /// One stream per fault kind, so turning one family off leaves the others' draws alone.
 pub fn fault_streams(seed: u64) -> Vec<ChaCha8Rng> {
     FaultKind::ALL

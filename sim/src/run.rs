@@ -108,6 +108,13 @@ struct Sim<'a, R> {
     times_us: Vec<Micros>,
     metrics: Metrics,
     outcome: Outcome,
+    /// Clients that believe they are acquiring, counted as beliefs change (a crashed one
+    /// included: the count only says when to look; `World::waiting` decides).
+    acquiring: usize,
+    /// The last acquisition granted, or the moment someone started waiting with no one
+    /// waiting before; and the refused replies counted by then.
+    progress_at: Micros,
+    refused_at_progress: u64,
 }
 
 impl<'a, R: Recipe> Sim<'a, R> {
@@ -147,6 +154,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
             times_us: Vec::new(),
             metrics: Metrics::default(),
             outcome: Outcome::Passed,
+            acquiring: 0,
+            progress_at: 0,
+            refused_at_progress: 0,
         }
     }
 
@@ -168,6 +178,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             self.queue.push(at, Event::Acquire(i as ClientId));
         }
         let deadline = self.heal_deadline();
+        let stall_window = self.config.stall_window_us(&self.timing);
         let mut stopped = false;
         while let Some((at, event)) = self.queue.pop() {
             if at > deadline {
@@ -179,6 +190,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
             }
             self.now = at;
             self.handle(event);
+            if self.acquiring > 0 && self.now.saturating_sub(self.progress_at) > stall_window {
+                self.judge_stall(stall_window);
+            }
             if self.outcome != Outcome::Passed {
                 break;
             }
@@ -408,6 +422,16 @@ impl<'a, R: Recipe> Sim<'a, R> {
         if self.judge.after_step(&self.world, i, held) && !matches!(belief, Belief::Suspended { .. }) {
             self.granted(i);
         }
+        match (belief == Belief::Acquiring, now_believes == Belief::Acquiring) {
+            (false, true) => {
+                if self.acquiring == 0 {
+                    self.made_progress();
+                }
+                self.acquiring += 1;
+            }
+            (true, false) => self.acquiring = self.acquiring.saturating_sub(1),
+            _ => {}
+        }
         if now_believes == Belief::Idle && belief != Belief::Idle && self.wants_to_acquire(i) {
             self.queue.push(self.now + self.config.think_us, Event::Acquire(i));
         }
@@ -423,8 +447,44 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.queue.push(at, Event::Reconnect(i));
     }
 
+    fn made_progress(&mut self) {
+        self.progress_at = self.now;
+        self.refused_at_progress = self.metrics.refused_replies;
+    }
+
+    /// No acquisition for longer than `window` while clients believe they are acquiring: if
+    /// some live client still waits, the run is stalled and ends here, saying why if it can.
+    fn judge_stall(&mut self, window: Micros) {
+        if self.world.waiting().is_empty() || !self.judge.judges(Property::EventualAcquire) {
+            self.made_progress();
+            return;
+        }
+        if self.world.deadlocked() {
+            // Nothing but a fault can happen: the stronger verdict, as at the run's end.
+            self.judge_the_end();
+            return;
+        }
+        let refused = self.metrics.refused_replies - self.refused_at_progress;
+        let cause = match (refused, self.metrics.shortest_refused_listing) {
+            (0, _) => String::new(),
+            (n, Some(children)) => format!(
+                "; the lock's listing exceeds jute.maxbuffer: {n} replies refused since (the shortest a listing of \
+                 {children} children), each dropping its client's connection"
+            ),
+            (n, None) => format!("; {n} replies refused as longer than jute.maxbuffer since"),
+        };
+        let detail = format!(
+            "{} and none has acquired for {:.1} s of virtual time (the stall window is {:.1} s): stalled{cause}",
+            crate::judge::waiters(&self.world),
+            self.now.saturating_sub(self.progress_at) as f64 / 1e6,
+            window as f64 / 1e6
+        );
+        self.violated(Property::EventualAcquire, detail, true);
+    }
+
     fn granted(&mut self, i: ClientId) {
         let i_ = i as usize;
+        self.made_progress();
         self.metrics.acquisitions += 1;
         self.woken[i_] = false;
         if let Some(asked) = self.asked_at[i_].take() {
