@@ -216,13 +216,12 @@ impl Trace {
     /// Then the trace's summary must be the one its replay gives (`replayed_summary`): a
     /// summary edited to tell another story is refused.
     pub fn replay(&self) -> Result<(), TraceError> {
-        self.replay_verdict()?;
-        let replayed = self.replayed_summary()?;
-        let agrees = match (self.seed, self.verdict.property) {
+        let replayed = self.replay_verdict()?;
+        let agrees = match self.seed {
             // A simulated run's end says more than its last state (times, the last holder):
             // its summary must start with what the state says.
-            (Some(_), _) => self.summary.starts_with(&replayed),
-            (None, _) => self.summary == replayed,
+            Some(_) => self.summary.starts_with(&replayed),
+            None => self.summary == replayed,
         };
         match agrees {
             true => Ok(()),
@@ -234,13 +233,11 @@ impl Trace {
     /// for a simulated run's liveness or orphan verdict what its end names (the waiters, the
     /// orphaned nodes).
     pub fn replayed_summary(&self) -> Result<String, TraceError> {
-        let property = self.verdict.property;
-        let kind = property.kind();
         let mut world = self.scenario.world();
         let mut before = None;
         let mut cycle = Vec::new();
         for (i, step) in self.steps.iter().enumerate() {
-            if kind == Kind::Transition && i + 1 == self.steps.len() {
+            if self.verdict.property.kind() == Kind::Transition && i + 1 == self.steps.len() {
                 before = Some(world.clone());
             }
             if self.verdict.cycle_start.is_some_and(|start| i >= start) {
@@ -248,18 +245,29 @@ impl Trace {
             }
             world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
         }
-        Ok(match (kind, self.verdict.cycle_start, before, self.seed) {
-            (Kind::Transition, _, Some(before), _) => {
-                summarize_step(property, &before, *self.steps.last().expect("a step"), &world)
-            }
-            (_, Some(_), _, _) => summarize_cycle(&starving(&cycle)),
-            (_, None, _, Some(_)) if property == Property::EventualAcquire => zklab_sim::waiters(&world),
-            (_, None, _, Some(_)) if property == Property::NoOrphans => zklab_sim::orphaned(&world),
-            _ => summarize(property, &world),
-        })
+        Ok(self.summary_at(before.as_ref(), &world, &cycle))
     }
 
-    fn replay_verdict(&self) -> Result<(), TraceError> {
+    /// The summary from the replayed worlds: the last one, the one before the last step (for a
+    /// transition property) and those the cycle starts each of its steps from.
+    fn summary_at(
+        &self,
+        before: Option<&World<AnyRecipe>>,
+        last: &World<AnyRecipe>,
+        cycle: &[World<AnyRecipe>],
+    ) -> String {
+        let property = self.verdict.property;
+        match (before, self.verdict.cycle_start, self.seed) {
+            (Some(before), _, _) => summarize_step(property, before, *self.steps.last().expect("a step"), last),
+            (_, Some(_), _) => summarize_cycle(&starving(cycle)),
+            (_, None, Some(_)) if property == Property::EventualAcquire => zklab_sim::waiters(last),
+            (_, None, Some(_)) if property == Property::NoOrphans => zklab_sim::orphaned(last),
+            _ => summarize(property, last),
+        }
+    }
+
+    /// Checks the verdict (see `replay`) and returns the replayed summary, from the same walk.
+    fn replay_verdict(&self) -> Result<String, TraceError> {
         let property = self.verdict.property;
         if property.kind() == Kind::Safety {
             // One world at a time: a simulated trace may have thousands of clients.
@@ -273,12 +281,13 @@ impl Trace {
             if property.holds(&world) {
                 return Err(TraceError::Diverged(format!("{property} holds at the end")));
             }
-            return Ok(());
+            return Ok(self.summary_at(None, &world, &[]));
         }
         if property.kind() == Kind::Transition {
             let mut world = self.scenario.world();
+            let mut before = world.clone();
             for (i, step) in self.steps.iter().enumerate() {
-                let before = world.clone();
+                before = world.clone();
                 world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
                 let allowed = property.allows(&before, *step, &world);
                 match (allowed, i + 1 == self.steps.len()) {
@@ -291,7 +300,7 @@ impl Trace {
             }
             return match self.steps.is_empty() {
                 true => Err(TraceError::Diverged(format!("{property} needs a step to fail on"))),
-                false => Ok(()),
+                false => Ok(self.summary_at(Some(&before), &world, &[])),
             };
         }
         if property.kind() != Kind::Liveness {
@@ -303,8 +312,8 @@ impl Trace {
                 world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
             }
             return match (self.verdict.stalled, world.deadlocked()) {
-                (_, true) => Ok(()),
-                (true, false) if !world.waiting().is_empty() => Ok(()),
+                (_, true) => Ok(self.summary_at(None, &world, &[])),
+                (true, false) if !world.waiting().is_empty() => Ok(self.summary_at(None, &world, &[])),
                 (true, false) => Err(TraceError::Diverged("no client waits at the end".to_string())),
                 (false, false) => Err(TraceError::Diverged("the last state is not a deadlock".to_string())),
             };
@@ -312,7 +321,7 @@ impl Trace {
         let worlds = self.worlds()?;
         let last = worlds.last().expect("at least the initial world");
         match self.verdict.cycle_start {
-            None if last.deadlocked() => Ok(()),
+            None if last.deadlocked() => Ok(self.summary_at(None, last, &[])),
             None => Err(TraceError::Diverged("the last state is not a deadlock".to_string())),
             Some(start) => {
                 let cycle = worlds
@@ -340,7 +349,8 @@ impl Trace {
                     Some(step) => Err(TraceError::Diverged(format!(
                         "the cycle is not weakly fair: `{step}` is enabled all along it and never taken"
                     ))),
-                    None => Ok(()),
+                    // The worlds each of the cycle's steps starts from: its last world is its first.
+                    None => Ok(self.summary_at(None, last, &cycle[..cycle.len() - 1])),
                 }
             }
         }
