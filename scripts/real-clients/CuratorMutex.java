@@ -1,8 +1,11 @@
 // One client of `zklab real --library curator`: Curator 5.4's own InterProcessMutex (Debian
 // libcurator-recipes-java), unchanged, taking the lock ROUNDS times. The driver runs one process
 // per client, each through its own proxy, and reads what it does from stdout, one line per
-// event, as scripts/real-clients/kazoo_lock.py prints them:
-//   session ID PASSWORD | acquiring | acquired TOKEN | write TOKEN | released | error NAME | done
+// event, as scripts/real-clients/kazoo_lock.py prints them, each stamped first with
+// System.nanoTime() (CLOCK_MONOTONIC on Linux: the one clock of the run's history):
+//   session ID PASSWORD | acquiring | acquired TOKEN | write TOKEN | releasing | released
+//   | error NAME | done
+// (`releasing` just before release() is called: the hold ends there)
 // and `suspended` when Curator says the connection is SUSPENDED or LOST (below).
 // TOKEN is the lock node's sequence number. It starts once a line comes on stdin (every client
 // is connected), and closes when a second one comes.
@@ -19,7 +22,7 @@ import org.apache.curator.retry.RetryForever;
 
 public class CuratorMutex {
     static synchronized void say(String line) {
-        System.out.println(line);
+        System.out.println(System.nanoTime() + " " + line);
         System.out.flush();
     }
 
@@ -91,6 +94,7 @@ public class CuratorMutex {
             Thread.sleep(hold / 2);
             say("write " + token);
             Thread.sleep(hold / 2);
+            say("releasing");
             while (true) {
                 try {
                     mutex.release();

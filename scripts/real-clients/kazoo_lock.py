@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """One client of `zklab real --library kazoo`: kazoo 2.8's own Lock recipe (Debian
 python3-kazoo), unchanged, taking the lock ROUNDS times. The driver runs one process per client,
-each through its own proxy, and reads what it does from stdout, one line per event:
+each through its own proxy, and reads what it does from stdout, one line per event, each line
+stamped first with CLOCK_MONOTONIC in nanoseconds (time.monotonic_ns(), the clock the driver and
+every other client read) taken as the client acts:
 
     session ID PASSWORD   (hex; on connecting, and again on each new session)
     acquiring             (Lock.acquire() called)
     acquired TOKEN        (it returned; TOKEN is the lock node's sequence number)
     write TOKEN           (the holder writes to the fenced resource, halfway through its hold)
+    releasing             (about to call Lock.release(): the hold ends here)
     released              (Lock.release() returned)
     error NAME            (an exception; the client tries again)
     done                  (every round taken)
@@ -28,7 +31,7 @@ out = threading.Lock()
 
 def say(*words):
     with out:
-        sys.stdout.write(" ".join(str(w) for w in words) + "\n")
+        sys.stdout.write(" ".join(str(w) for w in (time.monotonic_ns(),) + words) + "\n")
         sys.stdout.flush()
 
 
@@ -66,6 +69,7 @@ def main():
         time.sleep(hold_ms / 2000.0)
         say("write", token)
         time.sleep(hold_ms / 2000.0)
+        say("releasing")
         while True:
             try:
                 lock.release()

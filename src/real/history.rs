@@ -1,9 +1,11 @@
 //! Judging a real client library's run from its history, as Jepsen judges a lock: what each
-//! client said it did (asked, acquired, wrote, released), stamped with one clock as it arrived,
-//! and what was left on the server. No model world follows a library's run (its state machine
+//! client said it did (asked, acquired, wrote, released), stamped by the client itself as it did
+//! it on the machine's one monotonic clock (`clock`), and what was left on the server. No model world follows a library's run (its state machine
 //! is its own), so the checks are the properties' meanings applied to the history:
 //! - `belief_exclusion`: no two clients believe they hold the lock at once (a client believes
-//!   from the moment it says `acquired` to the moment it says `released`, or dies);
+//!   from the moment it says `acquired` to the moment it says `releasing`, just before it calls
+//!   release, or dies: `released`, when release returns, comes after the delete, which can
+//!   already have let the next client in);
 //! - `fenced_exclusion`: the fenced resource (which accepts a write only with a token no lower
 //!   than every token it accepted before) never accepts writes of two holds interleaved; the
 //!   writes it rejects are stale holders that fencing stopped;
@@ -19,6 +21,8 @@ pub enum Said {
     Acquiring,
     Acquired(u64),
     Write(u64),
+    /// About to call release: the holder stops believing here, before its delete is sent.
+    Releasing,
     Released,
     /// The library says the connection is suspended or lost: a holder that heeds it stops
     /// believing it holds, until its session (the one it acquired in) is back.
@@ -30,7 +34,15 @@ pub enum Said {
 }
 
 impl Said {
-    /// A line of the client protocol (scripts/real-clients/), or `None` for one it does not know.
+    /// A line of the client protocol (scripts/real-clients/): the `CLOCK_MONOTONIC` nanoseconds
+    /// at which the client acted, then what it did; `None` for a line it does not know (a
+    /// library's own chatter on stdout).
+    pub fn parse_stamped(line: &str) -> Option<(u64, Said)> {
+        let (stamp, rest) = line.split_once(' ')?;
+        Some((stamp.parse().ok()?, Said::parse(rest)?))
+    }
+
+    /// What a line says, after its stamp.
     pub fn parse(line: &str) -> Option<Said> {
         let mut words = line.split_whitespace();
         let said = match words.next()? {
@@ -43,6 +55,7 @@ impl Said {
             "acquiring" => Said::Acquiring,
             "acquired" => Said::Acquired(words.next()?.parse().ok()?),
             "write" => Said::Write(words.next()?.parse().ok()?),
+            "releasing" => Said::Releasing,
             "released" => Said::Released,
             "suspended" => Said::Suspended,
             "error" => Said::Error(words.collect::<Vec<_>>().join(" ")),
@@ -78,9 +91,12 @@ pub struct Tally {
     pub errors: usize,
 }
 
-/// Judges `events` (in arrival order) of `clients` clients; `left` is the lock's children once
-/// every client was done (`None`: not every client got there).
+/// Judges `events` of `clients` clients in the order of their stamps (the order they were heard
+/// in for equal stamps); `left` is the lock's children once every client was done (`None`: not
+/// every client got there).
 pub fn judge(events: &[Event], clients: usize, left: Option<&[String]>) -> (Vec<Finding>, Tally) {
+    let mut events = events.to_vec();
+    events.sort_by_key(|e| e.at_us);
     let mut findings = Vec::new();
     let mut tally = Tally::default();
     let mut holding: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
@@ -90,7 +106,7 @@ pub fn judge(events: &[Event], clients: usize, left: Option<&[String]>) -> (Vec<
     let mut highest: Option<(u64, usize)> = None;
     let mut last_writer: Option<(usize, u64)> = None;
     let mut finished = vec![false; clients];
-    for e in events {
+    for e in &events {
         match &e.said {
             Said::Acquired(token) => {
                 tally.acquisitions += 1;
@@ -110,7 +126,7 @@ pub fn judge(events: &[Event], clients: usize, left: Option<&[String]>) -> (Vec<
                 holding.insert(e.client, (e.at_us, *token));
                 holds.insert(e.client, (*token, sessions.get(&e.client).copied()));
             }
-            Said::Released | Said::Died => {
+            Said::Releasing | Said::Released | Said::Died => {
                 holding.remove(&e.client);
                 holds.remove(&e.client);
             }
@@ -186,6 +202,21 @@ mod tests {
     }
 
     #[test]
+    fn a_release_that_returns_after_the_next_client_acquired_breaks_nothing() {
+        // c0's delete lets c1 in, and c1 says `acquired` before c0's release returns; c0's
+        // `releasing` line is heard last of all, but its stamp is before c1's `acquired`.
+        let events =
+            [e(1, 0, Said::Acquired(0)), e(4, 1, Said::Acquired(1)), e(5, 0, Said::Released), e(3, 0, Said::Releasing)];
+        let (findings, _) = judge(&events, 2, None);
+        assert!(findings.iter().all(|f| f.property != "belief_exclusion"), "{findings:?}");
+        // Had c0 said `releasing` only after c1 acquired, the two would have overlapped.
+        let mut late = events.clone();
+        late[3] = e(5, 0, Said::Releasing);
+        let (findings, _) = judge(&late, 2, None);
+        assert_eq!(findings.first().map(|f| f.property), Some("belief_exclusion"), "{findings:?}");
+    }
+
+    #[test]
     fn a_holder_unaware_of_its_expiry_breaks_belief_exclusion_and_fencing_stops_its_write() {
         // c0 holds token 0 and its session expires unnoticed; c1 acquires token 1 and writes;
         // c0 then writes with its stale token.
@@ -242,5 +273,7 @@ mod tests {
         assert_eq!(Said::parse("acquired 7"), Some(Said::Acquired(7)));
         assert_eq!(Said::parse("error ConnectionLoss"), Some(Said::Error("ConnectionLoss".into())));
         assert_eq!(Said::parse("SLF4J: whatever"), None);
+        assert_eq!(Said::parse_stamped("123456789 releasing"), Some((123456789, Said::Releasing)));
+        assert_eq!(Said::parse_stamped("releasing now"), None);
     }
 }

@@ -16,6 +16,7 @@
 //! - `pause`: the process is stopped (SIGSTOP) for the drawn length, its connection left to
 //!   time out on the server's own clock (SIGCONT after).
 
+use super::clock::monotonic_ns;
 use super::connection::{Arrival, Connection};
 use super::driver::{call, delete_tree};
 use super::ensemble::TICK_MS;
@@ -219,7 +220,7 @@ pub fn run_library(
         config,
         timing,
         clients: all,
-        start: Instant::now(),
+        start_ns: monotonic_ns(),
         events: Vec::new(),
         faults: Vec::new(),
         queue: BTreeMap::new(),
@@ -237,7 +238,7 @@ pub fn run_library(
             run.heard(i, &line);
         }
     }
-    run.start = Instant::now();
+    run.start_ns = monotonic_ns();
     for e in &mut run.events {
         e.at_us = 0;
     }
@@ -287,8 +288,9 @@ pub fn run_library(
     }
     let _ = admin.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
     let _ = std::fs::remove_dir_all(&dir);
+    run.events.sort_by_key(|e| e.at_us);
     let (findings, tally) = judge(&run.events, clients, left.as_deref());
-    let wall_ms = run.start.elapsed().as_millis() as u64;
+    let wall_ms = run.now_us() / 1000;
     Ok(LibraryRun { events: run.events, findings, tally, faults: run.faults, wall_ms, interrupted })
 }
 
@@ -301,7 +303,8 @@ struct Run<'a> {
     config: &'a SimConfig,
     timing: SessionTiming,
     clients: Vec<Client>,
-    start: Instant,
+    /// When the plan's clock started, on the clock the clients stamp their lines with.
+    start_ns: u64,
     events: Vec<Event>,
     faults: Vec<(u64, FaultKind, usize)>,
     queue: BTreeMap<(u64, u64), Action>,
@@ -312,7 +315,12 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn now_us(&self) -> u64 {
-        self.start.elapsed().as_micros() as u64
+        self.since_start_us(monotonic_ns())
+    }
+
+    /// A stamp of the one clock as µs into the run (0 for one before it began).
+    fn since_start_us(&self, ns: u64) -> u64 {
+        ns.saturating_sub(self.start_ns) / 1000
     }
 
     fn push(&mut self, at_us: u64, action: Action) {
@@ -347,7 +355,7 @@ impl Run<'_> {
     }
 
     fn heard(&mut self, i: usize, line: &str) {
-        let Some(said) = Said::parse(line) else { return };
+        let Some((stamp_ns, said)) = Said::parse_stamped(line) else { return };
         match &said {
             Said::Session(id, password) => self.clients[i].session = Some((*id, password.clone())),
             Said::Done => self.clients[i].finished = true,
@@ -361,7 +369,7 @@ impl Run<'_> {
             }
             _ => {}
         }
-        let at_us = self.now_us();
+        let at_us = self.since_start_us(stamp_ns);
         self.events.push(Event { at_us, client: i, said });
     }
 
@@ -394,7 +402,10 @@ impl Run<'_> {
                     FaultKind::Crash => {
                         let _ = c.process.kill();
                         c.dead = true;
-                        self.events.push(Event { at_us: now, client: i, said: Said::Died });
+                        // Stamped once the kill is sent: a line stamped before it is the living
+                        // process's.
+                        let died = self.now_us();
+                        self.events.push(Event { at_us: died, client: i, said: Said::Died });
                         let at = now + between(&mut self.fault_streams[kind.index()], lo, hi);
                         self.push(at, Action::CloseSession(i));
                     }

@@ -4,6 +4,7 @@
 
 mod case;
 mod client;
+mod clock;
 pub mod connection;
 pub mod driver;
 pub mod ensemble;
