@@ -21,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACE = os.path.join(ROOT, "traces/wait-on-null-n2-eventual_acquire.json")
 SIM_TRACE = os.path.join(ROOT, "traces/sim/sched-blind-retry-n3-eventual_acquire-trace.json")
 SCRIPT = os.path.join(ROOT, "conformance/cases/14-lock-race.json")
+MANIFEST = os.path.join(ROOT, "tests/manifest.json")
 NUMBERS = ["0", "-1", "abc", "", "18446744073709551616", "1e9"]
 
 
@@ -56,6 +57,12 @@ def files(d):
     edit("times-max.json", lambda c: c.update(times_us=[0] * (len(c["steps"]) - 1) + [2**64 - 1]))
     edit("times-count.json", lambda c: c.update(times_us=[0]))
     edit("zero-rounds.json", lambda c: c["scenario"]["config"].update(rounds=0))
+    shard = {"format": 1, "campaign": {"command": "simulate"}, "total": 4, "can_pass": True, "shards": [1], "count": 2,
+             "covered": {"units": 2, "steps": 10}, "findings": [], "reached": []}
+    put("shard.json", shard)
+    put("shard-format2.json", dict(shard, format=2))
+    put("shard-other.json", dict(shard, campaign={"command": "check --swarm"}, shards=[2]))
+    put("shard-field.json", dict(shard, extra=1))
     big = json.loads(json.dumps(t))
     big["scenario"]["recipes"] = ["standard"] * 40
     big["steps"] = [{"acquire": 0}]
@@ -196,6 +203,20 @@ def cases(f):
             c.append(sim + [flag, v])
     for v in ["0", "abc", "2147483648"]:
         c.append(sim + ["--jute-maxbuffer", v])
+    for v in ["18446744073709551615", "604801", "-1", "abc"]:
+        c.append(sim + ["--timeout", v])
+        c.append(sim + ["--search", "5", "--faults", "expire", "--timeout", v])
+    for v in ["0", "-1", "abc"]:
+        c.append(sim + ["--max-memory", v])
+    for v in ["0/2", "3/2", "1/0", "a/b", "2", "1/5", "1/100001", ""]:
+        c.append(sim + ["--seeds", "4", "--shard", v])
+    c.append(sim + ["--search", "5", "--faults", "expire", "--shard", "1/2"])
+    c += [["check", "--recipe", "standard", "--shard", "1/2"], ["check", "--recipe", "standard", "--swarm", "3", "--shard", "1/4"],
+          ["check", "--recipe", "standard", "--swarm", "3", "--shard", "0/1"], ["check", "--manifest", MANIFEST, "--shard", "1/2"]]
+    c += [["merge"], ["merge", "/no/such.json"], ["merge", f["not-json.json"]], ["merge", f["array.json"]], ["merge", TRACE],
+          ["merge", f["a-dir"]], ["merge", f["shard.json"], f["shard.json"]], ["merge", f["shard-format2.json"]],
+          ["merge", f["shard.json"], f["shard-other.json"]], ["merge", f["shard-field.json"]],
+          ["merge", "--trace-dir", "/proc/zklab", f["shard.json"]], ["merge", "--trace-dir", f["text.txt"], f["shard.json"]]]
     c.append(["simulate"])
     c.append(["simulate", "--recipe", "nope"])
     c.append(["simulate", "--recipe", "standard,nope", "--clients", "2"])

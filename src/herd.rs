@@ -39,7 +39,8 @@ pub fn measure(
     let mut rows = Vec::new();
     for (recipe, clients, scenario) in scenarios {
         let config = SimConfig::new(scenario.config.clone(), seed);
-        let run = crate::simulate::run_watched(&scenario, &config, progress);
+        let run =
+            crate::simulate::run_within(&scenario, &config, progress, &crate::budget::Budget::until_interrupted());
         if run.verdict == "interrupted" {
             return Ok((rows, true));
         }

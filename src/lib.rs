@@ -20,6 +20,7 @@ macro_rules! say_raw {
     }};
 }
 
+pub mod budget;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -35,6 +36,7 @@ pub mod progress;
 #[cfg(feature = "live")]
 pub mod real;
 pub mod scenario;
+pub mod shard;
 pub mod timeline;
 pub mod trace;
 

@@ -3,10 +3,10 @@
 //! faults, earlier, on lower-numbered clients) to a minimal schedule, which is kept as a file
 //! that `zklab simulate --schedule` replays.
 
-use crate::interrupt::interrupted;
+use crate::budget::{Budget, Spent};
 use crate::progress::Progress;
 use crate::scenario::{BadInput, Scenario};
-use crate::simulate::{run_one, RunReport};
+use crate::simulate::{run_within, RunReport};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use std::cell::Cell;
@@ -24,23 +24,24 @@ pub struct Found {
 }
 
 /// What a search came to: the shrunk schedule that breaks a property, or none among the
-/// schedules tried; `interrupted` when Ctrl-C (or SIGTERM) stopped it early: then `tried` is
-/// fewer than asked, and a schedule found is shrunk only as far as it got.
+/// schedules tried; `stopped` when Ctrl-C (or SIGTERM) or a budget stopped it early: then
+/// `tried` is fewer than asked, and a schedule found is shrunk only as far as it got.
 pub struct Searched {
     pub found: Option<Found>,
     pub tried: u32,
-    pub interrupted: bool,
+    pub stopped: Option<Spent>,
 }
 
 /// Tries `cases` random schedules of up to `max_faults` faults of `kinds`, within the chaos
-/// phase, on `base` (whose own fault rates are ignored), saying to `progress` once a second
-/// how many it tried (and, once one failed, how many shrinking runs).
+/// phase, on `base` (whose own fault rates are ignored), within `budget`, saying to `progress`
+/// once a second how many it tried (and, once one failed, how many shrinking runs).
 pub fn search(
     scenario: &Scenario,
     base: &SimConfig,
     kinds: &[FaultKind],
     (cases, max_faults): (u32, usize),
     progress: Option<Progress>,
+    budget: &Budget,
 ) -> Result<Searched, BadInput> {
     if kinds.is_empty() {
         return Err(BadInput("--search needs fault kinds to schedule (give --faults)".to_string()));
@@ -63,7 +64,7 @@ pub fn search(
     let outcome = runner.run(&schedules, |faults| {
         // Stopped, every schedule left passes at once: the search ends, and a shrink keeps the
         // smallest failing schedule it had.
-        if interrupted() {
+        if budget.spent(0).is_some() {
             return Ok(());
         }
         match failed.get() {
@@ -82,7 +83,7 @@ pub fn search(
                 )),
             }
         }
-        let report = run_one(scenario, &SimConfig { schedule: sorted(faults), ..quiet.clone() });
+        let report = run_within(scenario, &SimConfig { schedule: sorted(faults), ..quiet.clone() }, None, budget);
         match report.violated {
             Some(property) => {
                 failed.set(true);
@@ -101,7 +102,7 @@ pub fn search(
             Some(Found { faults, report, tried: tried.get(), shrink_runs: shrink_runs.get() })
         }
     };
-    Ok(Searched { found, tried: tried.get(), interrupted: interrupted() })
+    Ok(Searched { found, tried: tried.get(), stopped: budget.spent(0) })
 }
 
 fn sorted(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {

@@ -1,6 +1,7 @@
 //! `zklab simulate`: run the simulator for one seed or a sweep of seeds, judge every run, and
 //! turn a violation into a replayable trace with the command that reproduces it.
 
+use crate::budget::{Budget, Spent};
 use crate::scenario::{BadInput, Scenario};
 use crate::trace::{summarize, Trace, Verdict, FORMAT};
 use serde::Serialize;
@@ -55,12 +56,17 @@ pub fn parse_rates(list: &str) -> Result<FaultRates, BadInput> {
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub seed: u64,
+    /// `passed`, `violated`, or, for a run stopped before its end with nothing broken,
+    /// `interrupted` (Ctrl-C) or `bounded` (a budget ran out: `bounded_by` says which): no verdict.
     pub verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounded_by: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violated: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    /// FNV-1a of the steps taken, as JSON: equal hashes, equal runs.
+    /// The steps taken and their times, hashed (`zklab_sim::StepsHash`): equal hashes, equal
+    /// runs.
     pub steps_hash: String,
     pub metrics: Metrics,
     pub herd: Herd,
@@ -68,15 +74,17 @@ pub struct RunReport {
     pub trace: Option<Trace>,
 }
 
-/// Simulates `scenario` under `base` for each seed in `seeds`, on `threads` threads, saying to
-/// `progress` once a second how many seeds are done and how many broke a property. The
-/// reports come back in seed order whatever the thread count.
+/// Simulates `scenario` under `base` for each seed in `seeds`, on `threads` threads, within
+/// `budget`, saying to `progress` once a second how many seeds are done and how many broke a
+/// property. The reports come back in seed order whatever the thread count; once the budget
+/// is spent no seed starts, and the seeds running stop and say so.
 pub fn run_seeds(
     scenario: &Scenario,
     base: &SimConfig,
     seeds: &[u64],
     threads: usize,
     progress: Option<crate::progress::Progress>,
+    budget: &Budget,
 ) -> Vec<RunReport> {
     let next = AtomicU64::new(0);
     let (done, violated, finished) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
@@ -105,13 +113,12 @@ pub fn run_seeds(
         let workers: Vec<_> = (0..threads.clamp(1, seeds.len().max(1)))
             .map(|_| {
                 scope.spawn(|| loop {
-                    // After Ctrl-C no new seed starts; the ones running stop and report so.
-                    if crate::interrupt::interrupted() {
+                    if budget.spent(0).is_some() {
                         break;
                     }
                     let k = next.fetch_add(1, Ordering::Relaxed) as usize;
                     let Some(&seed) = seeds.get(k) else { break };
-                    let report = run_one(scenario, &SimConfig { seed, ..base.clone() });
+                    let report = run_within(scenario, &SimConfig { seed, ..base.clone() }, None, budget);
                     violated.fetch_add(u64::from(report.violated.is_some()), Ordering::Relaxed);
                     done.fetch_add(1, Ordering::Relaxed);
                     results.lock().expect("no run panics").push((k, report));
@@ -128,35 +135,52 @@ pub fn run_seeds(
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-/// One run, stopped early by Ctrl-C or SIGTERM (`interrupt`), judged.
-pub fn run_one(scenario: &Scenario, config: &SimConfig) -> RunReport {
-    run_watched(scenario, config, None)
-}
-
 /// One run to its end whatever signal came: a search's answer, re-run to be reported.
 pub fn run_unstoppable(scenario: &Scenario, config: &SimConfig) -> RunReport {
     run_with(scenario, config, None, None)
 }
 
-/// As `run_one`, saying to `progress` at most once a second how far the run got: virtual time,
-/// steps, acquisitions granted and clients waiting (a run with thousands of waiters and no
-/// grant is stuck, whatever its step count says).
-pub fn run_watched(scenario: &Scenario, config: &SimConfig, progress: Option<crate::progress::Progress>) -> RunReport {
-    run_with(scenario, config, progress, Some(&crate::interrupt::INTERRUPTED))
+/// One run within `budget` (its states bound aside: a run stores no states), saying to
+/// `progress` at most once a second how far it got: virtual time, steps, acquisitions granted
+/// and clients waiting (a run with thousands of waiters and no grant is stuck, whatever its
+/// step count says).
+pub fn run_within(
+    scenario: &Scenario,
+    config: &SimConfig,
+    progress: Option<crate::progress::Progress>,
+    budget: &Budget,
+) -> RunReport {
+    run_with(scenario, config, progress, Some(budget))
 }
+
+/// The most steps a run keeps as it goes (16 bytes each with their times: 256 MiB); past them
+/// it keeps none (`SimConfig::keep_steps`).
+pub const KEEP_STEPS: usize = 1 << 24;
+
+/// How often, in steps, a run looks at the clock for progress and its budget.
+const LOOK_EVERY: u64 = 1024;
 
 fn run_with(
     scenario: &Scenario,
     config: &SimConfig,
     progress: Option<crate::progress::Progress>,
-    stop: Option<&AtomicBool>,
+    budget: Option<&Budget>,
 ) -> RunReport {
-    let recipes: Vec<AnyRecipe> = scenario.world().clients.into_iter().map(|c| c.recipe).collect();
-    let (started, mut last) = (Instant::now(), Instant::now());
+    let recipes = || scenario.world().clients.into_iter().map(|c| c.recipe).collect::<Vec<AnyRecipe>>();
+    let (started, mut said, mut looked) = (Instant::now(), Instant::now(), Instant::now());
+    let (halt, mut spent) = (AtomicBool::new(false), None);
     let mut watch = |world: &zklab_model::World<AnyRecipe>, metrics: &Metrics| {
-        let due = metrics.steps.is_multiple_of(1024) && last.elapsed() >= Duration::from_secs(1);
-        if let Some(say) = progress.filter(|_| due) {
-            last = Instant::now();
+        if !metrics.steps.is_multiple_of(LOOK_EVERY) {
+            return;
+        }
+        // The budget (a file read for memory) at most twenty times a second.
+        if let Some(budget) = budget.filter(|_| spent.is_none() && looked.elapsed() >= Duration::from_millis(50)) {
+            looked = Instant::now();
+            spent = budget.spent(0);
+            halt.store(spent.is_some(), Ordering::Relaxed);
+        }
+        if let Some(say) = progress.filter(|_| said.elapsed() >= Duration::from_secs(1)) {
+            said = Instant::now();
             say(&format!(
                 "{:>6.1}s  seed {}: {:.1} s virtual, {} steps, {} acquisitions granted, {} clients waiting",
                 started.elapsed().as_secs_f64(),
@@ -168,11 +192,24 @@ fn run_with(
             ));
         }
     };
-    let run = zklab_sim::simulate_stoppable(config, recipes, &mut watch, stop).expect("validated before the sweep");
-    let steps_json = serde_json::to_string(&run.steps).expect("steps serialize");
-    let steps_hash = format!("{:016x}", fnv1a(steps_json.as_bytes()));
+    // The run keeps its steps up to a bound, so its memory is the world's however long it
+    // runs; a violation after more steps is run again, keeping them all, for its trace.
+    let lean = SimConfig { keep_steps: config.keep_steps.min(KEEP_STEPS), ..config.clone() };
+    let stop = budget.map(|_| &halt);
+    let mut run = zklab_sim::simulate_stoppable(&lean, recipes(), &mut watch, stop).expect("validated before the run");
+    let dropped = run.steps.len() as u64 != run.metrics.steps;
+    if matches!(run.outcome, Outcome::Violated(_)) && dropped {
+        let lean_hash = run.steps_hash;
+        drop(run);
+        let all = SimConfig { keep_steps: usize::MAX, ..config.clone() };
+        run = zklab_sim::simulate(&all, recipes()).expect("validated before the run");
+        assert_eq!(run.steps_hash, lean_hash, "a seed's run is the same run every time");
+    }
+    let steps_hash = format!("{:016x}", run.steps_hash);
     let herd = run.metrics.herd();
+    let bounded_by = spent.filter(|s| run.interrupted && *s != Spent::Interrupted).map(Spent::what_ran_out);
     let (verdict, violated, detail, trace) = match &run.outcome {
+        Outcome::Passed if bounded_by.is_some() => ("bounded", None, None, None),
         Outcome::Passed if run.interrupted => ("interrupted", None, None, None),
         Outcome::Passed => ("passed", None, None, None),
         Outcome::Violated(v) => {
@@ -195,10 +232,15 @@ fn run_with(
             ("violated", Some(v.property.to_string()), Some(summary), Some(trace))
         }
     };
-    RunReport { seed: config.seed, verdict, violated, detail, steps_hash, metrics: run.metrics, herd, trace }
-}
-
-/// FNV-1a, 64 bits: a stable fingerprint of a run's steps on every machine.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    RunReport {
+        seed: config.seed,
+        verdict,
+        bounded_by,
+        violated,
+        detail,
+        steps_hash,
+        metrics: run.metrics,
+        herd,
+        trace,
+    }
 }

@@ -195,6 +195,18 @@ impl Trace {
         text
     }
 
+    /// Writes the trace to `file` as `to_json` gives it, streamed (a simulated run's trace can
+    /// hold millions of steps: its text is never held whole), unless a file of another kind is
+    /// there (`replaceable`).
+    pub fn write(&self, file: &Path) -> std::io::Result<()> {
+        use std::io::Write;
+        replaceable(file, Output::Json).map_err(std::io::Error::other)?;
+        let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", file.display()));
+        let mut out = std::io::BufWriter::new(std::fs::File::create(file).map_err(named)?);
+        serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::from).map_err(named)?;
+        out.write_all(b"\n").and_then(|_| out.flush()).map_err(named)
+    }
+
     /// The worlds along the trace: the initial one, then one after each step.
     pub fn worlds(&self) -> Result<Vec<World<AnyRecipe>>, TraceError> {
         let mut world = self.scenario.world();

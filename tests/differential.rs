@@ -214,7 +214,8 @@ fn against_production(case: &Case, o: &oracle::Oracle) -> Result<Refusals, TestC
     compare_stopped(case, o, &production(case.world(false), stopping), true, "stopping, no reductions")?;
     compare_stopped(case, o, &production(case.world(true), Options::default()), false, "stopping")?;
     // A swarm of random walks is a bounded search: only what it meets may it report.
-    let walks = Options { swarm: Some(Walks { walks: 40, depth: 60, seed: case.seed }), ..Options::default() };
+    let walks =
+        Options { swarm: Some(Walks { first: 0, walks: 40, depth: 60, seed: case.seed }), ..Options::default() };
     compare_swarm(case, o, &production(case.world(true), walks))?;
     Ok(Refusals {
         renumbering: reduced.renumbering_refused.is_some(),

@@ -307,3 +307,43 @@ fn a_run_in_which_no_one_acquires_ends_at_the_stall_window_and_says_why() {
     assert_eq!(replay.status.code(), Some(0), "{}", String::from_utf8_lossy(&replay.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_run_stopped_by_its_timeout_or_memory_bound_names_the_bound_and_gives_no_verdict() {
+    // 100,000 clients over the Java client's jute.maxbuffer: long enough to meet any bound.
+    let long = ["simulate", "--recipe", "standard", "--clients", "100000", "--seed", "1", "-q"];
+    for (bound, value, named) in
+        [("--timeout", "1", "--timeout ran out"), ("--max-memory", "40", "--max-memory ran out")]
+    {
+        let out = zklab(&[&long[..], &[bound, value, "--json"]].concat());
+        assert_eq!(out.status.code(), Some(3), "{bound}: {}", String::from_utf8_lossy(&out.stderr));
+        let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((runs[0]["verdict"].as_str(), runs[0]["bounded_by"].as_str()), (Some("bounded"), Some(named)));
+        let text = zklab(&[&long[..], &[bound, value]].concat());
+        let stdout = String::from_utf8_lossy(&text.stdout);
+        assert!(stdout.contains(&format!("{named}: 0 of 1 seeds ran to the end")), "{stdout}");
+    }
+    let sweep = zklab(&[&long[..], &["--seeds", "3", "--timeout", "1"]].concat());
+    assert_eq!(sweep.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&sweep.stdout).contains("--timeout ran out"));
+    for (bound, value) in [("--timeout", "604801"), ("--max-memory", "0")] {
+        let out = zklab(&[&long[..], &[bound, value]].concat());
+        assert_eq!(out.status.code(), Some(2), "{bound} {value}");
+    }
+}
+
+#[test]
+fn a_violation_met_after_the_steps_a_run_keeps_is_run_again_for_its_trace() {
+    let scenario = zklab::scenario::Scenario::new("blind-retry", 3, Default::default()).unwrap();
+    let mut config = zklab_sim::SimConfig::new(scenario.config.clone(), 2);
+    config.rates.loss_after_apply = 0.3;
+    let kept = zklab::simulate::run_unstoppable(&scenario, &config);
+    let lean = zklab::simulate::run_unstoppable(&scenario, &zklab_sim::SimConfig { keep_steps: 2, ..config });
+    let (Some(kept_trace), Some(lean_trace)) = (&kept.trace, &lean.trace) else {
+        panic!("blind-retry breaks a property under lost replies: {:?}", kept.verdict);
+    };
+    assert!(kept_trace.steps.len() > 2);
+    assert_eq!(lean_trace, kept_trace, "the run again keeps every step");
+    assert_eq!(lean.steps_hash, kept.steps_hash);
+    lean_trace.replay().expect("the trace replays to its violation");
+}

@@ -12,7 +12,7 @@ fn scenario(recipe: &str, clients: usize, faults: &str) -> Scenario {
 }
 
 fn swarm(walks: u64, seed: u64, threads: usize) -> Options {
-    Options { threads, swarm: Some(Walks { walks, depth: 100, seed }), ..Options::default() }
+    Options { threads, swarm: Some(Walks { first: 0, walks, depth: 100, seed }), ..Options::default() }
 }
 
 #[test]

@@ -129,6 +129,16 @@ pub struct SimConfig {
     /// keeps what renumbering by replay needs; otherwise no client keeps its recipe's inputs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub as_checked: bool,
+    /// Keep at most this many steps (and their times) for a trace. A run that takes more drops
+    /// them all and keeps none from then on, so its memory is the world's and its counts',
+    /// however long it runs; the run is the same (its `steps_hash` says so), so a violation
+    /// found without them can be run again with them to make its trace.
+    #[serde(skip, default = "keep_all")]
+    pub keep_steps: usize,
+}
+
+fn keep_all() -> usize {
+    usize::MAX
 }
 
 impl SimConfig {
@@ -146,6 +156,7 @@ impl SimConfig {
             chaos_us: 2_000_000,
             heal_bound_us: None,
             as_checked: false,
+            keep_steps: usize::MAX,
         }
     }
 

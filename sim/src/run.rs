@@ -7,6 +7,7 @@ use crate::judge::Judge;
 use crate::metrics::{inversions, Metrics};
 use crate::plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, timed_faults};
 use crate::queue::{Event, Micros, Queue};
+use crate::steps_hash::StepsHash;
 use crate::streams::{between, Streams};
 use crate::timing::SessionTiming;
 use rand_chacha::ChaCha8Rng;
@@ -37,9 +38,13 @@ pub enum Outcome {
 /// A finished run: the world as it ended, every step taken, and the counts.
 pub struct SimRun<R> {
     pub world: World<R>,
+    /// Every step taken (none if there were more than `SimConfig::keep_steps`).
     pub steps: Vec<Step>,
-    /// The virtual time of each step, in microseconds from the start.
+    /// The virtual time of each step, in microseconds from the start (as `steps`).
     pub times_us: Vec<Micros>,
+    /// The steps and their times, hashed as they were taken (`StepsHash`): equal hashes,
+    /// equal runs, whether the steps were kept or not.
+    pub steps_hash: u64,
     pub metrics: Metrics,
     /// `Passed` for a run stopped early (`interrupted`): nothing was judged at its end.
     pub outcome: Outcome,
@@ -75,7 +80,7 @@ pub fn simulate_stoppable<R: Recipe>(
     (sim.observe)(&sim.world, &sim.metrics);
     let interrupted = sim.run(stop);
     let (world, steps, times_us, metrics, outcome) = (sim.world, sim.steps, sim.times_us, sim.metrics, sim.outcome);
-    Ok(SimRun { world, steps, times_us, metrics, outcome, interrupted })
+    Ok(SimRun { world, steps, times_us, steps_hash: sim.steps_hash.value(), metrics, outcome, interrupted })
 }
 
 struct Sim<'a, R> {
@@ -106,6 +111,7 @@ struct Sim<'a, R> {
     granted_ranks: Vec<u32>,
     steps: Vec<Step>,
     times_us: Vec<Micros>,
+    steps_hash: StepsHash,
     metrics: Metrics,
     outcome: Outcome,
     /// Clients that believe they are acquiring, counted as beliefs change (a crashed one
@@ -152,6 +158,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             granted_ranks: Vec::new(),
             steps: Vec::new(),
             times_us: Vec::new(),
+            steps_hash: StepsHash::default(),
             metrics: Metrics::default(),
             outcome: Outcome::Passed,
             acquiring: 0,
@@ -395,8 +402,14 @@ impl<'a, R: Recipe> Sim<'a, R> {
         let belief = self.world.clients[i_].belief();
         let held = self.world.clients[i_].holds();
         self.world.apply(step).expect("the simulator takes only enabled steps");
-        self.steps.push(step);
-        self.times_us.push(self.now);
+        self.steps_hash.add(step, self.now);
+        if (self.metrics.steps as usize) < self.config.keep_steps {
+            self.steps.push(step);
+            self.times_us.push(self.now);
+        } else if !self.steps.is_empty() {
+            self.steps = Vec::new();
+            self.times_us = Vec::new();
+        }
         self.metrics.steps += 1;
         self.metrics.virtual_us = self.now;
         self.metrics.notifications += self.world.routed().len() as u64;
@@ -516,8 +529,13 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn violated(&mut self, property: Property, detail: String, stalled: bool) {
-        self.outcome =
-            Outcome::Violated(Violation { property, steps: self.steps.len(), at_us: self.now, detail, stalled });
+        self.outcome = Outcome::Violated(Violation {
+            property,
+            steps: self.metrics.steps as usize,
+            at_us: self.now,
+            detail,
+            stalled,
+        });
     }
 
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.

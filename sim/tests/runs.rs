@@ -174,3 +174,17 @@ fn a_queue_too_long_to_list_stops_the_standard_lock() {
     assert!((100..=140).contains(&shortest), "the queue length at which listing fails: {shortest}");
     assert!(stuck.metrics.acquisitions < shortest, "only clients that listed a shorter queue ever acquired");
 }
+
+#[test]
+fn a_run_that_keeps_few_of_its_steps_is_the_same_run_in_less_memory() {
+    let all = run("standard", 20, 3, lossy_with_expiries);
+    let lean = run("standard", 20, 3, |c| {
+        lossy_with_expiries(c);
+        c.keep_steps = 100;
+    });
+    assert!(all.steps.len() > 100 && all.steps.len() as u64 == all.metrics.steps);
+    assert!(lean.steps.is_empty() && lean.times_us.is_empty(), "past its bound a run keeps no step");
+    assert_eq!((lean.steps_hash, &lean.metrics, &lean.outcome), (all.steps_hash, &all.metrics, &all.outcome));
+    let other = run("standard", 20, 4, lossy_with_expiries);
+    assert_ne!(other.steps_hash, all.steps_hash, "another seed, another hash");
+}

@@ -12,76 +12,12 @@ use super::properties::Kind;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hash;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
 use zklab_model::{Property, Recipe, Step, World};
 
-/// Where to stop early.
-#[derive(Clone, Copy, Debug)]
-pub struct Budget {
-    pub max_states: usize,
-    pub deadline: Option<Instant>,
-    /// Resident memory of the process, in MiB, beyond which the pass stops.
-    pub max_memory_mib: Option<u64>,
-    /// Stop once the breadth-first level in which a safety or transition property is first
-    /// violated, or a waiting client first deadlocks, is finished (see `Graph::stopped`).
-    pub stop_at_violation: bool,
-    /// Set by someone else (the CLI's Ctrl-C handler) to stop as a spent budget stops.
-    pub interrupt: Option<&'static AtomicBool>,
-}
-
-/// The part of a budget that ran out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Spent {
-    States,
-    Time,
-    Memory,
-    /// Someone raised `Budget::interrupt` (Ctrl-C).
-    Interrupted,
-}
-
-impl Spent {
-    /// What ran out, as the command line names it: the flag that set it, or the signal.
-    pub fn what_ran_out(self) -> &'static str {
-        match self {
-            Spent::States => "--max-states ran out",
-            Spent::Time => "--timeout ran out",
-            Spent::Memory => "--max-memory ran out",
-            Spent::Interrupted => "interrupted",
-        }
-    }
-}
-
-impl Budget {
-    pub(super) fn exhausted(&self, states: usize) -> bool {
-        self.spent(states).is_some()
-    }
-
-    /// Which part of the budget is spent with `states` stored, if any.
-    pub fn spent(&self, states: usize) -> Option<Spent> {
-        if states >= self.max_states {
-            Some(Spent::States)
-        } else if self.interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
-            Some(Spent::Interrupted)
-        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            Some(Spent::Time)
-        } else if self.max_memory_mib.is_some_and(|max| resident_mib().is_some_and(|rss| rss > max)) {
-            Some(Spent::Memory)
-        } else {
-            None
-        }
-    }
-}
-
-/// The process's resident memory in MiB (Linux; elsewhere unknown, and never a reason to stop).
-pub fn resident_mib() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096 / (1024 * 1024))
-}
+pub use crate::budget::{resident_mib, Budget, Spent};
 
 /// The explored graph. States are numbered in breadth-first order.
 pub struct Graph {

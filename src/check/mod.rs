@@ -16,6 +16,7 @@ pub mod swarm;
 
 pub use builder::{check, Builder, Checked};
 
+pub use crate::budget::default_max_memory_mib;
 use crate::exit::Exit;
 use crate::scenario::Scenario;
 use crate::trace::{Trace, Verdict as TraceVerdict, FORMAT};
@@ -71,17 +72,11 @@ pub struct Options {
 /// A swarm's walks: how many, how long at most, and the seed of their streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Walks {
+    /// The first walk's number: 0, or where a shard's part begins (`--shard`).
+    pub first: u64,
     pub walks: u64,
     pub depth: usize,
     pub seed: u64,
-}
-
-/// Three quarters of the machine's memory, the default bound (Linux; elsewhere none).
-pub fn default_max_memory_mib() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let total_kib: u64 =
-        meminfo.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some(total_kib / 1024 * 3 / 4)
 }
 
 impl Default for Options {
@@ -450,6 +445,7 @@ fn walk<R: Recipe>(
 ) -> Outcome {
     let properties = judged(&init, options);
     let plan = swarm::Swarm {
+        first_walk: walks.first,
         walks: walks.walks,
         depth: walks.depth,
         seed: walks.seed,

@@ -34,6 +34,8 @@ use zklab_model::{Recipe, Step, World};
 /// How the swarm searches.
 #[derive(Clone, Copy, Debug)]
 pub struct Swarm {
+    /// The first walk's number (0, or where a shard's part begins: `--shard`).
+    pub first_walk: u64,
     pub walks: u64,
     /// The longest walk, in steps.
     pub depth: usize,
@@ -50,8 +52,9 @@ pub struct Swarm {
 /// What a swarm covered.
 #[derive(Clone, Debug, Serialize)]
 pub struct Coverage {
-    /// Walks taken (fewer than asked when a budget ran out).
+    /// Walks taken (fewer than asked when a budget ran out), numbered from `first_walk`.
     pub walks: u64,
+    pub first_walk: u64,
     pub seed: u64,
     pub depth: usize,
     /// Distinct settled states met.
@@ -61,6 +64,8 @@ pub struct Coverage {
     /// The Good–Turing estimate that the next visit meets a new state: states met exactly once,
     /// over all visits.
     pub chance_next_is_new: f64,
+    /// The walk that gave each broken property's counterexample.
+    pub counterexample_walks: BTreeMap<&'static str, u64>,
 }
 
 /// What one walk found: for each property the step count at which it first broke (with the
@@ -83,7 +88,8 @@ const ROUND_VISITS: usize = 1 << 22;
 /// The verdicts a swarm gives (`Violated`, `Holds` for a reached item, else `Unknown`) with
 /// counterexamples, and its coverage.
 pub struct Found {
-    pub broken: BTreeMap<Property, Vec<Step>>,
+    /// Each broken property's shortest counterexample, and the walk that gave it.
+    pub broken: BTreeMap<Property, (u64, Vec<Step>)>,
     pub reached: BTreeSet<Property>,
     pub coverage: Coverage,
     pub longest: usize,
@@ -149,7 +155,7 @@ fn walk<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm, walk
 
 /// Runs the swarm from `init`, judging `properties`.
 pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -> Found {
-    let mut broken: BTreeMap<Property, Vec<Step>> = BTreeMap::new();
+    let mut broken: BTreeMap<Property, (u64, Vec<Step>)> = BTreeMap::new();
     let mut reached = BTreeSet::new();
     let mut seen: FxHashMap<u128, u32> = FxHashMap::default();
     let (mut walks, mut visits, mut longest) = (0u64, 0u64, 0usize);
@@ -174,26 +180,27 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
         if spent.is_some() {
             break;
         }
-        let round: Vec<u64> = (walks..(walks + per_round).min(swarm.walks)).collect();
+        let round: Vec<u64> =
+            (swarm.first_walk + walks..swarm.first_walk + (walks + per_round).min(swarm.walks)).collect();
         let parts: Vec<&[u64]> = round.chunks(round.len().div_ceil(swarm.threads.max(1))).collect();
-        let results: Vec<Vec<Walk>> = std::thread::scope(|scope| {
+        let results: Vec<Vec<(u64, Walk)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = parts
                 .iter()
                 .map(|part| {
-                    scope.spawn(move || part.iter().map(|&w| walk(init, properties, swarm, w)).collect::<Vec<_>>())
+                    scope.spawn(move || part.iter().map(|&w| (w, walk(init, properties, swarm, w))).collect::<Vec<_>>())
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("a walk does not panic")).collect()
         });
-        let incoming: usize = results.iter().flatten().map(|w| w.met.len()).sum();
+        let incoming: usize = results.iter().flatten().map(|(_, w)| w.met.len()).sum();
         let out_of_room = table_would_outgrow(&seen, incoming, &swarm.budget);
-        for found in results.into_iter().flatten() {
+        for (number, found) in results.into_iter().flatten() {
             if out_of_room {
                 // What the round broke and reached is kept (facts, and small); its coverage is
                 // not counted, its states not stored.
                 spent = Some(Spent::Memory);
                 reached.extend(found.reached);
-                keep_shortest(&mut broken, found.broken);
+                keep_shortest(&mut broken, number, found.broken);
                 continue;
             }
             walks += 1;
@@ -204,27 +211,29 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
                 *seen.entry(fingerprint).or_default() += 1;
             }
             reached.extend(found.reached);
-            keep_shortest(&mut broken, found.broken);
+            keep_shortest(&mut broken, number, found.broken);
         }
     }
     let once = seen.values().filter(|&&n| n == 1).count();
     let coverage = Coverage {
         walks,
+        first_walk: swarm.first_walk,
         seed: swarm.seed,
         depth: swarm.depth,
         distinct_states: seen.len(),
         visits,
         chance_next_is_new: once as f64 / visits.max(1) as f64,
+        counterexample_walks: broken.iter().map(|(p, (walk, _))| (p.name(), *walk)).collect(),
     };
     Found { broken, reached, coverage, longest, spent }
 }
 
-/// Adds a walk's broken properties to `broken`, keeping the shorter path of two (the earlier
-/// walk's on a tie: walks are merged in order).
-fn keep_shortest(broken: &mut BTreeMap<Property, Vec<Step>>, found: BTreeMap<Property, Vec<Step>>) {
+/// Adds walk `number`'s broken properties to `broken`, keeping the shorter path of two (the
+/// earlier walk's on a tie: walks are merged in order).
+fn keep_shortest(broken: &mut BTreeMap<Property, (u64, Vec<Step>)>, number: u64, found: BTreeMap<Property, Vec<Step>>) {
     for (property, steps) in found {
-        if broken.get(&property).is_none_or(|known| steps.len() < known.len()) {
-            broken.insert(property, steps);
+        if broken.get(&property).is_none_or(|(_, known)| steps.len() < known.len()) {
+            broken.insert(property, (number, steps));
         }
     }
 }
@@ -245,5 +254,5 @@ fn table_would_outgrow(seen: &FxHashMap<u128, u32>, incoming: usize, budget: &Bu
 
 /// The swarm's counterexample for `property`, if it broke it.
 pub fn counterexample(found: &Found, property: Property) -> Option<Counterexample> {
-    found.broken.get(&property).map(|steps| Counterexample { steps: steps.clone(), cycle_start: None })
+    found.broken.get(&property).map(|(_, steps)| Counterexample { steps: steps.clone(), cycle_start: None })
 }

@@ -6,8 +6,8 @@ use crate::check::{self, Options, Report};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::scenario::{parse_faults, BadInput, Scenario};
+use crate::shard::{Shard, ShardReport};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use zklab_model::{Property, WorldConfig};
 
 #[derive(clap::Args)]
@@ -40,12 +40,8 @@ pub struct Args {
     /// Stop after this many unique states (the answer is then unknown, exit 3).
     #[arg(long, default_value_t = 50_000_000)]
     max_states: usize,
-    /// Stop after this many seconds (the answer is then unknown, exit 3).
-    #[arg(long)]
-    timeout: Option<u64>,
-    /// Stop when memory use passes this many MiB (default: three quarters of the machine's).
-    #[arg(long)]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    budget: super::budget_args::BudgetArgs,
     /// Explore one state per symmetry class: clients running the same recipe are
     /// interchangeable (recipes that support it; state counts are then counts of classes).
     #[arg(long)]
@@ -70,6 +66,11 @@ pub struct Args {
     /// With --swarm: the seed of the walks' random streams (same seed, same report).
     #[arg(long, default_value_t = 0, requires = "swarm")]
     seed: u64,
+    /// With --swarm: take only the I-th of N equal parts of the walks (`2/4`), one job of a
+    /// campaign split across machines. `--json` then prints the shard's report, which
+    /// `zklab merge` combines.
+    #[arg(long, value_name = "I/N", requires = "swarm", value_parser = crate::shard::Shard::parse)]
+    shard: Option<crate::shard::Shard>,
     /// Keep states with their sequence numbers and zxids as they are, not renumbered by rank
     /// (to compare: a recipe that creates nodes forever then never closes).
     #[arg(long)]
@@ -95,7 +96,7 @@ pub struct Args {
 
 /// What `--manifest` cannot honour: its entries name their worlds, it counts the full graph
 /// and writes no traces. The budgets, `--threads`, `--cross-check`, `--json` and `-q` apply.
-const MANIFEST_REFUSES: [&str; 16] = [
+const MANIFEST_REFUSES: [&str; 17] = [
     "recipe",
     "clients",
     "faults",
@@ -112,10 +113,8 @@ const MANIFEST_REFUSES: [&str; 16] = [
     "trace_dir",
     "html",
     "walk_depth",
+    "shard",
 ];
-
-/// The longest `--timeout`: a week.
-const MAX_TIMEOUT_S: u64 = 7 * 24 * 3600;
 
 /// `--threads` is between 1 and 256 (`check` and `suite`).
 pub(super) fn check_threads(threads: usize) -> Result<(), CliError> {
@@ -128,14 +127,9 @@ pub(super) fn check_threads(threads: usize) -> Result<(), CliError> {
 /// Runs a check (or a manifest) and prints its report.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     check_threads(args.threads)?;
-    if let Some(t) = args.timeout.filter(|t| *t > MAX_TIMEOUT_S) {
-        return Err(CliError::BadInput(format!("--timeout must be at most {MAX_TIMEOUT_S} seconds (a week), got {t}")));
-    }
+    args.budget.validate()?;
     if args.max_states == 0 {
         return Err(CliError::BadInput("--max-states must be at least 1".to_string()));
-    }
-    if args.max_memory == Some(0) {
-        return Err(CliError::BadInput("--max-memory must be at least 1 (MiB)".to_string()));
     }
     if let Some(file) = &args.manifest {
         return run_manifest(file, args);
@@ -180,13 +174,25 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         )));
     }
     let properties = args.properties.as_deref().map(|names| asked_properties(names, &scenario)).transpose()?;
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    if let Some(total) = args.swarm.filter(|total| shard.count > *total) {
+        return Err(BadInput(format!("--shard {shard}: {total} walks cannot be cut into {} parts", shard.count)).into());
+    }
+    let campaign = serde_json::json!({
+        "command": "check --swarm",
+        "scenario": scenario,
+        "walks": args.swarm,
+        "depth": args.walk_depth,
+        "seed": args.seed,
+        "properties": properties.as_ref().map(|ps| ps.iter().map(|p| p.name()).collect::<Vec<_>>()),
+    });
     crate::trace::check_writable(&args.trace_dir)?;
     check::traces_replaceable(&scenario, &args.trace_dir, args.html).map_err(BadInput)?;
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,
-        timeout: args.timeout.map(Duration::from_secs),
-        max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
+        timeout: args.budget.timeout(),
+        max_memory_mib: args.budget.max_memory_mib(),
         progress: (!args.quiet).then_some(progress_to_stderr as Progress),
         symmetry: args.symmetry,
         partial_order: !args.no_partial_order,
@@ -194,14 +200,27 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         settle: true,
         // stateright's second opinion is of a complete graph.
         stop_at_violation: !args.explore_everything && !args.cross_check,
-        swarm: args.swarm.map(|walks| check::Walks { walks, depth: args.walk_depth, seed: args.seed }),
+        swarm: args.swarm.map(|total| {
+            let part = shard.range(total);
+            check::Walks { first: part.start, walks: part.end - part.start, depth: args.walk_depth, seed: args.seed }
+        }),
         interrupt: Some(&crate::interrupt::INTERRUPTED),
         properties,
     };
     stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir, args.html).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
-    if args.json {
+    if let (Some(shard), Some(total)) = (args.shard, args.swarm) {
+        let part = ShardReport::of_swarm(&report, campaign, total, shard);
+        match args.json {
+            true => say!("{}", serde_json::to_string(&part).expect("shard reports serialize")),
+            false => {
+                let walks = shard.range(total);
+                say!("shard {shard}: walks {} to {} of {total}", walks.start, walks.end - 1);
+                print_report(&report);
+            }
+        }
+    } else if args.json {
         say!("{}", serde_json::to_string(&report).expect("reports serialize"));
     } else {
         print_report(&report);
@@ -241,8 +260,8 @@ fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,
-        timeout: args.timeout.map(Duration::from_secs),
-        max_memory_mib: args.max_memory.or_else(check::default_max_memory_mib),
+        timeout: args.budget.timeout(),
+        max_memory_mib: args.budget.max_memory_mib(),
         progress: (!args.quiet).then_some(progress_to_stderr as Progress),
         // The manifest's counts are of the full graph (`manifest::run` says so itself).
         symmetry: false,

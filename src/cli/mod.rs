@@ -2,11 +2,13 @@
 //! (`Result<Exit, CliError>`); this file parses, dispatches and hands the exit code to the shell.
 //! Only the command line parses flags and prints: the library modules compute and return.
 
+mod budget_args;
 mod calibrate;
 mod check;
 mod client_choice;
 mod explore;
 mod herd;
+mod merge;
 mod real;
 mod real_args;
 mod real_library;
@@ -90,6 +92,12 @@ enum Command {
     /// difference, shrink the script, save it with the server's answer as a case, exit 1.
     #[command(after_help = "Example:\n  zklab zk-fuzz --scripts 20 --seed 7")]
     ZkFuzz(zk_fuzz::Args),
+    /// Combine the shard reports of one campaign (`--shard I/N --json` of `check --swarm` or
+    /// `simulate --seeds`, run as separate jobs) into the verdict one run would give.
+    #[command(
+        after_help = "Example:\n  zklab simulate --recipe standard --clients 5 --seeds 20 --faults loss-after-apply=0.05,expire=2 --shard 1/2 --json -q > a.json; zklab simulate --recipe standard --clients 5 --seeds 20 --faults loss-after-apply=0.05,expire=2 --shard 2/2 --json -q > b.json; zklab merge a.json b.json"
+    )]
+    Merge(merge::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     #[command(after_help = "Example:\n  zklab completions bash > zklab.bash")]
     Completions {
@@ -158,6 +166,7 @@ pub fn main() -> ExitCode {
         Some(Command::Explore(args)) => explore::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
         Some(Command::Herd(args)) => herd::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Real(args)) => real::run(&args),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::ZkScript(args)) => zk_script::run(&args),

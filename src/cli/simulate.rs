@@ -4,7 +4,8 @@
 use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
 use crate::exit::Exit;
 use crate::scenario::{BadInput, Scenario};
-use crate::simulate::{parse_rates, run_seeds, RunReport};
+use crate::shard::ShardReport;
+use crate::simulate::{parse_rates, run_seeds, run_within, RunReport};
 use crate::trace::{write_output, Output};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,6 +29,10 @@ pub struct Args {
     /// Run this many seeds, from the seed on, in parallel.
     #[arg(long, default_value_t = 1)]
     pub seeds: u64,
+    /// Run only the I-th of N equal parts of the seeds (`2/4`): one job of a sweep split across
+    /// machines. `--json` then prints the shard's report, which `zklab merge` combines.
+    #[arg(long, value_name = "I/N", value_parser = crate::shard::Shard::parse, conflicts_with = "search")]
+    pub shard: Option<crate::shard::Shard>,
     /// Faults: kind[=rate] separated by commas (loss kinds: probability per request, default
     /// 0.01; others: how many over the chaos phase, default 1), `all` or `none`.
     #[arg(long, default_value = "none")]
@@ -60,6 +65,8 @@ pub struct Args {
     /// as a real client does [default: 1048575, the Java client's own].
     #[arg(long, value_name = "BYTES")]
     pub jute_maxbuffer: Option<u64>,
+    #[command(flatten)]
+    pub budget: super::budget_args::BudgetArgs,
     /// Threads for a sweep of seeds.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
@@ -86,8 +93,9 @@ pub struct Args {
 }
 
 /// Runs the command: passed when every run passed, failed on a violation, unknown when Ctrl-C
-/// stopped it before every run had passed.
+/// or a budget stopped it before every run had passed.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
+    args.budget.validate()?;
     let world = WorldConfig {
         rounds: args.rounds,
         client_behaviour: args.client.behaviour(),
@@ -138,13 +146,22 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         }
         return search(args, &scenario, &config, cases, first);
     }
-    let seeds: Vec<u64> = (0..args.seeds).map(|k| first.wrapping_add(k)).collect();
+    let shard = args.shard.unwrap_or(crate::shard::Shard::WHOLE);
+    if shard.count > args.seeds {
+        return Err(BadInput(format!(
+            "--shard {shard}: {} seeds cannot be cut into {} parts",
+            args.seeds, shard.count
+        ))
+        .into());
+    }
+    let seeds: Vec<u64> = shard.range(args.seeds).map(|k| first.wrapping_add(k)).collect();
     stop_on_ctrl_c();
     let started = Instant::now();
     let progress = (!args.quiet).then_some(progress_to_stderr as crate::progress::Progress);
+    let budget = args.budget.starting_now();
     let reports = match seeds.as_slice() {
-        [seed] => vec![crate::simulate::run_watched(&scenario, &SimConfig { seed: *seed, ..config.clone() }, progress)],
-        _ => run_seeds(&scenario, &config, &seeds, args.threads, progress),
+        [seed] => vec![run_within(&scenario, &SimConfig { seed: *seed, ..config.clone() }, progress, &budget)],
+        _ => run_seeds(&scenario, &config, &seeds, args.threads, progress, &budget),
     };
     let wall = started.elapsed();
     let mut failed = false;
@@ -165,9 +182,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         } else if !args.json {
             let m = &report.metrics;
             match report.verdict {
-                "interrupted" => say!(
-                    "seed {}: interrupted after {} steps, {:.1} s of virtual time: no verdict",
+                "interrupted" | "bounded" => say!(
+                    "seed {}: {} after {} steps, {:.1} s of virtual time: no verdict",
                     report.seed,
+                    report.bounded_by.unwrap_or("interrupted"),
                     m.steps,
                     m.virtual_us as f64 / 1e6
                 ),
@@ -175,21 +193,35 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             }
         }
     }
-    if args.json {
+    if let Some(shard) = args.shard {
+        let campaign = serde_json::json!({
+            "command": "simulate",
+            "scenario": scenario,
+            "config": config,
+            "seeds": args.seeds,
+        });
+        let name = |run: &RunReport, trace: &crate::trace::Trace| trace_name(args, run, trace);
+        let report = ShardReport::of_seeds(&reports, name, (campaign, args.seeds, shard), budget.spent(0));
+        match args.json {
+            true => say!("{}", serde_json::to_string(&report).expect("shard reports serialize")),
+            false => {
+                say!("shard {shard}: seeds {} to {} of {} from {first}", seeds[0], seeds[seeds.len() - 1], args.seeds)
+            }
+        }
+    } else if args.json {
         say!("{}", serde_json::to_string(&reports).expect("reports serialize"));
-    } else {
+    }
+    if !args.json {
         print_summary(&reports, wall);
     }
-    let interrupted = crate::interrupt::interrupted();
-    if interrupted && !args.json {
-        say!(
-            "interrupted: {} of {} seeds ran to the end",
-            reports.iter().filter(|r| r.verdict != "interrupted").count(),
-            seeds.len()
-        );
+    let ended = reports.iter().filter(|r| !matches!(r.verdict, "interrupted" | "bounded")).count();
+    let unfinished = ended < seeds.len();
+    if unfinished && !args.json {
+        let why = budget.spent(0).map_or("interrupted", |s| s.what_ran_out());
+        say!("{why}: {ended} of {} seeds ran to the end", seeds.len());
     }
-    // A violation found is a verdict; otherwise an interrupted sweep is unfinished work.
-    Ok(match (failed, interrupted) {
+    // A violation found is a verdict; otherwise a sweep cut short is unfinished work.
+    Ok(match (failed, unfinished) {
         (true, _) => Exit::Failed,
         (false, true) => Exit::Unknown,
         (false, false) => Exit::Passed,
@@ -215,19 +247,23 @@ fn parse_latency(text: &str) -> Result<Latency, BadInput> {
 fn write_trace(args: &Args, report: &RunReport, trace: &crate::trace::Trace) -> Result<String, BadInput> {
     let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
     std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
-    let name = format!(
+    let file = args.trace_dir.join(trace_name(args, report, trace));
+    trace.write(&file).map_err(cant)?;
+    if args.html {
+        crate::html::write_beside(trace, &file).map_err(cant)?;
+    }
+    Ok(file.display().to_string())
+}
+
+/// The file a run's trace is written to in the trace directory.
+fn trace_name(args: &Args, report: &RunReport, trace: &crate::trace::Trace) -> String {
+    format!(
         "sim-{}-n{}-seed{}-{}.json",
         trace.scenario.recipe_label().replace(',', "+"),
         args.clients,
         report.seed,
         trace.verdict.property
-    );
-    let file = args.trace_dir.join(name);
-    write_output(&file, &trace.to_json(), Output::Json).map_err(cant)?;
-    if args.html {
-        crate::html::write_beside(trace, &file).map_err(cant)?;
-    }
-    Ok(file.display().to_string())
+    )
 }
 
 /// The command that runs exactly this seed again.
@@ -283,11 +319,13 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
         zklab_model::FaultKind::ALL.into_iter().filter(|k| config.rated(*k)).collect();
     stop_on_ctrl_c();
     let progress = (!args.quiet).then_some(progress_to_stderr as crate::progress::Progress);
-    let searched = crate::schedules::search(scenario, config, &kinds, (cases, args.max_faults), progress)?;
+    let budget = args.budget.starting_now();
+    let searched = crate::schedules::search(scenario, config, &kinds, (cases, args.max_faults), progress, &budget)?;
     let Some(found) = searched.found else {
-        if searched.interrupted {
+        if let Some(stopped) = searched.stopped {
             say!(
-                "interrupted: {} of {cases} schedules of up to {} faults tried, none breaks a property so far",
+                "{}: {} of {cases} schedules of up to {} faults tried, none breaks a property so far",
+                stopped.what_ran_out(),
                 searched.tried,
                 args.max_faults
             );
@@ -310,7 +348,7 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
     };
     write_output(&schedule_file, &schedule.to_json(), Output::Json).map_err(cant)?;
     let trace_file = args.trace_dir.join(format!("{stem}-trace.json"));
-    write_output(&trace_file, &trace.to_json(), Output::Json).map_err(cant)?;
+    trace.write(&trace_file).map_err(cant)?;
     if args.html {
         crate::html::write_beside(trace, &trace_file).map_err(cant)?;
     }
@@ -327,8 +365,11 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
     say!("schedule: {}", schedule_file.display());
     say!("trace: {}", trace_file.display());
     say!("reproduce: zklab {} --schedule {}", run_args(args, seed, "none").join(" "), schedule_file.display());
-    if searched.interrupted {
-        say!("interrupted while shrinking: the schedule above breaks {property} but may not be the smallest");
+    if let Some(stopped) = searched.stopped {
+        say!(
+            "{} while shrinking: the schedule above breaks {property} but may not be the smallest",
+            stopped.what_ran_out()
+        );
     }
     Ok(Exit::Failed)
 }
