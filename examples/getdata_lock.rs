@@ -12,8 +12,9 @@
 
 use std::process::ExitCode;
 use zklab::check::check;
-use zklab::model::{Belief, CreateMode, Ctx, EventType, Input, Recipe, Request, Response};
-use zklab::model::{FaultKind, SessionState, ZkError};
+use zklab::model::{
+    Belief, CreateMode, Ctx, EventType, FaultKind, Input, Recipe, Request, Response, SessionState, ZkError,
+};
 use zklab::recipes::{AnyRecipe, Entry};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -137,6 +138,7 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zklab::model::Property;
 
     #[test]
     fn proven_for_three_clients_without_faults() {
@@ -150,9 +152,9 @@ mod tests {
         // to judge every property.
         let checked =
             check(GetDataLock::new).clients(2).faults(&[FaultKind::LossAfterApply]).explore_everything().run();
-        let cx = checked.assert_violates("eventual_acquire");
+        let cx = checked.assert_violates(Property::EventualAcquire);
         assert!(cx.steps.iter().any(|s| s.is_fault()));
-        let timeline = checked.timeline("eventual_acquire").unwrap();
+        let timeline = checked.timeline(Property::EventualAcquire).unwrap();
         assert!(timeline.contains("ConnectionLoss"), "{timeline}");
     }
 }

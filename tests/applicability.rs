@@ -6,7 +6,7 @@
 //! properties they care about.
 
 use zklab::check::{check, Status};
-use zklab_model::{Belief, Ctx, EventType, Input, Property, Recipe, Request, Response, ZkError};
+use zklab_model::{Belief, Ctx, EventType, Input, Property, Reach, Recipe, Request, Response, ZkError};
 
 /// A lock held by writing one's name into the lock node's data with a conditional setData
 /// (compare-and-set on the data version), and given back by clearing it. A waiter reads the
@@ -97,20 +97,22 @@ fn a_lock_without_an_ephemeral_node_fails_stale_holder_whatever_it_does() {
     // Taking every property, the correct optimistic lock can never be proven: ZooKeeper never
     // "agrees" with a holder that owns no node.
     let checked = check(|lock| VersionLock::new(lock, false)).clients(2).explore_everything().run();
-    let cx = checked.assert_violates("stale_holder");
+    let cx = checked.assert_violates(Property::StaleHolder);
     assert!(cx.steps.len() <= 4, "as soon as it holds: {:?}", cx.steps);
-    assert_eq!(checked.status("belief_exclusion"), Some(Status::Holds));
+    assert_eq!(checked.status(Property::BeliefExclusion), Some(Status::Holds));
 }
 
 #[test]
 fn declared_it_is_proven_on_the_properties_that_fit_and_the_rest_are_not_applicable() {
     let checked = check(|lock| VersionLock::new(lock, true)).clients(2).run();
     checked.assert_proven();
-    for name in ["zk_exclusion", "stale_holder", "fencing_available", "no_orphans"] {
-        assert_eq!(checked.status(name), Some(Status::NotApplicable), "{name}");
+    for p in [Property::ZkExclusion, Property::StaleHolder, Property::FencingAvailable, Property::NoOrphans] {
+        assert_eq!(checked.status(p), Some(Status::NotApplicable), "{p:?}");
     }
-    for name in ["belief_exclusion", "fenced_exclusion", "no_herd", "eventual_acquire", "reached:handoff"] {
-        assert_eq!(checked.status(name), Some(Status::Holds), "{name}");
+    let fit =
+        [Property::FencedExclusion, Property::NoHerd, Property::EventualAcquire, Property::Reached(Reach::Handoff)];
+    for p in [&[Property::BeliefExclusion][..], &fit].concat() {
+        assert_eq!(checked.status(p), Some(Status::Holds), "{p:?}");
     }
 }
 
@@ -118,7 +120,7 @@ fn declared_it_is_proven_on_the_properties_that_fit_and_the_rest_are_not_applica
 fn every_waiter_reads_the_lock_node_so_three_clients_herd() {
     // Declaring what fits is no way out of what does fit: a release wakes every waiter.
     let checked = check(|lock| VersionLock::new(lock, true)).clients(3).run();
-    checked.assert_violates("no_herd");
+    checked.assert_violates(Property::NoHerd);
 }
 
 #[test]
@@ -128,9 +130,13 @@ fn a_run_narrowed_to_some_properties_judges_those_and_every_reached_item() {
         .properties(&[Property::BeliefExclusion, Property::EventualAcquire])
         .run();
     checked.assert_proven();
-    assert_eq!(checked.status("stale_holder"), Some(Status::NotApplicable));
-    assert_eq!(checked.status("fenced_exclusion"), Some(Status::NotApplicable));
-    assert_eq!(checked.status("reached:handoff"), Some(Status::Holds), "non-vacuity is never narrowed away");
+    assert_eq!(checked.status(Property::StaleHolder), Some(Status::NotApplicable));
+    assert_eq!(checked.status(Property::FencedExclusion), Some(Status::NotApplicable));
+    assert_eq!(
+        checked.status(Property::Reached(Reach::Handoff)),
+        Some(Status::Holds),
+        "non-vacuity is never narrowed away"
+    );
 }
 
 #[test]

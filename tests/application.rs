@@ -19,7 +19,7 @@ fn settle(world: &mut World<AnyRecipe>, i: zklab_model::ClientId) {
 }
 
 fn verdicts(checked: &Checked<AnyRecipe>, names: &[&str]) -> Vec<String> {
-    names.iter().map(|n| format!("{n}: {:?}", checked.status(n).unwrap())).collect()
+    names.iter().map(|n| format!("{n}: {:?}", checked.status(n.parse().unwrap()).unwrap())).collect()
 }
 
 #[test]
@@ -57,11 +57,11 @@ fn a_thread_count_that_outlives_its_session_lets_two_hold_and_releasing_on_lost_
         .faults(&[FaultKind::Expire])
         .explore_everything()
         .run();
-    let counterexample = flawed.assert_violates("belief_exclusion");
-    let timeline = flawed.timeline("belief_exclusion").unwrap();
+    let counterexample = flawed.assert_violates(Property::BeliefExclusion);
+    let timeline = flawed.timeline(Property::BeliefExclusion).unwrap();
     assert!(timeline.contains("re-entrant acquire") && timeline.contains("Expired"), "{timeline}");
     assert!(counterexample.steps.contains(&Step::Expire(0)) || counterexample.steps.contains(&Step::Expire(1)));
-    flawed.assert_violates("stale_holder");
+    flawed.assert_violates(Property::StaleHolder);
     assert_eq!(
         verdicts(&flawed, &["zk_exclusion", "fenced_exclusion"]),
         ["zk_exclusion: Holds", "fenced_exclusion: Holds"],
@@ -111,7 +111,7 @@ fn zookeepers_write_lock_unlocking_while_waiting_orphans_its_node_when_the_delet
 #[test]
 fn a_holder_that_never_hears_of_its_expiry_is_a_stale_holder() {
     let kazoo = check(catalogue("kazoo-lock")).clients(2).faults(&[FaultKind::Expire]).run();
-    kazoo.assert_violates("stale_holder");
+    kazoo.assert_violates(Property::StaleHolder);
     // The standard lock suspends on Disconnected, before the server can expire the session.
     check(catalogue("standard")).clients(2).faults(&[FaultKind::Expire]).run().assert_proven();
 }
@@ -124,14 +124,14 @@ fn tokens_that_restart_lock_the_rightful_holder_out_while_every_other_property_h
     // A reaped container parent is created again and its sequence counter restarts.
     let reaped =
         check(catalogue("container-lock")).clients(3).faults(&[FaultKind::ReapParent]).explore_everything().run();
-    reaped.assert_violates("fencing_available");
+    reaped.assert_violates(Property::FencingAvailable);
     assert_eq!(verdicts(&reaped, &others), holds);
-    let timeline = reaped.timeline("fencing_available").unwrap();
+    let timeline = reaped.timeline(Property::FencingAvailable).unwrap();
     assert!(timeline.contains("reaps the empty container"), "{timeline}");
 
     // The counter wraps from 2147483647 to -2147483648.
     let wrapped = check(catalogue("standard")).clients(2).first_sequence(i32::MAX).explore_everything().run();
-    wrapped.assert_violates("fencing_available");
+    wrapped.assert_violates(Property::FencingAvailable);
     assert_eq!(verdicts(&wrapped, &others), holds);
 
     // Neither happens without a reap or a wrap.

@@ -5,7 +5,7 @@
 
 use zklab::check::{self, Options, Status};
 use zklab::scenario::{parse_faults, Scenario};
-use zklab_model::WorldConfig;
+use zklab_model::{Property, WorldConfig};
 
 fn blind_retry() -> Scenario {
     let config = WorldConfig { faults: parse_faults("loss-after-apply").unwrap(), ..WorldConfig::default() };
@@ -18,7 +18,7 @@ fn a_violation_found_before_the_budget_ran_out_is_kept() {
     let options = Options { threads: 1, ..Options::default() };
     let full = check::explore(scenario.world(), &options);
     assert!(!full.partial_order && !full.bounded, "the violation sent the run to the full graph");
-    assert_eq!(full.status("no_orphans"), Some(Status::Violated));
+    assert_eq!(full.status(Property::NoOrphans), Some(Status::Violated));
     // One state fewer than the full graph: the reduced pass completes and finds the violation,
     // and the repeat without the reduction runs out of what is left.
     let tight = Options { max_states: full.unique_states - 1, ..options };
@@ -60,7 +60,7 @@ fn a_repeat_left_next_to_nothing_reports_what_the_first_run_explored() {
     let starved = check::explore(scenario.world(), &Options { max_states: cut.unique_states + 1, ..options });
     assert!(starved.bounded && starved.partial_order);
     assert_eq!((starved.unique_states, starved.total_states), (cut.unique_states, cut.total_states));
-    assert_eq!(starved.status("no_orphans"), Some(Status::Violated), "with what the reduced pass found");
+    assert_eq!(starved.status(Property::NoOrphans), Some(Status::Violated), "with what the reduced pass found");
 }
 
 /// A timeout past what the clock can count (from a program, where the command line's week
@@ -71,5 +71,5 @@ fn a_timeout_the_clock_cannot_count_is_no_deadline() {
     let options = Options { threads: 1, timeout: Some(std::time::Duration::MAX), ..Options::default() };
     let report = check::run(&scenario, &options);
     assert!(!report.bounded, "nothing ran out");
-    assert_eq!(report.status("no_orphans"), Some(Status::Violated));
+    assert_eq!(report.status(Property::NoOrphans), Some(Status::Violated));
 }

@@ -3,7 +3,7 @@
 
 use zklab::check::{check, Options, Status};
 use zklab::scenario::Scenario;
-use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+use zklab_model::{FaultBudget, FaultKind, Property, Reach, WorldConfig};
 
 fn catalogue(name: &'static str) -> impl Fn(&str) -> zklab_recipes::AnyRecipe {
     move |lock| zklab_recipes::build(name, lock).unwrap()
@@ -18,7 +18,11 @@ fn a_fault_allowed_twice_reaches_more_than_a_fault_allowed_once() {
     assert!(twice.outcome.unique_states > once.outcome.unique_states, "a second disconnect reaches new states");
     let none =
         check(catalogue("standard")).clients(2).faults(&[FaultKind::Disconnect]).fault(FaultKind::Disconnect, 0).run();
-    assert_eq!(none.status("reached:disconnect"), None, "a fault allowed 0 times is not asked for");
+    assert_eq!(
+        none.status(Property::Reached(Reach::Fault(FaultKind::Disconnect))),
+        None,
+        "a fault allowed 0 times is not asked for"
+    );
 }
 
 #[test]
@@ -35,12 +39,12 @@ fn each_client_can_run_its_own_recipe() {
         .recipes(move |i, lock| zklab_recipes::build(names[i], lock).unwrap())
         .explore_everything()
         .run();
-    checked.assert_violates("belief_exclusion");
+    checked.assert_violates(Property::BeliefExclusion);
     let config = WorldConfig { faults: FaultBudget::once(&faults), ..WorldConfig::default() };
     let scenario = Scenario::new("rw-reader,rw-writer", 2, config).unwrap();
     let cli = zklab::check::run(&scenario, &Options { stop_at_violation: false, ..Options::default() });
     for p in &cli.properties {
-        assert_eq!(checked.status(p.name), Some(p.status), "{}", p.name);
+        assert_eq!(checked.status(p.property), Some(p.status), "{}", p.name);
     }
     assert_eq!(checked.outcome.unique_states, cli.unique_states);
 }
@@ -75,6 +79,6 @@ fn a_variant_of_the_lock_family_is_a_few_lines() {
     // Across the counter's wrap, text order puts the newcomer first: two hold at once.
     let wrapped =
         check(move |lock| SequentialLock::new("my-lock", lock, mine)).clients(2).first_sequence(i32::MAX).run();
-    wrapped.assert_violates("belief_exclusion");
-    assert!(wrapped.timeline("belief_exclusion").unwrap().contains("-mutex-"), "its nodes carry its marker");
+    wrapped.assert_violates(Property::BeliefExclusion);
+    assert!(wrapped.timeline(Property::BeliefExclusion).unwrap().contains("-mutex-"), "its nodes carry its marker");
 }

@@ -135,7 +135,7 @@ fn a_recipe_comparing_a_sequence_number_with_a_zxid_loses_its_renumbering() {
     assert_eq!(checked.outcome.unique_states, exact.unique_states, "judged on the same graph");
     for v in &exact.verdicts {
         assert_eq!(v.status, Status::Holds, "{}", v.name());
-        assert_eq!(checked.status(v.name()), Some(v.status), "{}", v.name());
+        assert_eq!(checked.status(v.property), Some(v.status), "{}", v.name());
     }
 }
 

@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 use zklab::check::properties::Kind;
 use zklab::check::{self, Options, Outcome, Status, Walks};
-use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
+use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Property, Reach, World, WorldConfig};
 
 /// Search states the oracle may explore per case; larger cases are skipped.
 const MAX_STATES: usize = 12_000;
@@ -64,7 +64,7 @@ fn compare(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mode: &str
     // Every property that applies to every world (all but `no_herd`) has a verdict: one the
     // production checker left out would never be compared.
     for name in oracle::PROPERTIES.into_iter().filter(|&name| name != oracle::properties::NO_HERD) {
-        prop_assert!(p.status(name).is_some(), "{}: no verdict on {} for {:?}", mode, name, case);
+        prop_assert!(p.status(name.parse().unwrap()).is_some(), "{}: no verdict on {} for {:?}", mode, name, case);
     }
     for v in &p.verdicts {
         let expected = o.status(v.name());
@@ -310,7 +310,7 @@ fn compare_stopped(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mo
             }
             let found_by_then = if deadlock { path.len() < shallowest } else { path.len() <= shallowest };
             prop_assert!(
-                !found_by_then || p.status(name) == Some(Status::Violated),
+                !found_by_then || p.status(name.parse().unwrap()) == Some(Status::Violated),
                 "{}: {} (at depth {}) missed by a run stopped at depth {} for {:?}",
                 mode,
                 name,
@@ -512,7 +512,7 @@ fn symmetry_claimed_by_a_recipe_that_orders_by_client_is_refused() {
     let everything = Options { symmetry: true, stop_at_violation: false, ..Options::default() };
     let outcome = production(case.world(true), everything);
     assert!(outcome.symmetry_refused.is_some() && !outcome.symmetric);
-    assert_eq!(outcome.status("belief_exclusion"), Some(Status::Violated));
+    assert_eq!(outcome.status(Property::BeliefExclusion), Some(Status::Violated));
     // A recipe that keeps the contract is not refused.
     let config = WorldConfig { faults: FaultBudget::once(&[FaultKind::Expire]), ..WorldConfig::default() };
     let standard = zklab::scenario::Scenario::new("standard", 3, config).unwrap().world();
@@ -535,9 +535,9 @@ fn renumbering_claimed_by_a_recipe_that_reads_numbers_by_value_is_refused() {
     assert!(outcome.renumbering_refused.is_some(), "the claim is refused");
     let exact = production(case.world(false), Options { partial_order: false, settle: false, ..everything });
     for v in &exact.verdicts {
-        assert_eq!(outcome.status(v.name()), Some(v.status), "{} as without any reduction", v.name());
+        assert_eq!(outcome.status(v.property), Some(v.status), "{} as without any reduction", v.name());
     }
-    assert_eq!(outcome.status("reached:predecessor-gone"), Some(Status::Holds), "the race is reached");
+    assert_eq!(outcome.status(Property::Reached(Reach::PredecessorGone)), Some(Status::Holds), "the race is reached");
     // Recipes that keep the contract are not refused, with every fault that keeps renumbering on.
     for recipe in ["standard", "curator-mutex", "client-id-lock", "kazoo-lock"] {
         let faults = [FaultKind::LossAfterApply, FaultKind::Expire, FaultKind::LaggingRead];

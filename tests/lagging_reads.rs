@@ -5,7 +5,7 @@
 use zklab::check::{self, Options, Status};
 use zklab::scenario::{parse_faults, Scenario};
 use zklab_model::world::Sending;
-use zklab_model::{FaultKind, Input, Request, Response, Step, World, WorldConfig};
+use zklab_model::{FaultKind, Input, Property, Reach, Request, Response, Step, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
 fn world(faults: &str, clients: usize) -> (Scenario, World<AnyRecipe>) {
@@ -67,7 +67,7 @@ fn the_standard_lock_is_proven_under_lagging_reads() {
         for p in &report.properties {
             assert_eq!(p.status, Status::Holds, "N={clients} {faults}: {} is {:?}", p.name, p.status);
         }
-        assert_eq!(report.status("reached:lagging-read"), Some(Status::Holds));
+        assert_eq!(report.status(Property::Reached(Reach::Fault(FaultKind::LaggingRead))), Some(Status::Holds));
     }
 }
 
@@ -107,13 +107,13 @@ fn one_lagging_session_catches_curator_498_and_696_and_the_fixes_hold() {
         ("leader-latch-696", "leader-latch", "lagging-session,expire"),
     ] {
         let report = run(flawed, faults);
-        assert_eq!(report.status("belief_exclusion"), Some(Status::Violated), "{flawed} under {faults}");
+        assert_eq!(report.status(Property::BeliefExclusion), Some(Status::Violated), "{flawed} under {faults}");
         let fixed = run(fixed, faults);
         assert!(fixed.properties.iter().all(|p| p.status == Status::Holds), "{fixed:?}");
-        assert_eq!(fixed.status("reached:lagging-session"), Some(Status::Holds));
+        assert_eq!(fixed.status(Property::Reached(Reach::Fault(FaultKind::LaggingSession))), Some(Status::Holds));
     }
     let one_read = run("curator-mutex-498", "loss-after-apply,lagging-read,expire");
-    assert_eq!(one_read.status("belief_exclusion"), Some(Status::Holds), "a single lagging read is not enough");
+    assert_eq!(one_read.status(Property::BeliefExclusion), Some(Status::Holds), "a single lagging read is not enough");
 }
 
 #[test]

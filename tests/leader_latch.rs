@@ -7,7 +7,7 @@
 
 use zklab::check::{self, check, Options, Status};
 use zklab::scenario::Scenario;
-use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+use zklab_model::{FaultBudget, FaultKind, Property, WorldConfig};
 use zklab_recipes::contender::{Contender, LEADER_LATCH};
 
 fn scenario(recipe: &str, faults: &[FaultKind], renumber: bool) -> Scenario {
@@ -55,7 +55,7 @@ fn without_renumbering_the_resets_never_close() {
     let options = Options { max_states: BUDGET, ..Options::default() };
     let report = check::run(&scenario("leader-latch-644", &[FaultKind::Disconnect], false), &options);
     assert!(report.bounded, "the resets go on creating nodes past {BUDGET} states");
-    assert_eq!(report.status("eventual_acquire"), Some(Status::Unknown));
+    assert_eq!(report.status(Property::EventualAcquire), Some(Status::Unknown));
 }
 
 #[test]

@@ -155,7 +155,7 @@ fn stuck_world() -> World<Poller> {
 #[test]
 fn a_fair_cycle_in_which_a_client_waits_forever_is_a_violation() {
     let outcome = check::explore(stuck_world(), &everything());
-    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
+    assert_eq!(outcome.status(zklab_model::Property::EventualAcquire), Some(Status::Violated));
     let verdict = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap();
     let cx = verdict.counterexample.as_ref().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
@@ -206,7 +206,7 @@ fn an_unfair_cycle_is_not_a_violation() {
     // releases, which weak fairness rules out. Then the waiter acquires.
     let world = World::new(WorldConfig::default(), vec![holder(), waiter()]);
     let outcome = check::explore(world, &everything());
-    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Holds));
+    assert_eq!(outcome.status(zklab_model::Property::EventualAcquire), Some(Status::Holds));
     assert!(!outcome.bounded);
 }
 
@@ -234,9 +234,17 @@ fn an_unreached_fault_makes_the_run_vacuous_not_a_pass() {
     let mut never_acquires = world.clone();
     never_acquires.clients[0].rounds_left = 0;
     let outcome = check::explore(never_acquires, &everything());
-    assert_eq!(outcome.status("reached:loss-before-apply"), Some(Status::Vacuous));
+    assert_eq!(
+        outcome
+            .status(zklab_model::Property::Reached(zklab_model::Reach::Fault(zklab_model::FaultKind::LossBeforeApply))),
+        Some(Status::Vacuous)
+    );
     let outcome = check::explore(world, &everything());
-    assert_eq!(outcome.status("reached:loss-before-apply"), Some(Status::Holds));
+    assert_eq!(
+        outcome
+            .status(zklab_model::Property::Reached(zklab_model::Reach::Fault(zklab_model::FaultKind::LossBeforeApply))),
+        Some(Status::Holds)
+    );
 }
 
 #[test]
@@ -246,11 +254,11 @@ fn under_symmetry_a_cycle_is_judged_on_the_full_graph() {
     // unfair one still is not a violation.
     let symmetric = Options { symmetry: true, ..everything() };
     let stuck = check::explore(stuck_world(), &symmetric);
-    assert_eq!(stuck.status("eventual_acquire"), Some(Status::Violated));
+    assert_eq!(stuck.status(zklab_model::Property::EventualAcquire), Some(Status::Violated));
     assert!(!stuck.symmetric, "judged without symmetry");
     let world = World::new(WorldConfig::default(), vec![holder(), waiter()]);
     let fair = check::explore(world, &symmetric);
-    assert_eq!(fair.status("eventual_acquire"), Some(Status::Holds));
+    assert_eq!(fair.status(zklab_model::Property::EventualAcquire), Some(Status::Holds));
     assert!(!fair.symmetric);
 }
 
@@ -262,7 +270,7 @@ fn a_client_that_backs_off_and_retries_forever_is_a_livelock() {
     let admin = world.server.open_session(4000).0;
     world.server.apply(admin, &Request::create(BUSY, CreateMode::Persistent));
     let outcome = check::explore(world.clone(), &everything());
-    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
+    assert_eq!(outcome.status(zklab_model::Property::EventualAcquire), Some(Status::Violated));
     let cx = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
     let mut beliefs = Vec::new();
@@ -284,7 +292,7 @@ fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
     let world = World::new(config, vec![holder(), waiter()]);
     let outcome = check::explore(world.clone(), &everything());
     assert!(!outcome.bounded);
-    assert_eq!(outcome.status("eventual_acquire"), Some(Status::Violated));
+    assert_eq!(outcome.status(zklab_model::Property::EventualAcquire), Some(Status::Violated));
     let cx = outcome.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap().counterexample.clone().unwrap();
     let start = cx.cycle_start.expect("a cycle, not a deadlock");
     let (mut at, mut at_start, mut waited) = (world, None, false);
@@ -306,7 +314,10 @@ fn a_fair_starving_cycle_inside_a_larger_component_is_found() {
     assert_eq!(settled(at), settled(at_start.unwrap()), "the cycle returns to its start (up to renumbering)");
     // With bounded rounds every run ends: no overtaking forever.
     let bounded = World::new(WorldConfig::default(), vec![holder(), waiter()]);
-    assert_eq!(check::explore(bounded, &everything()).status("eventual_acquire"), Some(Status::Holds));
+    assert_eq!(
+        check::explore(bounded, &everything()).status(zklab_model::Property::EventualAcquire),
+        Some(Status::Holds)
+    );
 }
 
 /// The Java client refuses a reply longer than its jute.maxbuffer and drops its connection. The
@@ -320,10 +331,10 @@ fn a_listing_longer_than_jute_maxbuffer_starves_every_waiter_of_the_standard_loc
     };
     // Three names like `c0-s2-lock-0000000000` make a 95-byte reply; two make 70.
     let fits = check::explore(world(95), &everything());
-    assert_eq!(fits.status("eventual_acquire"), Some(Status::Holds));
-    assert_eq!(fits.status("zk_exclusion"), Some(Status::Holds));
+    assert_eq!(fits.status(zklab_model::Property::EventualAcquire), Some(Status::Holds));
+    assert_eq!(fits.status(zklab_model::Property::ZkExclusion), Some(Status::Holds));
     let starved = check::explore(world(94), &everything());
-    assert_eq!(starved.status("eventual_acquire"), Some(Status::Violated));
+    assert_eq!(starved.status(zklab_model::Property::EventualAcquire), Some(Status::Violated));
     let verdict = starved.verdicts.iter().find(|v| v.name() == "eventual_acquire").unwrap();
     let cx = verdict.counterexample.as_ref().unwrap();
     let start = cx.cycle_start.expect("a cycle: the waiters keep trying");

@@ -5,13 +5,12 @@
 
 use std::collections::{HashSet, VecDeque};
 use zklab_model::property::herd;
-use zklab_model::Property;
+use zklab_model::{Property, Step, World, WorldConfig};
 
-const NO_HERD: &str = "no_herd";
+const NO_HERD: Property = Property::NoHerd;
 use zklab::check::{self, Options, Status};
 use zklab::scenario::Scenario;
 use zklab::trace::{Trace, TraceError};
-use zklab_model::{Step, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
 /// Options that judge every property: these tests are about the whole graph.
@@ -26,7 +25,7 @@ fn scenario(recipe: &str, clients: usize) -> Scenario {
 fn herd_trace(recipe: &str, clients: usize) -> Trace {
     let report = check::run(&scenario(recipe, clients), &everything());
     assert_eq!(report.status(NO_HERD), Some(Status::Violated), "{recipe} x{clients}");
-    report.properties.iter().find(|p| p.name == NO_HERD).unwrap().trace.clone().expect("a counterexample")
+    report.properties.iter().find(|p| p.property == NO_HERD).unwrap().trace.clone().expect("a counterexample")
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, Scenario};
 use zklab::suite::CASES;
-use zklab_model::{ClientBehaviour, Property, WorldConfig};
+use zklab_model::{ClientBehaviour, Property, Reach, WorldConfig};
 
 fn options() -> Options {
     Options { threads: 2, stop_at_violation: false, ..Options::default() }
@@ -45,8 +45,8 @@ fn standard_lock_is_proven_for_two_clients_under_loss_disconnect_and_expiry() {
     for behaviour in [ClientBehaviour::Java, ClientBehaviour::Kazoo] {
         let report = check::run(&scenario("standard", 2, faults, behaviour), &options());
         assert_proven(&report);
-        assert_eq!(report.status("reached:predecessor-gone"), Some(Status::Holds));
-        assert_eq!(report.status("reached:handoff"), Some(Status::Holds));
+        assert_eq!(report.status(Property::Reached(Reach::PredecessorGone)), Some(Status::Holds));
+        assert_eq!(report.status(Property::Reached(Reach::Handoff)), Some(Status::Holds));
     }
 }
 
@@ -68,10 +68,14 @@ fn standard_lock_is_proven_for_three_clients_under_both_kinds_of_connection_loss
 #[test]
 fn a_paused_holder_outlives_its_session_but_fencing_holds() {
     let report = check::run(&scenario("standard", 2, "expire,pause", ClientBehaviour::Java), &options());
-    assert_eq!(report.status("belief_exclusion"), Some(Status::Violated));
-    assert_eq!(report.status("fenced_exclusion"), Some(Status::Holds));
-    assert_eq!(report.status("zk_exclusion"), Some(Status::Holds));
-    assert_eq!(report.status("reached:stale-write-refused"), Some(Status::Holds), "fencing was exercised");
+    assert_eq!(report.status(Property::BeliefExclusion), Some(Status::Violated));
+    assert_eq!(report.status(Property::FencedExclusion), Some(Status::Holds));
+    assert_eq!(report.status(Property::ZkExclusion), Some(Status::Holds));
+    assert_eq!(
+        report.status(Property::Reached(Reach::StaleWriteRefused)),
+        Some(Status::Holds),
+        "fencing was exercised"
+    );
     let trace = report.properties.iter().find(|p| p.name == "belief_exclusion").unwrap().trace.clone().unwrap();
     trace.replay().unwrap();
     let text = zklab::timeline::render(&trace).unwrap();
@@ -151,8 +155,8 @@ fn clients_of_different_recipes_can_share_a_lock() {
     // The single-node lock does not see sequential nodes, nor they it: two holders.
     let clash = scenario("standard,naive", 2, "none", ClientBehaviour::Java);
     let report = check::run(&clash, &options());
-    assert_eq!(report.status("belief_exclusion"), Some(Status::Violated));
-    assert_eq!(report.status("zk_exclusion"), Some(Status::Violated));
+    assert_eq!(report.status(Property::BeliefExclusion), Some(Status::Violated));
+    assert_eq!(report.status(Property::ZkExclusion), Some(Status::Violated));
 }
 
 #[test]
@@ -162,14 +166,14 @@ fn tokens_that_wrap_past_i32_max_break_fencing() {
     let mut s = scenario("standard", 2, "expire,pause", ClientBehaviour::Java);
     s.config.first_sequence = i32::MAX;
     let report = check::run(&s, &options());
-    assert_eq!(report.status("fenced_exclusion"), Some(Status::Violated));
+    assert_eq!(report.status(Property::FencedExclusion), Some(Status::Violated));
     let trace = report.properties.iter().find(|p| p.name == "fenced_exclusion").unwrap().trace.clone().unwrap();
     trace.replay().unwrap();
     let text = zklab::timeline::render(&trace).unwrap();
     assert!(text.contains("-2147483648"), "{text}");
     // Away from the wrap the same scenario keeps fencing intact.
     let away = check::run(&scenario("standard", 2, "expire,pause", ClientBehaviour::Java), &options());
-    assert_eq!(away.status("fenced_exclusion"), Some(Status::Holds));
+    assert_eq!(away.status(Property::FencedExclusion), Some(Status::Holds));
 }
 
 #[test]
@@ -186,7 +190,7 @@ fn naive_with_three_clients_starves_when_clients_acquire_forever() {
     assert!(trace.verdict.cycle_start.is_some(), "a cycle, not a deadlock");
     trace.replay().unwrap();
     let bounded = check::run(&Scenario::new("naive", 3, WorldConfig::default()).unwrap(), &options());
-    assert_eq!(bounded.status("eventual_acquire"), Some(Status::Holds));
+    assert_eq!(bounded.status(Property::EventualAcquire), Some(Status::Holds));
 }
 
 /// A holder whose process crashes holds nothing: its session lives on until the server expires
@@ -198,7 +202,7 @@ fn a_crashed_holder_holds_nothing_and_the_locks_are_proven_under_crash() {
         let crashed = scenario(recipe, 2, "crash", ClientBehaviour::Java);
         let report = check::run(&crashed, &options());
         assert_proven(&report);
-        assert_eq!(report.status("reached:handoff"), Some(Status::Holds), "{recipe}");
+        assert_eq!(report.status(Property::Reached(Reach::Handoff)), Some(Status::Holds), "{recipe}");
 
         // Not vacuous: a state is reachable where a crashed process's recipe still says it
         // holds, while the other client holds after the crashed one's session expired. Before

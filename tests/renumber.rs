@@ -191,7 +191,7 @@ fn renumbered_runs_give_the_verdicts_and_counterexamples_of_full_runs() {
         let renumbered = explore(recipe, clients, faults, true);
         assert!(!full.bounded && !renumbered.bounded, "{recipe}");
         for v in &full.verdicts {
-            assert_eq!(renumbered.status(v.name()), Some(v.status), "{recipe} {faults:?}: {}", v.name());
+            assert_eq!(renumbered.status(v.property), Some(v.status), "{recipe} {faults:?}: {}", v.name());
             let cx = renumbered.verdicts.iter().find(|r| r.name() == v.name()).unwrap().counterexample.as_ref();
             assert_eq!(cx, v.counterexample.as_ref(), "{recipe} {faults:?}: the same shortest counterexample");
         }

@@ -276,7 +276,7 @@ fn replayed_and_written_renumberings_count_alike_and_agree() {
                 false => assert_eq!(replayed.outcome.unique_states, written.outcome.unique_states, "{name} {faults:?}"),
             }
             for v in &written.outcome.verdicts {
-                assert_eq!(replayed.status(v.name()), Some(v.status), "{name} {faults:?} {}", v.name());
+                assert_eq!(replayed.status(v.property), Some(v.status), "{name} {faults:?} {}", v.name());
             }
         }
     }
@@ -293,7 +293,7 @@ fn a_latch_that_reads_a_numbers_value_is_refused_replay_and_judged_without_it() 
     let exact = explore(kept, &Options { stop_at_violation: false, ..Options::default() });
     assert_eq!(refused.outcome.unique_states, exact.unique_states, "judged on the graph without renumbering");
     for v in &exact.verdicts {
-        assert_eq!(refused.status(v.name()), Some(v.status), "{}", v.name());
+        assert_eq!(refused.status(v.property), Some(v.status), "{}", v.name());
     }
     assert!(exact.verdicts.iter().any(|v| v.status == Status::Holds));
 }
@@ -325,6 +325,6 @@ fn symmetry_is_not_combined_with_replay_and_comes_back_when_replay_is_refused() 
     let exact = explore(exact, &Options { stop_at_violation: false, ..Options::default() });
     assert!(refused.outcome.unique_states < exact.unique_states, "one state per class");
     for v in &exact.verdicts {
-        assert_eq!(refused.status(v.name()), Some(v.status), "{}", v.name());
+        assert_eq!(refused.status(v.property), Some(v.status), "{}", v.name());
     }
 }

@@ -7,7 +7,7 @@
 
 use zklab::check::{self, Options, Report, Status};
 use zklab::scenario::{parse_faults, Scenario};
-use zklab_model::{Belief, ClientBehaviour, Mode, Recipe, Step, World, WorldConfig};
+use zklab_model::{Belief, ClientBehaviour, Mode, Property, Reach, Recipe, Step, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
 const FAULTS: [&str; 4] = ["loss-before-apply", "loss-after-apply", "disconnect", "expire"];
@@ -61,7 +61,7 @@ fn recipes_page_read_write_lock_is_proven_for_two_clients_under_each_fault_and_a
     for faults in FAULTS.iter().copied().chain(["loss-before-apply,loss-after-apply,disconnect,expire"]) {
         let report = run("rw-reader,rw-writer", faults);
         assert_proven(&report);
-        assert_eq!(report.status("reached:predecessor-gone"), Some(Status::Holds));
+        assert_eq!(report.status(Property::Reached(Reach::PredecessorGone)), Some(Status::Holds));
     }
     assert_proven(&check::run(&scenario("rw-reader,rw-writer", "disconnect", ClientBehaviour::Kazoo), &options()));
 }
@@ -71,7 +71,11 @@ fn recipes_page_read_write_lock_is_proven_for_a_writer_and_two_readers() {
     for faults in FAULTS {
         let report = run("rw-writer,rw-reader,rw-reader", faults);
         assert_proven(&report);
-        assert_eq!(report.status("reached:shared-hold"), Some(Status::Holds), "two readers held together");
+        assert_eq!(
+            report.status(Property::Reached(Reach::SharedHold)),
+            Some(Status::Holds),
+            "two readers held together"
+        );
     }
 }
 
@@ -84,7 +88,7 @@ fn curator_read_write_lock_is_proven_with_and_without_a_downgrade() {
     for faults in ["loss-after-apply", "disconnect"] {
         let report = run("curator-rw-writer,curator-rw-reader,curator-rw-reader", faults);
         assert_proven(&report);
-        assert_eq!(report.status("reached:shared-hold"), Some(Status::Holds));
+        assert_eq!(report.status(Property::Reached(Reach::SharedHold)), Some(Status::Holds));
     }
 }
 
@@ -105,7 +109,7 @@ fn downgrade_lets_writer_in_is_caught_and_the_fixed_downgrade_is_proven() {
 fn a_downgrading_writer_holds_write_then_read_and_the_timeline_says_so() {
     let report = run("curator-rw-downgrade,curator-rw-writer", "expire,pause");
     let text = assert_caught(&report, "belief_exclusion");
-    assert_eq!(report.status("fenced_exclusion"), Some(Status::Holds), "fencing still protects the resource");
+    assert_eq!(report.status(Property::FencedExclusion), Some(Status::Holds), "fencing still protects the resource");
     assert!(text.contains("now HOLDING write (token"), "{text}");
     // A downgrade seen step by step: write, then read on the read node, then the write node goes.
     let mut world = scenario("curator-rw-downgrade", "none", ClientBehaviour::Java).world();
@@ -141,9 +145,9 @@ fn readers_and_writers_that_name_nodes_differently_do_not_exclude_each_other() {
 fn a_paused_reader_outlives_its_session_and_fencing_refuses_its_read() {
     let report = run("rw-reader,rw-writer", "expire,pause");
     assert_caught(&report, "belief_exclusion");
-    assert_eq!(report.status("fenced_exclusion"), Some(Status::Holds));
-    assert_eq!(report.status("zk_exclusion"), Some(Status::Holds));
-    assert_eq!(report.status("reached:stale-write-refused"), Some(Status::Holds));
+    assert_eq!(report.status(Property::FencedExclusion), Some(Status::Holds));
+    assert_eq!(report.status(Property::ZkExclusion), Some(Status::Holds));
+    assert_eq!(report.status(Property::Reached(Reach::StaleWriteRefused)), Some(Status::Holds));
 }
 
 #[test]
@@ -152,7 +156,11 @@ fn semaphore_is_proven_under_each_fault() {
         assert_proven(&run("semaphore-max1,semaphore-max1", faults));
         let report = run("semaphore,semaphore", faults);
         assert_proven(&report);
-        assert_eq!(report.status("reached:shared-hold"), Some(Status::Holds), "both leases in use at once");
+        assert_eq!(
+            report.status(Property::Reached(Reach::SharedHold)),
+            Some(Status::Holds),
+            "both leases in use at once"
+        );
     }
 }
 
@@ -160,7 +168,7 @@ fn semaphore_is_proven_under_each_fault() {
 fn semaphore_gives_two_leases_to_three_clients() {
     let report = run("semaphore,semaphore,semaphore", "none");
     assert_proven(&report);
-    assert_eq!(report.status("reached:shared-hold"), Some(Status::Holds));
+    assert_eq!(report.status(Property::Reached(Reach::SharedHold)), Some(Status::Holds));
 }
 
 #[test]

@@ -3,32 +3,33 @@
 use zklab::check::check;
 use zklab::check::Status;
 use zklab::model::{ClientBehaviour, FaultKind};
+use zklab_model::Property;
 use zklab_recipes::kazoo_lock::KazooLock;
 use zklab_recipes::write_lock::WriteLock;
 
 #[test]
 fn write_lock_waits_forever_when_its_predecessor_vanishes_before_exists() {
     let checked = check(WriteLock::new).clients(2).explore_everything().run();
-    checked.assert_violates("eventual_acquire");
-    for safety in ["belief_exclusion", "fenced_exclusion", "zk_exclusion", "no_orphans"] {
-        assert_eq!(checked.status(safety), Some(Status::Holds), "{safety}");
+    checked.assert_violates(Property::EventualAcquire);
+    for safety in [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::NoOrphans] {
+        assert_eq!(checked.status(safety), Some(Status::Holds), "{safety:?}");
     }
-    let timeline = checked.timeline("eventual_acquire").unwrap();
+    let timeline = checked.timeline(Property::EventualAcquire).unwrap();
     assert!(timeline.contains("exists"), "{timeline}");
 }
 
 #[test]
 fn write_lock_forgets_a_node_whose_unlock_was_lost() {
     let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::LossBeforeApply]).explore_everything().run();
-    let cx = checked.assert_violates("no_orphans");
+    let cx = checked.assert_violates(Property::NoOrphans);
     assert!(cx.steps.iter().any(|s| s.is_fault()));
 }
 
 #[test]
 fn write_lock_holder_never_learns_its_session_expired() {
     let checked = check(WriteLock::new).clients(2).faults(&[FaultKind::Expire]).explore_everything().run();
-    checked.assert_violates("belief_exclusion");
-    assert_eq!(checked.status("zk_exclusion"), Some(Status::Holds));
+    checked.assert_violates(Property::BeliefExclusion);
+    assert_eq!(checked.status(Property::ZkExclusion), Some(Status::Holds));
 }
 
 #[test]
@@ -43,9 +44,9 @@ fn kazoo_lock_survives_lost_requests_replies_and_disconnects() {
 #[test]
 fn kazoo_lock_holder_never_learns_its_session_expired() {
     let checked = check(KazooLock::new).clients(2).faults(&[FaultKind::Expire]).explore_everything().run();
-    checked.assert_violates("belief_exclusion");
-    for holds in ["fenced_exclusion", "zk_exclusion", "no_orphans", "eventual_acquire"] {
-        assert_eq!(checked.status(holds), Some(Status::Holds), "{holds}");
+    checked.assert_violates(Property::BeliefExclusion);
+    for holds in [Property::FencedExclusion, Property::ZkExclusion, Property::NoOrphans, Property::EventualAcquire] {
+        assert_eq!(checked.status(holds), Some(Status::Holds), "{holds:?}");
     }
 }
 

@@ -4,7 +4,7 @@
 
 use zklab::check::{self, Options, Status, Walks};
 use zklab::scenario::{parse_faults, Scenario};
-use zklab_model::WorldConfig;
+use zklab_model::{Property, WorldConfig};
 
 fn scenario(recipe: &str, clients: usize, faults: &str) -> Scenario {
     let config = WorldConfig { faults: parse_faults(faults).unwrap(), ..WorldConfig::default() };
@@ -19,7 +19,7 @@ fn swarm(walks: u64, seed: u64, threads: usize) -> Options {
 fn a_swarm_meets_the_orphan_and_its_walk_replays_as_the_violation() {
     let report = check::run(&scenario("blind-retry", 2, "loss-after-apply"), &swarm(200, 7, 2));
     assert!(report.bounded, "a swarm is always bounded");
-    assert_eq!(report.status("no_orphans"), Some(Status::Violated));
+    assert_eq!(report.status(Property::NoOrphans), Some(Status::Violated));
     for p in &report.properties {
         if let Some(trace) = &p.trace {
             trace.replay().unwrap_or_else(|e| panic!("{}: {e}", p.name));

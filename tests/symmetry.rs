@@ -94,7 +94,7 @@ fn reduced_runs_prove_what_full_runs_prove_with_fewer_states() {
     assert!(reduced.symmetric && !full.symmetric);
     for v in &full.verdicts {
         assert_eq!(v.status, Status::Holds, "{}", v.name());
-        assert_eq!(reduced.status(v.name()), Some(Status::Holds), "{}", v.name());
+        assert_eq!(reduced.status(v.property), Some(Status::Holds), "{}", v.name());
     }
     // Three interchangeable clients: close to 3! = 6 states per class.
     let ratio = full.unique_states as f64 / reduced.unique_states as f64;

@@ -142,16 +142,16 @@ pub struct Checked<R> {
 }
 
 impl<R: Recipe> Checked<R> {
-    pub fn status(&self, property: &str) -> Option<Status> {
+    pub fn status(&self, property: Property) -> Option<Status> {
         self.outcome.status(property)
     }
 
-    pub fn counterexample(&self, property: &str) -> Option<&Counterexample> {
-        self.outcome.verdicts.iter().find(|v| v.name() == property)?.counterexample.as_ref()
+    pub fn counterexample(&self, property: Property) -> Option<&Counterexample> {
+        self.outcome.verdicts.iter().find(|v| v.property == property)?.counterexample.as_ref()
     }
 
     /// The counterexample of `property` as a timeline.
-    pub fn timeline(&self, property: &str) -> Option<String> {
+    pub fn timeline(&self, property: Property) -> Option<String> {
         let cx = self.counterexample(property)?;
         crate::timeline::render_steps(self.init.clone(), &cx.steps, cx.cycle_start).ok()
     }
@@ -172,12 +172,12 @@ impl<R: Recipe> Checked<R> {
             return;
         }
         let list: Vec<String> = failing.iter().map(|v| format!("{} {:?}", v.name(), v.status)).collect();
-        let shown = failing.iter().find_map(|v| self.timeline(v.name())).unwrap_or_default();
+        let shown = failing.iter().find_map(|v| self.timeline(v.property)).unwrap_or_default();
         panic!("not proven: {}\n{shown}", list.join(", "));
     }
 
     /// `property` is violated; panics with the verdicts otherwise. Returns the counterexample.
-    pub fn assert_violates(&self, property: &str) -> &Counterexample {
+    pub fn assert_violates(&self, property: Property) -> &Counterexample {
         match (self.status(property), self.counterexample(property)) {
             (Some(Status::Violated), Some(cx)) => cx,
             (Some(Status::Unknown), _) if self.outcome.stopped => panic!(
@@ -221,7 +221,7 @@ impl<R: Recipe> std::fmt::Display for Checked<R> {
         if let Some(growing) = &o.growing_numbers {
             writeln!(f, "  {}", super::growing_numbers_text(growing))?;
         }
-        let shown = o.verdicts.iter().find_map(|v| Some((v.name(), self.timeline(v.name())?)));
+        let shown = o.verdicts.iter().find_map(|v| Some((v.name(), self.timeline(v.property)?)));
         if let Some((name, timeline)) = shown {
             writeln!(f, "\n{name} counterexample:\n{timeline}")?;
         }

@@ -115,6 +115,9 @@ pub enum Status {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct PropertyReport {
+    #[serde(skip)]
+    pub property: Property,
+    /// The property's name, as files and the command line write it.
     pub name: &'static str,
     pub kind: Kind,
     pub status: Status,
@@ -185,8 +188,8 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn status(&self, name: &str) -> Option<Status> {
-        self.properties.iter().find(|p| p.name == name).map(|p| p.status)
+    pub fn status(&self, property: Property) -> Option<Status> {
+        self.properties.iter().find(|p| p.property == property).map(|p| p.status)
     }
 
     /// Writes each counterexample to `dir` as `<recipe>-n<N>-<property>.json` and records the
@@ -395,8 +398,8 @@ impl GrowingNumbers {
 }
 
 impl Outcome {
-    pub fn status(&self, name: &str) -> Option<Status> {
-        self.verdicts.iter().find(|v| v.name() == name).map(|v| v.status)
+    pub fn status(&self, property: Property) -> Option<Status> {
+        self.verdicts.iter().find(|v| v.property == property).map(|v| v.status)
     }
 }
 
@@ -730,6 +733,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             .verdicts
             .iter()
             .map(|v| PropertyReport {
+                property: v.property,
                 name: v.name(),
                 kind: v.kind(),
                 status: v.status,

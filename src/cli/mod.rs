@@ -131,12 +131,10 @@ impl From<BadInput> for CliError {
     }
 }
 
-/// Parses the command line, runs the command, prints its one-line error if it has one, and
-/// returns the exit code.
 /// The command line with a program's own recipes beside the catalogue: every command takes
 /// their names (`--recipe mine`, traces that name them, `zklab recipes`), and runs them on the
 /// code path the catalogue's recipes run on. A program that proves its own lock calls this
-/// from its `main` (see examples/my_zklab.rs).
+/// from its `main` (see examples/getdata_lock.rs).
 pub fn main_with(recipes: &'static [zklab_recipes::Entry]) -> ExitCode {
     if let Err(e) = zklab_recipes::register(recipes) {
         eprintln!("error: {e}");
@@ -145,6 +143,8 @@ pub fn main_with(recipes: &'static [zklab_recipes::Entry]) -> ExitCode {
     main()
 }
 
+/// Parses the command line, runs the command, prints its one-line error if it has one, and
+/// returns the exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
