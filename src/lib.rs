@@ -47,3 +47,9 @@ pub mod herd;
 pub mod schedules;
 pub mod simulate;
 pub mod suite;
+
+/// docs/writing-a-recipe.md, whose code is compiled and run as a doc test: the guide shows the
+/// API as it is.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/writing-a-recipe.md")]
+pub struct WritingARecipe;
