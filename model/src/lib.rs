@@ -1,6 +1,7 @@
 //! An abstract ZooKeeper that matches ZooKeeper 3.8 wherever a lock recipe can observe it, the
 //! client libraries' connection behaviour, and the explorable world in which recipes run.
 
+pub mod children_order;
 pub mod error;
 pub mod event;
 pub mod listing;
@@ -15,6 +16,7 @@ pub mod stat;
 pub mod symmetry;
 pub mod tree;
 
+pub use children_order::ChildrenOrder;
 pub use error::ZkError;
 pub use event::{EventType, SessionState, WatchedEvent};
 pub use listing::{Listing, NameIter};
@@ -24,8 +26,7 @@ pub use renumber::{Collected, Lifted, Numbers, Renumber};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use rewrite::Rewrite;
 pub use server::{
-    ChildrenOrder, Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind,
-    WatchTable,
+    Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind, WatchTable,
 };
 pub use stat::Stat;
 pub use symmetry::{Renamer, Renaming};

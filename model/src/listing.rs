@@ -17,7 +17,7 @@
 //! whatever kind a listing is. It knows its length on the wire, which the Java client compares
 //! with its `jute.maxbuffer` on every reply.
 
-use crate::server::ChildrenOrder;
+use crate::ChildrenOrder;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
@@ -76,7 +76,7 @@ impl Clone for Kept {
 fn order_key(order: ChildrenOrder, name: &str) -> u64 {
     match order {
         ChildrenOrder::Sorted | ChildrenOrder::Reversed => 0,
-        ChildrenOrder::Scrambled(seed) => crate::server::scramble_key(seed, name),
+        ChildrenOrder::Scrambled(seed) => crate::children_order::scramble_key(seed, name),
     }
 }
 

@@ -5,7 +5,7 @@ use crate::memo::{Memo, Memoized};
 use crate::path;
 use crate::renumber::Collected;
 use crate::rewrite::Rewrite;
-use crate::server::ChildrenOrder;
+use crate::ChildrenOrder;
 use crate::{Listing, SessionId, Stat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
