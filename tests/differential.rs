@@ -358,7 +358,8 @@ fn the_production_checker_agrees_with_the_reference_checker() {
     let stopped = STOPPED.load(Ordering::Relaxed);
     let swarm_found = SWARM_FOUND.load(Ordering::Relaxed);
     eprintln!(
-        "seed {seed}: {} in {:.1}s, {} mismatches, {stopped} runs stopped at a violation, {swarm_found} violations met by swarms",
+        "seed {seed}: {} in {:.1}s, {} mismatches, {stopped} runs stopped at a violation, {swarm_found} violations met \
+            by swarms",
         tally.report(),
         start.elapsed().as_secs_f64(),
         mismatches.len()

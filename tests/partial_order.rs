@@ -224,7 +224,8 @@ fn local_steps_of_random_recipes_stay_enabled_invisible_and_commuting_on_every_r
     let Checked { found, queued, dead_reconnects } = all;
     assert!(
         found > 0 && queued > 0 && dead_reconnects > 0,
-        "{found} local steps, {queued} of them queuing on a dropped link, {dead_reconnects} reconnects of a dead session: vacuous"
+        "{found} local steps, {queued} of them queuing on a dropped link, {dead_reconnects} reconnects of a dead \
+            session: vacuous"
     );
 }
 

@@ -355,7 +355,10 @@ mod tests {
         /// afresh: in order, on the wire, by counter, and as a given listing of those names.
         #[test]
         fn a_kept_listing_changed_in_place_is_the_listing_built_afresh(
-            ops in proptest::collection::vec((any::<bool>(), 0u8..24, prop_oneof![Just(""), Just("-"), Just("x")]), 0..80),
+            ops in proptest::collection::vec(
+                (any::<bool>(), 0u8..24, prop_oneof![Just(""), Just("-"), Just("x")]),
+                0..80,
+            ),
             seed in any::<u64>(),
             which in 0..3usize,
         ) {

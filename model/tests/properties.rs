@@ -128,7 +128,8 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(s, path, data, version)| Op::SetData { s, path, data, version }),
         3 => (s.clone(), sel(), prop::bool::weighted(0.8)).prop_map(|(s, path, watch)| Op::Exists { s, path, watch }),
         2 => (s.clone(), sel(), prop::bool::weighted(0.8)).prop_map(|(s, path, watch)| Op::GetData { s, path, watch }),
-        2 => (s.clone(), sel(), prop::bool::weighted(0.8)).prop_map(|(s, path, watch)| Op::GetChildren { s, path, watch }),
+        2 => (s.clone(), sel(), prop::bool::weighted(0.8))
+            .prop_map(|(s, path, watch)| Op::GetChildren { s, path, watch }),
         1 => s.clone().prop_map(|s| Op::Close { s }),
         1 => s.clone().prop_map(|s| Op::Expire { s }),
         1 => s.clone().prop_map(|s| Op::DropWatches { s }),

@@ -76,7 +76,8 @@ const STANDARD: Variant = Variant::STANDARD;
 pub const CATALOGUE: &[Entry] = &[
     Entry {
         name: "standard",
-        summary: "ZooKeeper recipes page lock: guid-tagged ephemeral-sequential node, predecessor watch, recovery by listing after ConnectionLoss",
+        summary: "ZooKeeper recipes page lock: guid-tagged ephemeral-sequential node, predecessor watch, recovery by \
+            listing after ConnectionLoss",
         flaw: None,
         build: |p| AnyRecipe::Sequential(SequentialLock::new("standard", p, STANDARD)),
     },
@@ -88,27 +89,49 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "naive-blind-delete",
-        summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still its own (and herds like the single-node lock)",
-        flaw: Some(Flaw { bug: "blind-delete-retry", breaks: &[Property::BeliefExclusion, Property::StaleHolder, Property::NoHerd] }),
+        summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still \
+            its own (and herds like the single-node lock)",
+        flaw: Some(Flaw {
+            bug: "blind-delete-retry",
+            breaks: &[Property::BeliefExclusion, Property::StaleHolder, Property::NoHerd],
+        }),
         build: |p| AnyRecipe::Naive(NaiveLock::blind_delete(p)),
     },
     Entry {
         name: "parent-watch",
         summary: "sequential nodes, every waiter watches the parent's children (safe, but a herd on every change)",
         flaw: Some(Flaw { bug: "herd-effect", breaks: &[Property::NoHerd] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("parent-watch", p, Variant { wait_on: WaitOn::Parent, ..STANDARD })),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "parent-watch",
+                p,
+                Variant { wait_on: WaitOn::Parent, ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "blind-retry",
         summary: "standard lock that creates again after a ConnectionLoss instead of looking for its node",
         flaw: Some(Flaw { bug: "orphan-after-connloss", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("blind-retry", p, Variant { on_create_loss: OnCreateLoss::CreateAgain, ..STANDARD })),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "blind-retry",
+                p,
+                Variant { on_create_loss: OnCreateLoss::CreateAgain, ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "wait-on-null",
         summary: "standard lock that waits for a notification even when exists() on its predecessor returned null",
         flaw: Some(Flaw { bug: "delete-before-watch", breaks: &[Property::EventualAcquire] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("wait-on-null", p, Variant { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD })),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "wait-on-null",
+                p,
+                Variant { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "rw-reader",
@@ -124,7 +147,8 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "curator-rw-reader",
-        summary: "Curator InterProcessReadWriteLock read side: __READ__ node, waits on the first __WRIT__ node, getData watch",
+        summary: "Curator InterProcessReadWriteLock read side: __READ__ node, waits on the first __WRIT__ node, \
+            getData watch",
         flaw: None,
         build: |p| AnyRecipe::Shared(curator_rw::reader(p)),
     },
@@ -136,25 +160,37 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "curator-rw-downgrade",
-        summary: "Curator InterProcessReadWriteLock writer that downgrades: acquires read while holding write, then releases write",
+        summary: "Curator InterProcessReadWriteLock writer that downgrades: acquires read while holding write, then \
+            releases write",
         flaw: None,
         build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer(p)),
     },
     Entry {
         name: "curator-rw-downgrade-621",
-        summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the write lock beside it",
-        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable] }),
+        summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the \
+            write lock beside it",
+        flaw: Some(Flaw {
+            bug: "downgrade-lets-writer-in",
+            breaks: &[
+                Property::BeliefExclusion,
+                Property::FencedExclusion,
+                Property::ZkExclusion,
+                Property::FencingAvailable,
+            ],
+        }),
         build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
     },
     Entry {
         name: "curator-rw-reader-211",
-        summary: "Curator read side before CURATOR-211: a missing own node goes unnoticed, the reader watches the first write node or throws",
+        summary: "Curator read side before CURATOR-211: a missing own node goes unnoticed, the reader watches the \
+            first write node or throws",
         flaw: Some(Flaw { bug: "rw-vanished-own-node", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Shared(curator_rw::reader_before_211(p)),
     },
     Entry {
         name: "semaphore",
-        summary: "Curator InterProcessSemaphoreV2-style semaphore, 2 leases: mutex-guarded lease creation, leases children watched",
+        summary: "Curator InterProcessSemaphoreV2-style semaphore, 2 leases: mutex-guarded lease creation, leases \
+            children watched",
         flaw: None,
         build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore", p, 2, OnLeaseLoss::FindOwnLease)),
     },
@@ -166,13 +202,15 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "semaphore-forget-lease",
-        summary: "single-lease semaphore that fails the acquire after a ConnectionLoss on its lease create without looking for the lease",
+        summary: "single-lease semaphore that fails the acquire after a ConnectionLoss on its lease create without \
+            looking for the lease",
         flaw: Some(Flaw { bug: "semaphore-lease-orphan", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
         build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore-forget-lease", p, 1, OnLeaseLoss::GiveUp)),
     },
     Entry {
         name: "revocable-reader",
-        summary: "ZooKeeper recipes page revocable shared lock, read side: watches its own node, gives up on \"unlock\"",
+        summary: "ZooKeeper recipes page revocable shared lock, read side: watches its own node, gives up \
+            on \"unlock\"",
         flaw: None,
         build: |p| AnyRecipe::Revocable(Revocable::new("revocable-reader", shared_lock::reader(p))),
     },
@@ -184,123 +222,212 @@ pub const CATALOGUE: &[Entry] = &[
     },
     Entry {
         name: "revocable-reader-deletion-only",
-        summary: "revocable shared lock whose waiting readers wake only on the deletion of the node they watch, as in the plain shared lock",
+        summary: "revocable shared lock whose waiting readers wake only on the deletion of the node they watch, as in \
+            the plain shared lock",
         flaw: Some(Flaw { bug: "revocation-consumes-watch", breaks: &[Property::EventualAcquire] }),
         build: |p| {
-            AnyRecipe::Revocable(Revocable::waking_on_deletion_only("revocable-reader-deletion-only", shared_lock::reader(p)))
+            AnyRecipe::Revocable(Revocable::waking_on_deletion_only(
+                "revocable-reader-deletion-only",
+                shared_lock::reader(p),
+            ))
         },
     },
     Entry {
         name: "zk-write-lock",
-        summary: "ZooKeeper's zookeeper-recipes-lock WriteLock as written: stops waiting when exists() on its predecessor returns null, adopts a bare node name after ConnectionLoss, unlocks without retry, never watches its session",
+        summary: "ZooKeeper's zookeeper-recipes-lock WriteLock as written: stops waiting when exists() on its \
+            predecessor returns null, adopts a bare node name after ConnectionLoss, unlocks without retry, never \
+            watches its session",
         flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::WriteLock(WriteLock::new(p)),
     },
     Entry {
         name: "kazoo-lock",
-        summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched with get, retries expiry too; the holder never watches its session",
+        summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched \
+            with get, retries expiry too; the holder never watches its session",
         flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
         build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
     },
     Entry {
         name: "release-under-connloss",
-        summary: "standard lock whose release drops its state when the delete fails with ConnectionLoss (CURATOR-678, CURATOR-307): an unapplied delete leaves the node, and the waiters wait until the session ends",
+        summary: "standard lock whose release drops its state when the delete fails with ConnectionLoss (CURATOR-678, \
+            CURATOR-307): an unapplied delete leaves the node, and the waiters wait until the session ends",
         flaw: Some(Flaw { bug: "release-under-connloss", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("release-under-connloss", p, Variant { on_delete_loss: OnDeleteLoss::Forget, ..STANDARD })),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "release-under-connloss",
+                p,
+                Variant { on_delete_loss: OnDeleteLoss::Forget, ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "watches-not-rearmed",
-        summary: "standard lock that ignores the reconnect and trusts its watch (kazoo PR #170): under a client that drops watches on disconnect (--client kazoo) a predecessor deleted during the outage never wakes it",
+        summary: "standard lock that ignores the reconnect and trusts its watch (kazoo PR #170): under a client that \
+            drops watches on disconnect (--client kazoo) a predecessor deleted during the outage never wakes it",
         flaw: Some(Flaw { bug: "watches-not-rearmed", breaks: &[Property::EventualAcquire] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("watches-not-rearmed", p, Variant { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD })),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "watches-not-rearmed",
+                p,
+                Variant { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "container-lock",
-        summary: "standard lock on a container parent (as Curator makes it): after the server reaps the empty parent, a create that fails NoNode creates the parent again and retries",
+        summary: "standard lock on a container parent (as Curator makes it): after the server reaps the empty parent, \
+            a create that fails NoNode creates the parent again and retries",
         flaw: None,
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("container-lock", p, Variant { on_missing_parent: OnMissingParent::Recreate, ..STANDARD })),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "container-lock",
+                p,
+                Variant { on_missing_parent: OnMissingParent::Recreate, ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "container-lock-no-recreate",
-        summary: "standard lock on a container parent that assumes the parent exists (CURATOR-308): once the server reaps it, the create fails NoNode and the client waits for a lock it never asked for",
+        summary: "standard lock on a container parent that assumes the parent exists (CURATOR-308): once the server \
+            reaps it, the create fails NoNode and the client waits for a lock it never asked for",
         flaw: Some(Flaw { bug: "parent-reaped", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Sequential(SequentialLock::new("container-lock-no-recreate", p, STANDARD)),
     },
     Entry {
         name: "timeout-lock",
-        summary: "standard lock acquired with a timeout that runs out during an outage (given up on Disconnected): deletes its node for sure, finding it by guid if the create's reply was lost",
+        summary: "standard lock acquired with a timeout that runs out during an outage (given up on Disconnected): \
+            deletes its node for sure, finding it by guid if the create's reply was lost",
         flaw: None,
         build: |p| AnyRecipe::Timeout(TimeoutLock::new("timeout-lock", p, STANDARD, OnGiveUp::DeleteNode)),
     },
     Entry {
         name: "timeout-lock-forget-node",
-        summary: "timeout lock that, giving up before the create's reply came, assumes the create failed (CURATOR-79): the node it made blocks everyone",
+        summary:
+            "timeout lock that, giving up before the create's reply came, assumes the create failed (CURATOR-79): \
+            the node it made blocks everyone",
         flaw: Some(Flaw { bug: "interrupt-after-create", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| AnyRecipe::Timeout(TimeoutLock::new("timeout-lock-forget-node", p, STANDARD, OnGiveUp::ForgetUnknownNode)),
+        build: |p| {
+            AnyRecipe::Timeout(TimeoutLock::new("timeout-lock-forget-node", p, STANDARD, OnGiveUp::ForgetUnknownNode))
+        },
     },
     Entry {
         name: "client-id-lock",
-        summary: "sequential lock whose nodes carry the client id as data, not in the name; after ConnectionLoss it lists the children and reads each one's data to find its node, skipping children gone meanwhile",
+        summary: "sequential lock whose nodes carry the client id as data, not in the name; after ConnectionLoss it \
+            lists the children and reads each one's data to find its node, skipping children gone meanwhile",
         flaw: None,
         build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock", p, OnDataNoNode::Skip)),
     },
     Entry {
         name: "client-id-lock-nonode-fatal",
-        summary: "client-id lock whose recovery fails the acquire when a child vanishes between the listing and its getData (as CURATOR-358's getLeader threw NoNode): its own node, created but not yet found, is left behind",
+        summary: "client-id lock whose recovery fails the acquire when a child vanishes between the listing and its \
+            getData (as CURATOR-358's getLeader threw NoNode): its own node, created but not yet found, is left behind",
         flaw: Some(Flaw { bug: "getdata-nonode-fatal", breaks: &[Property::NoOrphans] }),
         build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock-nonode-fatal", p, OnDataNoNode::Fail)),
     },
     Entry {
         name: "sequence-wrap",
-        summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try --first-sequence 2147483647)",
-        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap", p, Variant { queue: Queue::new(MARKER, Order::Text), ..STANDARD })),
+        summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do \
+            (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try \
+            --first-sequence 2147483647)",
+        flaw: Some(Flaw {
+            bug: "sequence-wrap",
+            breaks: &[
+                Property::BeliefExclusion,
+                Property::FencedExclusion,
+                Property::ZkExclusion,
+                Property::FencingAvailable,
+            ],
+        }),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "sequence-wrap",
+                p,
+                Variant { queue: Queue::new(MARKER, Order::Text), ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "sequence-wrap-signed",
-        summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
-        flaw: Some(Flaw { bug: "sequence-wrap", breaks: &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("sequence-wrap-signed", p, Variant { queue: Queue::new(MARKER, Order::Signed), ..STANDARD })),
+        summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the \
+            first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
+        flaw: Some(Flaw {
+            bug: "sequence-wrap",
+            breaks: &[
+                Property::BeliefExclusion,
+                Property::FencedExclusion,
+                Property::ZkExclusion,
+                Property::FencingAvailable,
+            ],
+        }),
+        build: |p| {
+            AnyRecipe::Sequential(SequentialLock::new(
+                "sequence-wrap-signed",
+                p,
+                Variant { queue: Queue::new(MARKER, Order::Signed), ..STANDARD },
+            ))
+        },
     },
     Entry {
         name: "curator-mutex",
-        summary: "Curator's InterProcessMutex: protected `_c_<uuid>-lock-` node found by its prefix after ConnectionLoss (a changed session deletes it instead), predecessor read with getData, children sorted as text, guaranteed delete on release; re-entrant (a per-thread count, one nested acquire); the holder listens to the connection as Curator's docs ask and releases on LOST",
+        summary: "Curator's InterProcessMutex: protected `_c_<uuid>-lock-` node found by its prefix after \
+            ConnectionLoss (a changed session deletes it instead), predecessor read with getData, children sorted as \
+            text, guaranteed delete on release; re-entrant (a per-thread count, one nested acquire); the holder \
+            listens to the connection as Curator's docs ask and releases on LOST",
         flaw: None,
         build: |p| AnyRecipe::Contender(Contender::new("curator-mutex", p, CURATOR_MUTEX)),
     },
     Entry {
         name: "curator-mutex-reenter-after-lost",
-        summary: "Curator's InterProcessMutex, re-entrant, whose application only notes LOST: the thread's lock count outlives the session, and the thread's next acquire returns at once, counted, with no node (CURATOR-206)",
+        summary: "Curator's InterProcessMutex, re-entrant, whose application only notes LOST: the thread's lock count \
+            outlives the session, and the thread's next acquire returns at once, counted, with no node (CURATOR-206)",
         flaw: Some(Flaw { bug: "reenter-after-lost", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
-        build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-reenter-after-lost", p, CURATOR_MUTEX_REENTER_AFTER_LOST)),
+        build: |p| {
+            AnyRecipe::Contender(Contender::new(
+                "curator-mutex-reenter-after-lost",
+                p,
+                CURATOR_MUTEX_REENTER_AFTER_LOST,
+            ))
+        },
     },
     Entry {
         name: "leader-election",
-        summary: "ZooKeeper recipes page leader election: guid-n_ ephemeral-sequential node, exists() watch on the next lower node, lead when lowest, volunteer again after expiry",
+        summary: "ZooKeeper recipes page leader election: guid-n_ ephemeral-sequential node, exists() watch on the \
+            next lower node, lead when lowest, volunteer again after expiry",
         flaw: None,
         build: |p| AnyRecipe::Contender(Contender::new("leader-election", p, LEADER_ELECTION)),
     },
     Entry {
         name: "leader-latch",
-        summary: "Curator's LeaderLatch since CURATOR-696: protected latch- node, getData watch on its predecessor, lists again when it is gone or on reconnect; not leader while suspended; keeps its node's path through an expiry and lists on the new session; first in line, leads only if its node's ephemeral owner is its session, else resets",
+        summary: "Curator's LeaderLatch since CURATOR-696: protected latch- node, getData watch on its predecessor, \
+            lists again when it is gone or on reconnect; not leader while suspended; keeps its node's path through an \
+            expiry and lists on the new session; first in line, leads only if its node's ephemeral owner is its \
+            session, else resets",
         flaw: None,
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch", p, LEADER_LATCH)),
     },
     Entry {
         name: "curator-mutex-498",
-        summary: "Curator's InterProcessMutex before CURATOR-498: after an expiry its protected create finds its old node (a lagging follower still lists it) and adopts it without asking whose session owns it",
+        summary: "Curator's InterProcessMutex before CURATOR-498: after an expiry its protected create finds its old \
+            node (a lagging follower still lists it) and adopts it without asking whose session owns it",
         flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
         build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-498", p, CURATOR_MUTEX_BEFORE_498)),
     },
     Entry {
         name: "leader-latch-696",
-        summary: "Curator's LeaderLatch before CURATOR-696: after an expiry a lagging listing still shows its old node first and it leads without checking the node's ephemeral owner",
-        flaw: Some(Flaw { bug: "leader-latch-double-leader", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
+        summary:
+            "Curator's LeaderLatch before CURATOR-696: after an expiry a lagging listing still shows its old node \
+            first and it leads without checking the node's ephemeral owner",
+        flaw: Some(Flaw {
+            bug: "leader-latch-double-leader",
+            breaks: &[Property::BeliefExclusion, Property::StaleHolder],
+        }),
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch-696", p, LEADER_LATCH_BEFORE_696)),
     },
     Entry {
         name: "leader-latch-644",
-        summary: "Curator's LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) on every reconnect and whenever its predecessor is gone at the getData; after one disconnect two latches can reset each other forever",
+        summary: "Curator's LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) on \
+            every reconnect and whenever its predecessor is gone at the getData; after one disconnect two latches can \
+            reset each other forever",
         flaw: Some(Flaw { bug: "leader-latch-livelock", breaks: &[Property::EventualAcquire] }),
         build: |p| AnyRecipe::Contender(Contender::new("leader-latch-644", p, LEADER_LATCH_BEFORE_644)),
     },

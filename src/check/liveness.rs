@@ -2,7 +2,8 @@
 //! "always, if client c waits, c eventually holds" under weak fairness, judged per client.
 //!
 //! A client *waits* when it is not crashed and believes `Acquiring`; it *holds* when it is not
-//! crashed and believes `Holding` (a crashed process holds nothing). Faults are bounded, so every infinite run ends in a cycle of fault-free
+//! crashed and believes `Holding` (a crashed process holds nothing). Faults are bounded, so every
+//! infinite run ends in a cycle of fault-free
 //! steps. A run is weakly fair when every fault-free step (a `Step` value: the step and its
 //! client) that stays enabled from some point on is taken again and again. The property fails
 //! for client c when

@@ -263,22 +263,24 @@ pub fn status_text(status: Status, stopped: bool, swarm: bool) -> &'static str {
 }
 
 /// What a report says of a run that renumbered its recipe by replay.
-pub const REPLAY_TEXT: &str = "renumbered by replay: the recipe writes no renumbering, so each state's recipes were \
-rebuilt from the inputs they were handed, with sequence numbers and zxids ranked (checked as a claim on the explored states); --symmetry is not combined with it";
+pub const REPLAY_TEXT: &str = "renumbered by replay: the recipe writes no renumbering, so each state's recipes \
+    were rebuilt from the inputs they were handed, with sequence numbers and zxids ranked (checked as a claim on \
+    the explored states); --symmetry is not combined with it";
 
 /// What a report says of a bounded run that kept its numbers (see `GrowingNumbers`).
 pub fn growing_numbers_text(g: &GrowingNumbers) -> String {
     if g.by_replay {
         return format!(
-            "sequence numbers and zxids are renumbered by replay, but numbers the recipe makes itself (a counter or uuid in \
-             its node names) are kept as they are, because {}: a recipe that makes new ones again and again makes a new state \
-             with each, so the run may never end (the last state met was at depth {}); {}",
+            "sequence numbers and zxids are renumbered by replay, but numbers the recipe makes itself (a counter \
+             or uuid in its node names) are kept as they are, because {}: a recipe that makes new ones again and \
+             again makes a new state with each, so the run may never end (the last state met was at depth {}); {}",
             g.kept_because, g.depth, g.remedy
         );
     }
     format!(
-        "numbers are kept as they are, because {}: by the last state met (depth {}) the lock's counter was at {} and the zxid at {}, \
-         and a recipe that creates nodes again and again makes a new state with every new number, so the run may never end; {}",
+        "numbers are kept as they are, because {}: by the last state met (depth {}) the lock's counter was at {} \
+         and the zxid at {}, and a recipe that creates nodes again and again makes a new state with every new \
+         number, so the run may never end; {}",
         g.kept_because, g.depth, g.sequence, g.zxid, g.remedy
     )
 }

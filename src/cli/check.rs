@@ -146,7 +146,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         }
         if args.symmetry || args.cross_check || args.explore_everything || args.no_partial_order {
             return Err(CliError::BadInput(
-                "--swarm walks the world as it is: --symmetry, --cross-check, --continue and --no-partial-order are for the exhaustive search"
+                "--swarm walks the world as it is: --symmetry, --cross-check, --continue and --no-partial-order are \
+                    for the exhaustive search"
                     .to_string(),
             ));
         }
@@ -164,7 +165,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let scenario = Scenario::new(recipe, args.world.clients, config)?;
     if args.symmetry && args.jute_maxbuffer.is_some() {
         return Err(CliError::BadInput(
-            "--symmetry renames clients, which changes the lengths of their names: it cannot be used with --jute-maxbuffer"
+            "--symmetry renames clients, which changes the lengths of their names: it cannot be used with \
+                --jute-maxbuffer"
                 .to_string(),
         ));
     }
@@ -362,7 +364,8 @@ fn print_report(report: &Report) {
     );
     if let Some(swarm) = &report.swarm {
         say!(
-            "  swarm: {} walks of at most {} steps (seed {}) met {} distinct states in {} visits; the chance that the next visit meets a new one is {:.3} (Good-Turing). What no walk met is unknown.",
+            "  swarm: {} walks of at most {} steps (seed {}) met {} distinct states in {} visits; the chance that the \
+                next visit meets a new one is {:.3} (Good-Turing). What no walk met is unknown.",
             swarm.walks,
             swarm.depth,
             swarm.seed,
@@ -373,7 +376,8 @@ fn print_report(report: &Report) {
     }
     if report.stopped_at_violation {
         say!(
-            "  stopped at the first violation, every state to depth {} judged: what was not decided by then is unknown (starving cycles need the whole graph); --continue explores everything",
+            "  stopped at the first violation, every state to depth {} judged: what was not decided by then is unknown \
+                (starving cycles need the whole graph); --continue explores everything",
             report.max_depth
         );
     }
@@ -384,13 +388,18 @@ fn print_report(report: &Report) {
         say!("  {}", check::REPLAY_TEXT);
     }
     if let Some(why) = &report.renumbering_refused {
-        say!("  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged without it");
+        say!(
+            "  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged \
+            without it"
+        );
     }
     for p in &report.properties {
         say!("  {:<28} {}", p.name, check::status_text(p.status, report.stopped_at_violation, report.swarm.is_some()));
     }
     say!(
-        "  states are 128-bit keyed digests, 102 bits compared: the chance that two states or parts were taken for one is below {:.1e}, for any recipe (SipHash under a key drawn for this run, taken as a pseudo-random function)",
+        "  states are 128-bit keyed digests, 102 bits compared: the chance that two states or parts were taken for one \
+            is below {:.1e}, for any recipe (SipHash under a key drawn for this run, taken as a pseudo-random \
+            function)",
         report.fingerprint_collision_probability
     );
     if let Some(growing) = &report.growing_numbers {

@@ -60,15 +60,15 @@ enum Command {
     #[command(after_help = "Example:\n  zklab explore --recipe wait-on-null --clients 2")]
     Explore(explore::Args),
     /// Simulate many clients with latencies, timeouts and faults from a seed, judging every run.
-    #[command(
-        after_help = "Example:\n  zklab simulate --recipe standard --clients 1000 --faults loss-after-apply=0.01,expire=3"
-    )]
+    #[command(after_help = "Example:\n  zklab simulate --recipe standard --clients 1000 --faults \
+            loss-after-apply=0.01,expire=3")]
     Simulate(simulate::Args),
     /// Run a recipe's clients against a real ZooKeeper (started here from its jar, or yours),
     /// with the simulator's workload and faults from a seed, each run judged by the model
     /// world kept in step with it.
     #[command(
-        after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.1,expire=1 --seeds 2"
+        after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.1,expire=1 \
+            --seeds 2"
     )]
     Real(real_args::Args),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
@@ -84,9 +84,8 @@ enum Command {
     Suite(suite::Args),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
     /// and print the results.
-    #[command(
-        after_help = "Example:\n  zklab zk-script conformance/cases/14-lock-race.json --expect conformance/expected/14-lock-race.json"
-    )]
+    #[command(after_help = "Example:\n  zklab zk-script conformance/cases/14-lock-race.json --expect \
+            conformance/expected/14-lock-race.json")]
     ZkScript(zk_script::Args),
     /// Differential fuzzing: run random op scripts against the model and a live ZooKeeper; on a
     /// difference, shrink the script, save it with the server's answer as a case, exit 1.
@@ -94,9 +93,10 @@ enum Command {
     ZkFuzz(zk_fuzz::Args),
     /// Combine the shard reports of one campaign (`--shard I/N --json` of `check --swarm` or
     /// `simulate --seeds`, run as separate jobs) into the verdict one run would give.
-    #[command(
-        after_help = "Example:\n  zklab simulate --recipe standard --clients 5 --seeds 20 --faults loss-after-apply=0.05,expire=2 --shard 1/2 --json -q > a.json; zklab simulate --recipe standard --clients 5 --seeds 20 --faults loss-after-apply=0.05,expire=2 --shard 2/2 --json -q > b.json; zklab merge a.json b.json"
-    )]
+    #[command(after_help = "Example:\n  zklab simulate --recipe standard --clients 5 --seeds 20 --faults \
+            loss-after-apply=0.05,expire=2 --shard 1/2 --json -q > a.json; zklab simulate --recipe standard --clients \
+            5 --seeds 20 --faults loss-after-apply=0.05,expire=2 --shard 2/2 --json -q > b.json; zklab merge a.json \
+            b.json")]
     Merge(merge::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     #[command(after_help = "Example:\n  zklab completions bash > zklab.bash")]

@@ -178,7 +178,8 @@ fn finish(args: &Args, ensemble: &Ensemble, reports: Vec<Report>, started: Insta
         let acquisitions: u64 = reports.iter().map(|r| r.metrics.acquisitions).sum();
         let requests: u64 = reports.iter().map(|r| r.metrics.requests).sum();
         say!(
-            "{passed} of {} real runs passed ({}); {acquisitions} acquisitions, {:.2} requests per acquisition; {:.1} s wall",
+            "{passed} of {} real runs passed ({}); {acquisitions} acquisitions, {:.2} requests per acquisition; {:.1} \
+                s wall",
             reports.len(),
             ensemble.size_text(),
             requests as f64 / acquisitions.max(1) as f64,
@@ -316,7 +317,8 @@ fn print(r: &Report) {
     let m = &r.metrics;
     match r.verdict {
         "passed" => say!(
-            "seed {}: passed: {} acquisitions, {:.2} requests and {:.2} notifications per acquisition, {} faults, {} steps judged{}, {} ms",
+            "seed {}: passed: {} acquisitions, {:.2} requests and {:.2} notifications per acquisition, {} faults, {} \
+                steps judged{}, {} ms",
             r.seed,
             m.acquisitions,
             r.requests_per_acquisition,
@@ -327,7 +329,13 @@ fn print(r: &Report) {
             m.wall_ms
         ),
         "violated" => {
-            say!("seed {}: {} violated on a real server: {}", r.seed, r.violated.as_deref().unwrap_or(""), r.detail.as_deref().unwrap_or(""));
+            say!(
+                "seed {}: {} violated on a real server: \
+                {}",
+                r.seed,
+                r.violated.as_deref().unwrap_or(""),
+                r.detail.as_deref().unwrap_or("")
+            );
             if let Some(trace) = &r.trace {
                 say!("  trace: {trace} (zklab replay {trace})");
             }
@@ -412,7 +420,14 @@ fn reproduce(args: &Args) -> Result<Exit, CliError> {
 fn reproduced(trace: &Trace, run: &RealRun<AnyRecipe>) -> (&'static str, String) {
     let wanted = trace.verdict.property;
     match &run.standing {
-        Standing::Diverged { step, why, .. } => ("not reproduced", format!("at step {} `{step}`: {why}", run.steps.len() + 1)),
+        Standing::Diverged { step, why, .. } => (
+            "not reproduced",
+            format!(
+                "at step {} `{step}`: \
+            {why}",
+                run.steps.len() + 1
+            ),
+        ),
         _ if run.interrupted => ("not reproduced", "interrupted".to_string()),
         _ if run.steps != trace.steps => (
             "not reproduced",
@@ -422,13 +437,18 @@ fn reproduced(trace: &Trace, run: &RealRun<AnyRecipe>) -> (&'static str, String)
             Ok(()) if trace.verdict.cycle_start.is_some() => (
                 "reproduced",
                 format!(
-                    "all {} steps happened on a real server, the model agreeing at each: {wanted} violated (its starving cycle went round once; a real run shows a lap, not forever)",
+                    "all {} steps happened on a real server, the model agreeing at each: {wanted} violated (its \
+                        starving cycle went round once; a real run shows a lap, not forever)",
                     run.steps.len()
                 ),
             ),
             Ok(()) => (
                 "reproduced",
-                format!("all {} steps happened on a real server, the model agreeing at each: {wanted} violated", run.steps.len()),
+                format!(
+                    "all {} steps happened on a real server, the model agreeing at each: {wanted} \
+                    violated",
+                    run.steps.len()
+                ),
             ),
             Err(e) => ("held", format!("all {} steps happened for real, but {e}", run.steps.len())),
         },

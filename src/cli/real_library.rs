@@ -96,7 +96,8 @@ fn print(r: &Report, library: Library) {
     let t = &r.tally;
     let faults: Vec<String> = r.faults.iter().map(|(kind, c, at)| format!("{kind} c{c} at {at:.0} ms")).collect();
     say!(
-        "seed {}: {}: {} acquisitions, {} writes accepted, {} stale writes rejected by fencing, {} library errors; faults: {}; {} ms",
+        "seed {}: {}: {} acquisitions, {} writes accepted, {} stale writes rejected by fencing, {} library errors; \
+            faults: {}; {} ms",
         r.seed,
         r.verdict,
         t.acquisitions,

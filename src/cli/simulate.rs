@@ -131,7 +131,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     config.validate(args.clients).map_err(|e| BadInput(e.0))?;
     if args.html && args.clients > crate::html::MAX_CLIENTS {
         return Err(BadInput(format!(
-            "--html draws at most {} clients (a page holds every client's state at every step); got {}: read a trace with `zklab replay --show`",
+            "--html draws at most {} clients (a page holds every client's state at every step); got {}: read a trace \
+                with `zklab replay --show`",
             crate::html::MAX_CLIENTS,
             args.clients
         ))
@@ -380,7 +381,8 @@ fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
     if let [one] = reports {
         let (m, h) = (&one.metrics, &one.herd);
         say!(
-            "{} steps in {:.1} s of virtual time: {} acquisitions, {} releases, {} notifications ({:.2} per release), {} futile wakeups",
+            "{} steps in {:.1} s of virtual time: {} acquisitions, {} releases, {} notifications ({:.2} per release), \
+                {} futile wakeups",
             m.steps,
             m.virtual_us as f64 / 1e6,
             m.acquisitions,
@@ -390,7 +392,8 @@ fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
             m.futile_wakeups
         );
         say!(
-            "per acquisition: {:.2} getChildren, {:.2} requests; latency ms p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}; fairness {:.3}",
+            "per acquisition: {:.2} getChildren, {:.2} requests; latency ms p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}; \
+                fairness {:.3}",
             h.get_children_per_acquisition,
             h.requests_per_acquisition,
             h.latency_ms_p50,

@@ -33,7 +33,8 @@ fn legend() {
     }
     say!("  {:<18} {}", "reached:*", Property::Reached(zklab_model::Reach::Handoff).summary());
     say!(
-        "a trace as a timeline: zklab replay --show TRACE (--html TRACE: a page to step through); why each pitfall happens: docs/pitfalls.md"
+        "a trace as a timeline: zklab replay --show TRACE (--html TRACE: a page to step through); why each pitfall \
+            happens: docs/pitfalls.md"
     );
 }
 

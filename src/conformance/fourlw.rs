@@ -89,8 +89,13 @@ mod tests {
 
     // Answers a ZooKeeper 3.8.0 gave with two sessions, one chrooted at /zz.
     const WCHC: &str = "0x10000050ee60005\n\t/zz/e\n0x10000050ee60004\n\t/zz/e\n\t/zz/nope\n\n";
-    const DUMP: &str = "SessionTracker dump:\nSession Sets (2)/(2):\n0 expire at Mon Nov 23 15:51:18 UTC 2026:\n2 expire at Mon Nov 23 15:51:18 UTC 2026:\n\t0x10000050ee60005\n\t0x10000050ee60004\nephemeral nodes dump:\nSessions with Ephemerals (2):\n0x10000050ee60005:\n\t/zz/g\n0x10000050ee60004:\n\t/zz/f\n\t/zz/e\nConnections dump:\nConnections Sets (2)/(3):\n2 expire at Mon Nov 23 15:51:20 UTC 2026:\n\tip: /127.0.0.1:41482 sessionId: 0x10000050ee60005\n";
-    const CONS: &str = " /127.0.0.1:41518[0](queued=0,recved=1,sent=0)\n /127.0.0.1:41482[1](queued=0,recved=4,sent=4,sid=0x10000050ee60005,lop=GETD,est=1795449076507,to=2000)\n\n";
+    const DUMP: &str = "SessionTracker dump:\nSession Sets (2)/(2):\n0 expire at Mon Nov 23 15:51:18 UTC 2026:\n2 \
+        expire at Mon Nov 23 15:51:18 UTC 2026:\n\t0x10000050ee60005\n\t0x10000050ee60004\nephemeral nodes \
+        dump:\nSessions with Ephemerals \
+        (2):\n0x10000050ee60005:\n\t/zz/g\n0x10000050ee60004:\n\t/zz/f\n\t/zz/e\nConnections dump:\nConnections Sets \
+        (2)/(3):\n2 expire at Mon Nov 23 15:51:20 UTC 2026:\n\tip: /127.0.0.1:41482 sessionId: 0x10000050ee60005\n";
+    const CONS: &str = " /127.0.0.1:41518[0](queued=0,recved=1,sent=0)\n \
+        /127.0.0.1:41482[1](queued=0,recved=4,sent=4,sid=0x10000050ee60005,lop=GETD,est=1795449076507,to=2000)\n\n";
 
     #[test]
     fn wchc_lists_paths_per_session() {

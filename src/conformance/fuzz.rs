@@ -117,7 +117,8 @@ fn op() -> impl Strategy<Value = FuzzOp> {
     prop_oneof![
         8 => (s.clone(), 0..MODES.len(), 0..PLAIN.len().max(PREFIXES.len()), 0..DATA.len())
             .prop_map(|(s, mode, path, data)| FuzzOp::Create { s, mode, path, data }),
-        3 => (s.clone(), node.clone(), version.clone()).prop_map(|(s, node, version)| FuzzOp::Delete { s, node, version }),
+        3 => (s.clone(), node.clone(), version.clone())
+            .prop_map(|(s, node, version)| FuzzOp::Delete { s, node, version }),
         3 => (s.clone(), node.clone(), any::<bool>()).prop_map(|(s, node, watch)| FuzzOp::Exists { s, node, watch }),
         3 => (s.clone(), node.clone(), any::<bool>()).prop_map(|(s, node, watch)| FuzzOp::GetData { s, node, watch }),
         3 => (s.clone(), node.clone(), any::<bool>())

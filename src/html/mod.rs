@@ -40,7 +40,8 @@ pub fn fits(trace: &Trace) -> Result<(), String> {
     let (clients, steps) = (trace.scenario.recipes.len(), trace.steps.len());
     match clients > MAX_CLIENTS || steps > MAX_STEPS {
         true => Err(format!(
-            "{clients} clients and {steps} steps are too many for a page (at most {MAX_CLIENTS} clients and {MAX_STEPS} steps): use replay --show"
+            "{clients} clients and {steps} steps are too many for a page (at most {MAX_CLIENTS} clients and \
+                {MAX_STEPS} steps): use replay --show"
         )),
         false => Ok(()),
     }
@@ -52,8 +53,9 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
     let page = frames::page(trace)?;
     let env = templates();
     let template = env.get_template("timeline.html").expect("a built-in template");
+    let page_value = minijinja::Value::from(minijinja::value::Serde(&page));
     let html = template
-        .render(minijinja::context! { title => &page.title, page => minijinja::Value::from(minijinja::value::Serde(&page)) })
+        .render(minijinja::context! { title => &page.title, page => page_value })
         .expect("the timeline template renders");
     Ok(html)
 }

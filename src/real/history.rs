@@ -1,6 +1,7 @@
 //! Judging a real client library's run from its history, as Jepsen judges a lock: what each
 //! client said it did (asked, acquired, wrote, released), stamped by the client itself as it did
-//! it on the machine's one monotonic clock (`clock`), and what was left on the server. No model world follows a library's run (its state machine
+//! it on the machine's one monotonic clock (`clock`), and what was left on the server. No model
+//! world follows a library's run (its state machine
 //! is its own), so the checks are the properties' meanings applied to the history:
 //! - `belief_exclusion`: no two clients believe they hold the lock at once (a client believes
 //!   from the moment it says `acquired` to the moment it says `releasing`, just before it calls
@@ -115,7 +116,8 @@ pub fn judge(events: &[Event], clients: usize, left: Option<&[String]>) -> (Vec<
                         findings.push(Finding {
                             property: "belief_exclusion",
                             detail: format!(
-                                "c{} acquired (token {token}) at {:.1} ms while c{other} believed it held (token {t}, since {:.1} ms)",
+                                "c{} acquired (token {token}) at {:.1} ms while c{other} believed it held \
+                                 (token {t}, since {:.1} ms)",
                                 e.client,
                                 e.at_us as f64 / 1000.0,
                                 *since as f64 / 1000.0

@@ -280,7 +280,8 @@ impl<R: Recipe> Shadow<R> {
         if let (Some(key), Some((frontier, by, step))) = (entry.key(), self.frontier) {
             if key < frontier {
                 self.standing = diverge(format!(
-                    "the server placed it ({:?}) at {key:?}, behind {frontier:?} of c{by}'s step {step} already taken: a read older than the model allows",
+                    "the server placed it ({:?}) at {key:?}, behind {frontier:?} of c{by}'s step {step} already taken: \
+                        a read older than the model allows",
                     entry.sent
                 ));
                 return;

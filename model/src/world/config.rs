@@ -29,7 +29,8 @@ pub enum FaultKind {
     /// The follower the client is connected to falls behind the leader and stays behind until
     /// it catches up (`Step::CatchUp`, a fair step) or the connection drops: the read the step
     /// sends and every read after it on this connection see the state just before the latest
-    /// write, though never older than what the session has seen (its own writes included). Struck at a step that reads first; the new handle
+    /// write, though never older than what the session has seen (its own writes included). Struck
+    /// at a step that reads first; the new handle
     /// after an expiry is one, and its first listing is what CURATOR-498 and CURATOR-696 see
     /// stale.
     LaggingSession,

@@ -65,7 +65,8 @@
 //!     same observations up to repetition. A run that never takes the step has the same
 //!     observations, herds included, with its reconnect moved to its end, and the reduced
 //!     graph, taking the step first, covers what is left; an infinite one is not weakly fair
-//!     (the step stays enabled throughout), and no liveness verdict reads it. That needs the client's own link to stay as it is until the step: no
+//!     (the step stays enabled throughout), and no liveness verdict reads it. That needs the
+//!     client's own link to stay as it is until the step: no
 //!     expire fault left to partition it (its session could then die, and a reconnect to a
 //!     dead session answers what was queued with SessionExpired), no disconnect fault left to
 //!     drop it again, and no connection-loss or lagging fault left to strike the reconnect
