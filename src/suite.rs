@@ -146,12 +146,7 @@ pub const CASES: &[Case] = &[
         faults: "none",
         client: Java,
         first_sequence: 0,
-        violated: &[
-            Property::BeliefExclusion,
-            Property::FencedExclusion,
-            Property::ZkExclusion,
-            Property::FencingAvailable,
-        ],
+        violated: zklab_recipes::TWO_HOLDERS_BREAK,
         lesson: "downgrade-lets-writer-in: a downgraded read queued behind a waiting writer (CURATOR-276, CURATOR-621)",
     },
     Case {
@@ -373,12 +368,7 @@ pub const CASES: &[Case] = &[
         faults: "none",
         client: Java,
         first_sequence: i32::MAX,
-        violated: &[
-            Property::BeliefExclusion,
-            Property::FencedExclusion,
-            Property::ZkExclusion,
-            Property::FencingAvailable,
-        ],
+        violated: zklab_recipes::TWO_HOLDERS_BREAK,
         lesson: "sequence-wrap: ordered as text, the node after the wrap sorts before the holder's (Curator's and \
             kazoo's sort)",
     },
@@ -388,12 +378,7 @@ pub const CASES: &[Case] = &[
         faults: "none",
         client: Java,
         first_sequence: i32::MAX,
-        violated: &[
-            Property::BeliefExclusion,
-            Property::FencedExclusion,
-            Property::ZkExclusion,
-            Property::FencingAvailable,
-        ],
+        violated: zklab_recipes::TWO_HOLDERS_BREAK,
         lesson: "sequence-wrap: ordered by the signed number, the node after the wrap sorts before the holder's \
             (ZooKeeper's WriteLock)",
     },

@@ -21,4 +21,4 @@ pub mod semaphore;
 pub mod shared_lock;
 
 pub use custom::Custom;
-pub use registry::{build, entry, register, registered, AnyRecipe, Entry, Flaw, CATALOGUE};
+pub use registry::{build, entry, register, registered, AnyRecipe, Entry, Flaw, CATALOGUE, TWO_HOLDERS_BREAK};

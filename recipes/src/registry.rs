@@ -71,6 +71,11 @@ pub struct Flaw {
     pub breaks: &'static [Property],
 }
 
+/// What a second holder, beside the real one and with a lower token, breaks (the node after the
+/// counter's 32-bit wrap sorted first; a downgrade that lets a writer in beside a reader).
+pub const TWO_HOLDERS_BREAK: &[Property] =
+    &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable];
+
 const STANDARD: Variant = Variant::STANDARD;
 
 pub const CATALOGUE: &[Entry] = &[
@@ -169,15 +174,7 @@ pub const CATALOGUE: &[Entry] = &[
         name: "curator-rw-downgrade-621",
         summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the \
             write lock beside it",
-        flaw: Some(Flaw {
-            bug: "downgrade-lets-writer-in",
-            breaks: &[
-                Property::BeliefExclusion,
-                Property::FencedExclusion,
-                Property::ZkExclusion,
-                Property::FencingAvailable,
-            ],
-        }),
+        flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: TWO_HOLDERS_BREAK }),
         build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
     },
     Entry {
@@ -329,15 +326,7 @@ pub const CATALOGUE: &[Entry] = &[
         summary: "standard lock that orders contenders by the text of the counter, as Curator's and kazoo's sorts do \
             (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try \
             --first-sequence 2147483647)",
-        flaw: Some(Flaw {
-            bug: "sequence-wrap",
-            breaks: &[
-                Property::BeliefExclusion,
-                Property::FencedExclusion,
-                Property::ZkExclusion,
-                Property::FencingAvailable,
-            ],
-        }),
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: TWO_HOLDERS_BREAK }),
         build: |p| {
             AnyRecipe::Sequential(SequentialLock::new(
                 "sequence-wrap",
@@ -350,15 +339,7 @@ pub const CATALOGUE: &[Entry] = &[
         name: "sequence-wrap-signed",
         summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the \
             first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
-        flaw: Some(Flaw {
-            bug: "sequence-wrap",
-            breaks: &[
-                Property::BeliefExclusion,
-                Property::FencedExclusion,
-                Property::ZkExclusion,
-                Property::FencingAvailable,
-            ],
-        }),
+        flaw: Some(Flaw { bug: "sequence-wrap", breaks: TWO_HOLDERS_BREAK }),
         build: |p| {
             AnyRecipe::Sequential(SequentialLock::new(
                 "sequence-wrap-signed",
