@@ -81,13 +81,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("zklab-schedule-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("s.json");
-        let twice = r#"{"faults": [{"at_ms": \
-            120, "fault": "expire", "client": 0}, {"at_ms": 120, "fault": "expire", "client": 0}]}"#;
+        let expire_at = |ms: u32| format!(r#"{{"at_ms": {ms}, "fault": "expire", "client": 0}}"#);
+        let twice = format!(r#"{{"faults": [{}, {}]}}"#, expire_at(120), expire_at(120));
         std::fs::write(&file, twice).unwrap();
         let refused = Schedule::load(&file).unwrap_err().to_string();
         assert!(refused.contains("lists expire on client 0 at 120 ms twice"), "{refused}");
-        let apart = r#"{"faults": [{"at_ms": \
-            120, "fault": "expire", "client": 0}, {"at_ms": 900, "fault": "expire", "client": 0}]}"#;
+        let apart = format!(r#"{{"faults": [{}, {}]}}"#, expire_at(120), expire_at(900));
         std::fs::write(&file, apart).unwrap();
         assert_eq!(Schedule::load(&file).unwrap().faults.len(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
