@@ -123,8 +123,7 @@ pub struct SimConfig {
     pub chaos_us: Micros,
     /// After the chaos phase, and once every client has started, every live waiter must
     /// acquire within this long, or the run is a liveness violation. `None`: ten session timeouts
-    /// plus every round's hold, one after the
-    /// other.
+    /// plus every round's hold, one after the other.
     pub heal_bound_us: Option<Micros>,
     /// The observer settles each state as the checker keeps it (calibration), so the world
     /// keeps what renumbering by replay needs; otherwise no client keeps its recipe's inputs.

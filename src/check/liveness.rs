@@ -3,10 +3,9 @@
 //!
 //! A client *waits* when it is not crashed and believes `Acquiring`; it *holds* when it is not
 //! crashed and believes `Holding` (a crashed process holds nothing). Faults are bounded, so every
-//! infinite run ends in a cycle of fault-free
-//! steps. A run is weakly fair when every fault-free step (a `Step` value: the step and its
-//! client) that stays enabled from some point on is taken again and again. The property fails
-//! for client c when
+//! infinite run ends in a cycle of fault-free steps. A run is weakly fair when every fault-free
+//! step (a `Step` value: the step and its client) that stays enabled from some point on is taken
+//! again and again. The property fails for client c when
 //! - a reachable state where c waits has no fault-free step enabled (a deadlock), or
 //! - a weakly fair cycle of fault-free steps is reachable on which c waits in some state and
 //!   holds in none: c asks again and again and never gets the lock (starvation, including a

@@ -202,7 +202,7 @@ impl Report {
                 };
                 std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
                 let file = trace_file(dir, &self.recipe, self.clients, p.name);
-                crate::trace::write_output(&file, &trace.to_json(), crate::trace::Output::Json)?;
+                trace.write(&file)?;
                 if html {
                     crate::html::write_beside(trace, &file)?;
                 }

@@ -180,13 +180,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if let Some(total) = args.swarm.filter(|total| shard.count > *total) {
         return Err(BadInput(format!("--shard {shard}: {total} walks cannot be cut into {} parts", shard.count)).into());
     }
-    let campaign = serde_json::json!({
-        "command": "check --swarm",
-        "scenario": scenario,
-        "walks": args.swarm,
-        "depth": args.walk_depth,
-        "seed": args.seed,
-        "properties": properties.as_ref().map(|ps| ps.iter().map(|p| p.name()).collect::<Vec<_>>()),
+    // What fixes a shard's walks, for `zklab merge` to hold its shards together.
+    let campaign = args.shard.is_some().then(|| {
+        serde_json::json!({
+            "command": "check --swarm",
+            "scenario": scenario,
+            "walks": args.swarm,
+            "depth": args.walk_depth,
+            "seed": args.seed,
+            "properties": properties.as_ref().map(|ps| ps.iter().map(|p| p.name()).collect::<Vec<_>>()),
+        })
     });
     crate::trace::check_writable(&args.trace_dir)?;
     check::traces_replaceable(&scenario, &args.trace_dir, args.html).map_err(BadInput)?;
@@ -212,7 +215,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
     report.write_traces(&args.trace_dir, args.html).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
-    if let (Some(shard), Some(total)) = (args.shard, args.swarm) {
+    if let (Some(shard), Some(total), Some(campaign)) = (args.shard, args.swarm, campaign) {
         let part = ShardReport::of_swarm(&report, campaign, total, shard);
         match args.json {
             true => say!("{}", serde_json::to_string(&part).expect("shard reports serialize")),

@@ -37,10 +37,12 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     for finding in &merged.findings {
         crate::trace::replaceable(&args.trace_dir.join(&finding.file), crate::trace::Output::Json).map_err(BadInput)?;
     }
+    let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
+    if !merged.findings.is_empty() {
+        std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
+    }
     let mut written = Vec::new();
     for finding in &merged.findings {
-        let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
-        std::fs::create_dir_all(&args.trace_dir).map_err(cant)?;
         let file = args.trace_dir.join(&finding.file);
         finding.trace.write(&file).map_err(cant)?;
         written.push(file.display().to_string());

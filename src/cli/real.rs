@@ -306,7 +306,7 @@ fn write_trace(args: &Args, seed: u64, trace: &Trace) -> Result<String, BadInput
         trace.verdict.property
     );
     let file = args.trace_dir.join(name);
-    write_output(&file, &trace.to_json(), Output::Json).map_err(cant)?;
+    trace.write(&file).map_err(cant)?;
     if args.html {
         crate::html::write_beside(trace, &file).map_err(cant)?;
     }

@@ -1,8 +1,8 @@
 //! Judging a real client library's run from its history, as Jepsen judges a lock: what each
 //! client said it did (asked, acquired, wrote, released), stamped by the client itself as it did
 //! it on the machine's one monotonic clock (`clock`), and what was left on the server. No model
-//! world follows a library's run (its state machine
-//! is its own), so the checks are the properties' meanings applied to the history:
+//! world follows a library's run (its state machine is its own), so the checks are the properties'
+//! meanings applied to the history:
 //! - `belief_exclusion`: no two clients believe they hold the lock at once (a client believes
 //!   from the moment it says `acquired` to the moment it says `releasing`, just before it calls
 //!   release, or dies: `released`, when release returns, comes after the delete, which can

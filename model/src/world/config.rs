@@ -30,9 +30,8 @@ pub enum FaultKind {
     /// it catches up (`Step::CatchUp`, a fair step) or the connection drops: the read the step
     /// sends and every read after it on this connection see the state just before the latest
     /// write, though never older than what the session has seen (its own writes included). Struck
-    /// at a step that reads first; the new handle
-    /// after an expiry is one, and its first listing is what CURATOR-498 and CURATOR-696 see
-    /// stale.
+    /// at a step that reads first; the new handle after an expiry is one, and its first listing is
+    /// what CURATOR-498 and CURATOR-696 see stale.
     LaggingSession,
     /// The lock's parent is a container (as Curator creates it) and the server's container
     /// manager deletes it once it has had children and has none left.

@@ -66,13 +66,12 @@
 //!     observations, herds included, with its reconnect moved to its end, and the reduced
 //!     graph, taking the step first, covers what is left; an infinite one is not weakly fair
 //!     (the step stays enabled throughout), and no liveness verdict reads it. That needs the
-//!     client's own link to stay as it is until the step: no
-//!     expire fault left to partition it (its session could then die, and a reconnect to a
-//!     dead session answers what was queued with SessionExpired), no disconnect fault left to
-//!     drop it again, and no connection-loss or lagging fault left to strike the reconnect
-//!     (the struck reconnect after the step and the struck receive after the reconnect are
-//!     different steps). A crash or a pause, while its budget lasts, keeps any receive from
-//!     being taken alone (below).
+//!     client's own link to stay as it is until the step: no expire fault left to partition it (its
+//!     session could then die, and a reconnect to a dead session answers what was queued with
+//!     SessionExpired), no disconnect fault left to drop it again, and no connection-loss or
+//!     lagging fault left to strike the reconnect (the struck reconnect after the step and the
+//!     struck receive after the reconnect are different steps). A crash or a pause, while its
+//!     budget lasts, keeps any receive from being taken alone (below).
 //!   - queued Expired is never handled this way: it opens a new session and sends at once.
 //! - Invisibility: the server, the resource, the fault counts, the coverage and what the
 //!   properties read of each client are unchanged, so every safety property, every
