@@ -21,9 +21,12 @@ pub fn mermaid(trace: &Trace) -> Result<String, TraceError> {
         }
         let mut log = Some(Vec::new());
         world.apply_logged(*step, &mut log).map_err(|_| TraceError::NotEnabled(n, *step))?;
-        let c = format!("c{}", step.client());
+        // The server's own event is drawn over the server.
+        let c = step.client().map_or("ZK".to_string(), |c| format!("c{c}"));
         match step {
-            Step::Fault(..) | Step::Lossy(..) => line(&mut out, &format!("Note over {c}: {}. {step}", n + 1)),
+            Step::Fault(..) | Step::Lossy(..) | Step::Server(_) => {
+                line(&mut out, &format!("Note over {c}: {}. {step}", n + 1))
+            }
             Step::Expire(_) => line(&mut out, &format!("Note over ZK: {}. session timeout", n + 1)),
             _ => {}
         }

@@ -32,15 +32,20 @@ pub fn render_steps<R: Recipe>(
         let mut log = Some(Vec::new());
         world.apply_logged(*step, &mut log).map_err(|_| TraceError::NotEnabled(i, *step))?;
         let title = match step {
-            Step::Fault(kind, _) => format!("!! FAULT {kind}"),
-            Step::Lossy(kind, sending, c) => {
-                format!("!! FAULT {kind} during {}", sending.step(*c).to_string().split(' ').next().unwrap_or_default())
+            Step::Fault(fault, _) => format!("!! FAULT {fault}"),
+            Step::Server(event) => format!("!! FAULT {event}"),
+            Step::Lossy(fault, sending, c) => {
+                format!(
+                    "!! FAULT {fault} during {}",
+                    sending.step(*c).to_string().split(' ').next().unwrap_or_default()
+                )
             }
             other => other.to_string().split(' ').next().unwrap_or_default().to_string(),
         };
         let mut lines = vec![title];
         lines.extend(log.unwrap_or_default().into_iter().map(|note| format!("  {note}")));
-        let column = step.client() as usize;
+        // The table has a column per client: the server's own events are shown in the first.
+        let column = step.client().unwrap_or_default() as usize;
         let wrapped = lines.iter().flat_map(|line| wrap(line));
         for (n, line) in wrapped.enumerate() {
             let mut cells = vec![String::new(); clients];

@@ -4,7 +4,7 @@
 
 use zklab::check::{check, Checked};
 use zklab_model::world::Sending;
-use zklab_model::{Belief, FaultKind, Property, Recipe, Step, World};
+use zklab_model::{Belief, FaultKind, Property, Recipe, RequestFault, Step, World};
 use zklab_recipes::AnyRecipe;
 
 fn catalogue(name: &'static str) -> impl Fn(&str) -> AnyRecipe {
@@ -93,7 +93,7 @@ fn zookeepers_write_lock_unlocking_while_waiting_orphans_its_node_when_the_delet
     }
     assert!(world.clients[0].belief().is_holding() && world.clients[1].belief() == Belief::Acquiring);
     let node = world.clients[1].recipe.owned_node().unwrap().to_string();
-    world.apply(Step::Lossy(FaultKind::LossBeforeApply, Sending::GiveUp, 1)).unwrap();
+    world.apply(Step::Lossy(RequestFault::LossBeforeApply, Sending::GiveUp, 1)).unwrap();
     settle(&mut world, 1);
     world.apply(Step::Reconnect(1)).unwrap();
     settle(&mut world, 1);

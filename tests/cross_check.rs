@@ -50,9 +50,9 @@ fn the_cross_check_runs_within_the_budget_and_says_when_it_did_not_finish() {
     let outcome = check::explore(world.clone(), &options);
     assert!(!outcome.bounded);
     let properties = zklab_model::Property::applicable(&world);
-    let reduction = check::bfs::Reduction { symmetry: false, partial_order: false, settle: true };
+    let reduction = check::search::Reduction { symmetry: false, partial_order: false, settle: true };
     let cross_check = |max_states: usize| {
-        let budget = check::bfs::Budget {
+        let budget = check::search::Budget {
             max_states,
             deadline: None,
             max_memory_mib: None,

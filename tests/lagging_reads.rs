@@ -5,7 +5,9 @@
 use zklab::check::{self, Options, Status};
 use zklab::scenario::{parse_faults, Scenario};
 use zklab_model::world::Sending;
-use zklab_model::{FaultKind, Input, Property, Reach, Request, Response, Step, World, WorldConfig};
+use zklab_model::{
+    ClientFault, FaultKind, Input, Property, Reach, Request, RequestFault, Response, Step, World, WorldConfig,
+};
 use zklab_recipes::AnyRecipe;
 
 fn world(faults: &str, clients: usize) -> (Scenario, World<AnyRecipe>) {
@@ -29,7 +31,7 @@ fn a_lagging_follower_lists_a_deleted_node_and_the_lock_still_goes_through() {
     apply(&mut w, Step::Write(0));
     apply(&mut w, Step::Release(0)); // c0's node is deleted on the leader
     apply(&mut w, Step::Receive(0));
-    let lagging = Step::Lossy(FaultKind::LaggingRead, Sending::Receive, 1);
+    let lagging = Step::Lossy(RequestFault::LaggingRead, Sending::Receive, 1);
     assert!(w.enabled(lagging), "c1's getChildren can go to a lagging follower");
     apply(&mut w, lagging);
     match w.clients[1].inbound.front() {
@@ -56,7 +58,7 @@ fn a_session_never_reads_older_than_it_has_seen() {
     apply(&mut w, Step::Acquire(0));
     // The create's reply carries its zxid: the session has seen its own node, and nothing in
     // the lag window is newer, so no follower may answer its next read.
-    assert!(!w.enabled(Step::Lossy(FaultKind::LaggingRead, Sending::Receive, 0)));
+    assert!(!w.enabled(Step::Lossy(RequestFault::LaggingRead, Sending::Receive, 0)));
 }
 
 #[test]
@@ -121,7 +123,7 @@ fn a_lagging_session_lasts_until_its_follower_catches_up() {
     let file =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/curator-mutex-498-n2-belief_exclusion.json");
     let trace = zklab::trace::Trace::load(&file).unwrap();
-    let struck = trace.steps.iter().position(|s| matches!(s, Step::Lossy(FaultKind::LaggingSession, ..))).unwrap();
+    let struck = trace.steps.iter().position(|s| matches!(s, Step::Lossy(RequestFault::LaggingSession, ..))).unwrap();
     let worlds = trace.worlds().unwrap();
     // Every world from the fault on has c0 on the lagging follower, and its reads show the
     // node its expired session left behind.
@@ -140,6 +142,6 @@ fn a_lagging_session_lasts_until_its_follower_catches_up() {
         apply(&mut dropped, *step);
     }
     assert!(dropped.clients[0].lagging);
-    apply(&mut dropped, Step::Fault(FaultKind::Disconnect, 0));
+    apply(&mut dropped, Step::Fault(ClientFault::Disconnect, 0));
     assert!(!dropped.clients[0].lagging && !dropped.enabled(Step::CatchUp(0)));
 }

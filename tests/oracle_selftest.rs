@@ -8,8 +8,8 @@ mod oracle;
 use serde_json::Value;
 use std::time::Instant;
 use zklab_model::{
-    Belief, ClientBehaviour, CreateMode, Ctx, FaultBudget, FaultKind, Input, Mode, Recipe, Request, Response, Step,
-    World, WorldConfig,
+    Belief, ClientBehaviour, CreateMode, Ctx, FaultBudget, FaultKind, Input, Mode, Recipe, Request, Response,
+    ServerEvent, Step, World, WorldConfig,
 };
 use zklab_recipes::AnyRecipe;
 
@@ -364,7 +364,7 @@ fn a_reaped_and_recreated_parent_locks_the_legitimate_holder_out() {
     assert_eq!(o.status("fencing_available"), "violated");
     let steps = &o.violated["fencing_available"];
     assert!(
-        steps.iter().any(|s| matches!(s, Step::Fault(FaultKind::ReapParent, _))),
+        steps.iter().any(|s| matches!(s, Step::Server(ServerEvent::ReapParent))),
         "the parent is reaped: {steps:?}"
     );
     assert!(matches!(steps.last(), Some(Step::Write(_))), "{steps:?}");

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use zklab::check::{self, properties::herd, Options, Status};
 use zklab::scenario::Scenario;
 use zklab_model::world::Link;
-use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Recipe, Step, World, WorldConfig};
+use zklab_model::{ClientBehaviour, ClientFault, FaultBudget, FaultKind, Recipe, Step, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
 fn world(recipe: &str, clients: usize, faults: &[FaultKind], client: ClientBehaviour) -> World<AnyRecipe> {
@@ -39,7 +39,7 @@ const RUN_STATES: usize = 200;
 
 /// Checks every local step among `states` along the runs from its state that do not take it
 /// (up to `RUN_STATES` states each), as the reduction's argument claims (see
-/// `model/src/world/reduction.rs`): in every state on them, the step is still enabled, still
+/// `model/src/world/reduce/partial_order.rs`): in every state on them, the step is still enabled, still
 /// changes nothing a property reads, and commutes with every other enabled step without
 /// changing that step's herd (condition C1: no step that depends on it comes first).
 ///
@@ -58,11 +58,12 @@ fn assert_local_steps_commute<R: Recipe>(label: &str, states: &[World<R>]) -> Ch
         let Some((local, after_local)) = state.local_step() else { continue };
         checked.found += 1;
         checked.dead_reconnects += usize::from(matches!(local, Step::Reconnect(_)));
-        let c = local.client() as usize;
+        let client = local.client().expect("a local step is a client's");
+        let c = client as usize;
         let on_dropped_link = state.clients[c].link == Link::Down
             && after_local.clients[c].outbound.len() > state.clients[c].outbound.len();
         checked.queued += usize::from(on_dropped_link);
-        let reconnect = Step::Reconnect(local.client());
+        let reconnect = Step::Reconnect(client);
         let deferred = |step: Step| step == local || (on_dropped_link && step == reconnect);
         let mut run = vec![state.clone()];
         let mut met: HashSet<World<R>> = run.iter().cloned().collect();
@@ -128,7 +129,7 @@ fn assert_commute<R: Recipe>(label: &str, here: &World<R>, first: Step, other: S
 /// What the argument claims of the reconnect of a client whose local step queues requests on
 /// its dropped link (see `assert_local_steps_commute`).
 fn assert_reconnect_moves<R: Recipe>(label: &str, here: &World<R>, local: Step, after_local: &World<R>) {
-    let reconnect = Step::Reconnect(local.client());
+    let reconnect = Step::Reconnect(local.client().expect("a local step is a client's"));
     let reconnected = applied(here, reconnect, &format!("{label}: the reconnect is not enabled before {local:?}"));
     assert_eq!(seen_by_properties(here), seen_by_properties(&reconnected), "{label}: the reconnect is visible");
     let others = |w: &World<R>| w.steps().into_iter().filter(|s| ![local, reconnect].contains(s)).collect::<Vec<_>>();
@@ -279,9 +280,9 @@ fn a_receive_is_not_taken_alone_while_a_reconnect_could_let_the_client_acquire()
     // it enables the client's acquire, which does not: an ample set of the receive alone would
     // hold the acquire back on every path (condition C1), so the receive is never taken alone.
     let mut state = world("standard", 2, &[FaultKind::Disconnect], ClientBehaviour::Java);
-    state.apply(zklab_model::Step::Fault(FaultKind::Disconnect, 0)).unwrap();
+    state.apply(zklab_model::Step::Fault(ClientFault::Disconnect, 0)).unwrap();
     assert!(state.enabled(zklab_model::Step::Receive(0)) && state.enabled(zklab_model::Step::Reconnect(0)));
-    assert!(state.local_step().is_none_or(|(step, _)| step.client() != 0), "c0's receive taken alone");
+    assert!(state.local_step().is_none_or(|(step, _)| step.client() != Some(0)), "c0's receive taken alone");
     let mut reconnected = state.clone();
     reconnected.apply(zklab_model::Step::Reconnect(0)).unwrap();
     assert!(reconnected.enabled(zklab_model::Step::Acquire(0)), "the reconnect enables the acquire");
@@ -294,7 +295,7 @@ fn a_client_learns_alone_that_its_session_expired_once_it_can_do_nothing_else() 
     // ask for the lock. Before c0 has handled its Disconnected, it had a receive to take, and
     // its reconnect (not yet enabled) was not a local step.
     let mut state = world("standard", 2, &[FaultKind::Expire], ClientBehaviour::Java);
-    state.apply(Step::Fault(FaultKind::Expire, 0)).unwrap();
+    state.apply(Step::Fault(ClientFault::Expire, 0)).unwrap();
     assert!(state.local_step().is_none_or(|(step, _)| step != Step::Reconnect(0)));
     state.apply(Step::Receive(0)).unwrap();
     state.apply(Step::Expire(0)).unwrap();

@@ -240,10 +240,9 @@ fn reachable(world: World<AnyRecipe>, happened: impl Fn(&World<AnyRecipe>, Step,
 fn a_revoked_holder_gives_the_lock_up_without_being_asked_by_its_application() {
     let world = scenario("revocable-writer,revocable-writer", "none", ClientBehaviour::Java).world();
     let revoked = |before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>| {
-        let c = step.client() as usize;
-        matches!(step, Step::Receive(_))
-            && before.clients[c].belief().is_holding()
-            && after.clients[c].belief() == Belief::Releasing
+        let Step::Receive(c) = step else { return false };
+        let c = c as usize;
+        before.clients[c].belief().is_holding() && after.clients[c].belief() == Belief::Releasing
     };
     assert!(reachable(world, revoked), "a holder reads \"unlock\" on its node and releases");
 }

@@ -63,7 +63,7 @@ fn the_same_seed_gives_the_same_report_on_any_thread_count() {
 
 #[test]
 fn a_swarm_names_the_budget_that_stopped_it() {
-    use zklab::check::bfs::Spent;
+    use zklab::check::search::Spent;
     let s = scenario("standard", 3, "loss-after-apply,expire");
     let finished = check::run(&s, &swarm(20, 1, 2));
     assert_eq!((finished.bounded_by, finished.swarm.as_ref().map(|c| c.walks)), (None, Some(20)));

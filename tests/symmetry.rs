@@ -49,13 +49,13 @@ fn renaming_clients_commutes_with_every_step() {
         for to in permutations(3) {
             let renaming = Renaming::new(to, first);
             let renamed = state.renamed(&renaming).expect("the standard lock supports renaming");
-            let expected: Vec<Step> = state.steps().iter().map(|s| s.for_client(renaming.client(s.client()))).collect();
+            let expected: Vec<Step> = state.steps().iter().map(|s| s.renamed_by(|c| renaming.client(c))).collect();
             assert_eq!(sorted(renamed.steps()), sorted(expected), "renamed state offers the renamed steps");
             for step in state.steps() {
                 let mut next = state.clone();
                 next.apply(step).unwrap();
                 let mut renamed_next = renamed.clone();
-                renamed_next.apply(step.for_client(renaming.client(step.client()))).unwrap();
+                renamed_next.apply(step.renamed_by(|c| renaming.client(c))).unwrap();
                 assert_eq!(next.renamed(&renaming).unwrap(), renamed_next, "step {step} under {renaming:?}");
             }
             renamed_names += usize::from(renamed.server.tree() != state.server.tree());

@@ -3,7 +3,7 @@
 //! re-arms its watches (the Java client) or drops them and only reports the state change (kazoo).
 //! Recipes that are right under one behaviour can be wrong under the other.
 
-use crate::rewrite::Rewrite;
+use crate::reduce::rewrite::Rewrite;
 use crate::{Request, Response, Server, SessionId, WatchKind, WatchedEvent, ZkResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -94,11 +94,11 @@ impl ClientWatches {
         found
     }
 
-    pub fn renamed(&self, r: &crate::symmetry::Renamer) -> ClientWatches {
+    pub fn renamed(&self, r: &crate::reduce::symmetry::Renamer) -> ClientWatches {
         ClientWatches(self.0.iter().map(|(path, kind)| (r.path(path), *kind)).collect())
     }
 
-    pub fn renumbered(&self, r: &crate::renumber::Renumber) -> ClientWatches {
+    pub fn renumbered(&self, r: &crate::reduce::renumber::Renumber) -> ClientWatches {
         ClientWatches(self.0.iter().map(|(path, kind)| (r.path(path), *kind)).collect())
     }
 

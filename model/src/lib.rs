@@ -5,15 +5,12 @@ pub mod children_order;
 pub mod error;
 pub mod event;
 pub mod listing;
-pub mod memo;
 pub mod path;
 pub mod property;
-pub mod renumber;
+pub mod reduce;
 pub mod request;
-pub mod rewrite;
 pub mod server;
 pub mod stat;
-pub mod symmetry;
 pub mod tree;
 
 pub use children_order::ChildrenOrder;
@@ -22,14 +19,14 @@ pub use event::{EventType, SessionState, WatchedEvent};
 pub use listing::{Listing, NameIter};
 pub use path::PathError;
 pub use property::{Property, Reach};
-pub use renumber::{Collected, Lifted, Numbers, Renumber};
+pub use reduce::renumber::{Collected, Lifted, Numbers, Renumber};
+pub use reduce::rewrite::Rewrite;
+pub use reduce::symmetry::{Renamer, Renaming};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
-pub use rewrite::Rewrite;
 pub use server::{
     Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind, WatchTable,
 };
 pub use stat::Stat;
-pub use symmetry::{Renamer, Renaming};
 pub use tree::{DataTree, Node};
 pub mod client;
 pub mod recipe;
@@ -37,4 +34,7 @@ pub mod world;
 
 pub use client::{ClientBehaviour, ClientWatches, JAVA_MAX_PACKET_BYTES};
 pub use recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
-pub use world::{FaultBudget, FaultKind, RefusedReply, Step, World, WorldConfig, UNBOUNDED_ROUNDS};
+pub use world::{
+    ClientFault, Fault, FaultBudget, FaultKind, RefusedReply, RequestFault, ServerEvent, Step, World, WorldConfig,
+    UNBOUNDED_ROUNDS,
+};

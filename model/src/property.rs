@@ -264,8 +264,8 @@ fn exclusive(mode: Mode) -> bool {
 /// parents on its own.
 fn actor(step: Step) -> Option<ClientId> {
     match step {
-        Step::Expire(_) | Step::Fault(FaultKind::ReapParent, _) => None,
-        other => Some(other.client()),
+        Step::Expire(_) | Step::Server(_) => None,
+        other => other.client(),
     }
 }
 

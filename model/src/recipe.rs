@@ -169,7 +169,7 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     fn rename_name(&self, name: &str, _r: &Renaming) -> String {
         name.to_string()
     }
-    /// For renumbering (see `crate::renumber`): this recipe's state with its numbers
+    /// For renumbering (see `crate::reduce::renumber`): this recipe's state with its numbers
     /// renumbered by `r` (`client` is its client's index, for numbers private to it), or `None`
     /// if the recipe does not write it. A recipe may write it if it only compares sequence
     /// numbers, zxids and its private counters with one another (never with a constant, never

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use zklab_model::path::{self, PathError};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{
-    Belief, ChildrenOrder, ClientBehaviour, CreateMode, Ctx, EventType, FaultBudget, FaultKind, Input, Notification,
-    Recipe, RefusedReply, Request, Response, Server, ServerConfig, SessionId, SessionState, SessionStatus, Stat, Step,
-    WatchKind, WatchedEvent, World, WorldConfig, ZkError, JAVA_MAX_PACKET_BYTES,
+    Belief, ChildrenOrder, ClientBehaviour, ClientFault, CreateMode, Ctx, EventType, FaultBudget, FaultKind, Input,
+    Notification, Recipe, RefusedReply, Request, RequestFault, Response, Server, ServerConfig, SessionId, SessionState,
+    SessionStatus, Stat, Step, WatchKind, WatchedEvent, World, WorldConfig, ZkError, JAVA_MAX_PACKET_BYTES,
 };
 
 use CreateMode::{Ephemeral, EphemeralSequential, Persistent, PersistentSequential};
@@ -1385,10 +1385,10 @@ fn world_connection_loss_before_apply_never_applies_the_request() {
     let check = Request::exists("/lock", false);
     let mut w = world(ClientBehaviour::Java, &[FaultKind::LossBeforeApply], vec![vec![create.clone(), check.clone()]]);
     // The fault is a lossy version of a step that sends: here the acquire's first request.
-    assert!(!w.enabled(Step::Lossy(FaultKind::LossBeforeApply, Sending::Receive, 0)), "nothing to receive");
+    assert!(!w.enabled(Step::Lossy(RequestFault::LossBeforeApply, Sending::Receive, 0)), "nothing to receive");
     let zxid = w.server.zxid();
-    step(&mut w, Step::Lossy(FaultKind::LossBeforeApply, Sending::Acquire, 0));
-    assert!(!w.enabled(Step::Lossy(FaultKind::LossBeforeApply, Sending::Reconnect, 0)), "the budget is spent");
+    step(&mut w, Step::Lossy(RequestFault::LossBeforeApply, Sending::Acquire, 0));
+    assert!(!w.enabled(Step::Lossy(RequestFault::LossBeforeApply, Sending::Reconnect, 0)), "the budget is spent");
     assert_eq!(w.server.zxid(), zxid, "the server never saw the request");
     assert!(w.server.tree().children("/lock").is_empty());
     assert_eq!(w.clients[0].link, Link::Down);
@@ -1412,7 +1412,7 @@ fn world_connection_loss_after_apply_applies_the_request_and_loses_the_reply() {
     let check = Request::exists("/lock", false);
     let mut w = world(ClientBehaviour::Java, &[FaultKind::LossAfterApply], vec![vec![create.clone(), check.clone()]]);
     let zxid = w.server.zxid();
-    step(&mut w, Step::Lossy(FaultKind::LossAfterApply, Sending::Acquire, 0));
+    step(&mut w, Step::Lossy(RequestFault::LossAfterApply, Sending::Acquire, 0));
     let session = w.clients[0].session;
     assert_eq!(w.server.zxid(), zxid + 1, "the create, and only the create, was applied");
     assert_eq!(w.server.tree().ephemerals_of(session), strings(&["/lock/x-0000000000"]));
@@ -1527,7 +1527,7 @@ fn disconnected_with_changes(behaviour: ClientBehaviour) -> (World<Probe>, Sessi
     settle(&mut w, 0);
     let session = w.clients[0].session;
     assert_eq!(w.server.watches_of(session), (strings(&["/lock/d", "/lock/u", "/lock/w"]), strings(&["/lock"])));
-    step(&mut w, Step::Fault(FaultKind::Disconnect, 0));
+    step(&mut w, Step::Fault(ClientFault::Disconnect, 0));
     assert!(w.server.watches_of(session) == (vec![], vec![]), "the server forgets the connection's watches");
     settle(&mut w, 0);
     assert_eq!(seen(&w, 0).last(), Some(&Input::State(SessionState::Disconnected)));
@@ -1576,7 +1576,7 @@ fn world_java_client_receives_events_of_re_armed_watches() {
     assert!(w.server.apply(adm, &Request::create("/lock/u", Persistent)).result.is_ok());
     step(&mut w, Step::Acquire(0));
     settle(&mut w, 0);
-    step(&mut w, Step::Fault(FaultKind::Disconnect, 0));
+    step(&mut w, Step::Fault(ClientFault::Disconnect, 0));
     settle(&mut w, 0);
     step(&mut w, Step::Reconnect(0));
     settle(&mut w, 0);
@@ -1616,7 +1616,7 @@ fn expiry_is_learned_only_on_reconnect(behaviour: ClientBehaviour) {
     step(&mut w, Step::Acquire(1));
     settle(&mut w, 1);
     let old = w.clients[0].session;
-    step(&mut w, Step::Fault(FaultKind::Expire, 0));
+    step(&mut w, Step::Fault(ClientFault::Expire, 0));
     assert_eq!(w.clients[0].link, Link::Partitioned);
     assert!(w.server.is_alive(old), "the server has not decided yet");
     assert!(!w.enabled(Step::Reconnect(0)), "cut off: no reconnect before the server expires it");
@@ -1653,11 +1653,11 @@ fn world_crash_then_expire_deletes_the_crashed_clients_ephemerals() {
     step(&mut w, Step::Acquire(1));
     settle(&mut w, 1);
     let session = w.clients[0].session;
-    step(&mut w, Step::Fault(FaultKind::Crash, 0));
+    step(&mut w, Step::Fault(ClientFault::Crash, 0));
     assert!(w.server.watches_of(session) == (vec![], vec![]), "a dead process's connection watches nothing");
     assert!(w.server.is_alive(session), "the session lingers until the server expires it");
     assert_eq!(w.server.tree().ephemerals_of(session), strings(&["/lock/x-0000000000"]));
-    for s in [Step::Receive(0), Step::Reconnect(0), Step::Acquire(0), Step::Fault(FaultKind::Crash, 0)] {
+    for s in [Step::Receive(0), Step::Reconnect(0), Step::Acquire(0), Step::Fault(ClientFault::Crash, 0)] {
         assert!(!w.enabled(s), "a crashed client does not {s}");
     }
     step(&mut w, Step::Expire(0));

@@ -8,7 +8,7 @@ use crate::streams::{between, Streams};
 use crate::timing::SessionTiming;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use zklab_model::{ClientId, FaultBudget, FaultKind};
+use zklab_model::{ClientId, FaultBudget, FaultKind, RequestFault};
 
 impl SimConfig {
     /// Whether the run's rates make `kind` strike.
@@ -100,18 +100,18 @@ pub fn timed_faults(
 
 /// Whether the request a step is about to send is lost (or read from a lagging follower), as
 /// the rates draw it: one draw per rated kind, the first that strikes wins.
-pub fn draw_loss(config: &SimConfig, streams: &mut [ChaCha8Rng]) -> Option<FaultKind> {
+pub fn draw_loss(config: &SimConfig, streams: &mut [ChaCha8Rng]) -> Option<RequestFault> {
     let mut loss = None;
-    for (kind, p) in [
-        (FaultKind::LossBeforeApply, config.rates.loss_before_apply),
-        (FaultKind::LossAfterApply, config.rates.loss_after_apply),
-        (FaultKind::LaggingRead, config.rates.lagging_read),
-        (FaultKind::LaggingSession, config.rates.lagging_session),
+    for (fault, p) in [
+        (RequestFault::LossBeforeApply, config.rates.loss_before_apply),
+        (RequestFault::LossAfterApply, config.rates.loss_after_apply),
+        (RequestFault::LaggingRead, config.rates.lagging_read),
+        (RequestFault::LaggingSession, config.rates.lagging_session),
     ] {
         if p > 0.0 {
-            let draw: f64 = streams[kind.index()].random();
+            let draw: f64 = streams[fault.kind().index()].random();
             if loss.is_none() && draw < p {
-                loss = Some(kind);
+                loss = Some(fault);
             }
         }
     }

@@ -13,7 +13,9 @@ use crate::timing::SessionTiming;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use zklab_model::world::{Link, Sending};
-use zklab_model::{Belief, ClientId, FaultKind, Input, Property, Recipe, Request, Step, World};
+use zklab_model::{
+    Belief, ClientFault, ClientId, Fault, FaultKind, Input, Property, Recipe, Request, RequestFault, Step, World,
+};
 
 /// A property a run broke, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,7 +100,7 @@ struct Sim<'a, R> {
     /// A reconnect attempt is scheduled for the client.
     reconnecting: Vec<bool>,
     /// A scheduled connection loss waiting for the client's next request.
-    armed: Vec<Option<FaultKind>>,
+    armed: Vec<Option<RequestFault>>,
     /// Who holds, and what the run's end and every step are judged by.
     judge: Judge,
     /// Handled a notification while waiting and has not acquired since.
@@ -318,37 +320,36 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn fault(&mut self, kind: FaultKind, i: ClientId) {
-        // The container manager is the server's: its step is listed under client 0.
-        let i = if kind == FaultKind::ReapParent { 0 } else { i };
-        let i_ = i as usize;
-        if kind.strikes_a_request() {
-            self.armed[i_] = Some(kind);
-            return;
-        }
-        if !self.world.enabled(Step::Fault(kind, i)) {
+        let step = match kind.typed() {
+            // Struck at the client's next step that sends a request (see `take`).
+            Fault::Request(fault) => {
+                self.armed[i as usize] = Some(fault);
+                return;
+            }
+            Fault::Client(fault) => Step::Fault(fault, i),
+            Fault::Server(event) => Step::Server(event),
+        };
+        if !self.world.enabled(step) {
             return;
         }
         self.metrics.faults[kind.index()] += 1;
-        self.apply(Step::Fault(kind, i));
+        self.apply(step);
         let (lo, hi) = self.timing.expiry_window();
         let rng = &mut self.fault_streams[kind.index()];
-        match kind {
-            FaultKind::LossBeforeApply
-            | FaultKind::LossAfterApply
-            | FaultKind::LaggingRead
-            | FaultKind::LaggingSession => unreachable!("armed above"),
-            FaultKind::Disconnect | FaultKind::ReapParent | FaultKind::GiveUp => {}
-            FaultKind::Expire | FaultKind::Crash => {
+        let Step::Fault(fault, _) = step else { return };
+        match fault {
+            ClientFault::Disconnect | ClientFault::GiveUp => {}
+            ClientFault::Expire | ClientFault::Crash => {
                 let expiry = self.now + between(rng, lo, hi);
                 self.queue.push(expiry, Event::ServerExpire(i));
             }
-            FaultKind::Pause => {
+            ClientFault::Pause => {
                 // A pause longer than the session timeout is a partition as far as the server is
                 // concerned: the process sends no pings.
                 let (length, expiry) = draw_pause(&self.timing, rng);
                 self.queue.push(self.now + length, Event::Resume(i));
-                if let Some(expiry) = expiry.filter(|_| self.world.enabled(Step::Fault(FaultKind::Expire, i))) {
-                    self.apply(Step::Fault(FaultKind::Expire, i));
+                if let Some(expiry) = expiry.filter(|_| self.world.enabled(Step::Fault(ClientFault::Expire, i))) {
+                    self.apply(Step::Fault(ClientFault::Expire, i));
                     self.queue.push(self.now + expiry, Event::ServerExpire(i));
                 }
             }
@@ -362,13 +363,13 @@ impl<'a, R: Recipe> Sim<'a, R> {
         if loss.is_none() && self.now < self.config.chaos_us {
             loss = draw_loss(self.config, &mut self.fault_streams);
         }
-        if let Some(kind) = loss {
-            if self.world.enabled(Step::Lossy(kind, sending, i)) {
+        if let Some(fault) = loss {
+            if self.world.enabled(Step::Lossy(fault, sending, i)) {
                 self.armed[i as usize] = None;
-                self.metrics.faults[kind.index()] += 1;
-                self.apply(Step::Lossy(kind, sending, i));
-                if kind == FaultKind::LaggingSession {
-                    let lag = draw_catch_up(&mut self.fault_streams[kind.index()]);
+                self.metrics.faults[fault.kind().index()] += 1;
+                self.apply(Step::Lossy(fault, sending, i));
+                if fault == RequestFault::LaggingSession {
+                    let lag = draw_catch_up(&mut self.fault_streams[fault.kind().index()]);
                     self.queue.push(self.now + lag, Event::CatchUp(i));
                 }
                 return;
@@ -397,10 +398,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn apply(&mut self, step: Step) {
-        let i = step.client();
-        let i_ = i as usize;
-        let belief = self.world.clients[i_].belief();
-        let held = self.world.clients[i_].holds();
+        // What the step's client believed and held before it (a server event has no client).
+        let before =
+            step.client().map(|i| (i, self.world.clients[i as usize].belief(), self.world.clients[i as usize].holds()));
         self.world.apply(step).expect("the simulator takes only enabled steps");
         self.steps_hash.add(step, self.now);
         if (self.metrics.steps as usize) < self.config.keep_steps {
@@ -424,6 +424,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
             let j = self.world.routed()[j];
             self.deliver_soon(j);
         }
+        let Some((i, belief, held)) = before else { return };
+        let i_ = i as usize;
         self.deliver_soon(i);
         let c = &self.world.clients[i_];
         let now_believes = c.belief();

@@ -21,9 +21,10 @@ impl Default for StepsHash {
 
 impl StepsHash {
     pub fn add(&mut self, step: Step, at: Micros) {
-        // Which step, without its client (`packed` has room for a checked world's clients only).
+        // Which step, without its client (`packed` has room for a checked world's clients only);
+        // a server event is told apart by `what`, and has no client.
         let what = step.for_client(0).packed() >> 16;
-        let bytes = (u64::from(what) << 32 | u64::from(step.client())).to_le_bytes().into_iter();
+        let bytes = (u64::from(what) << 32 | u64::from(step.client().unwrap_or_default())).to_le_bytes().into_iter();
         for b in bytes.chain(at.to_le_bytes()) {
             self.0 = (self.0 ^ u64::from(b)).wrapping_mul(PRIME);
         }
@@ -37,7 +38,7 @@ impl StepsHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zklab_model::FaultKind;
+    use zklab_model::ClientFault;
 
     fn hash(steps: &[(Step, Micros)]) -> u64 {
         let mut h = StepsHash::default();
@@ -55,7 +56,7 @@ mod tests {
         for other in [
             [(Step::Acquire(0), 0), (Step::Receive(4_464), 300)],
             [(Step::Acquire(0), 0), (Step::Receive(70_000), 301)],
-            [(Step::Acquire(0), 0), (Step::Fault(FaultKind::Expire, 70_000), 300)],
+            [(Step::Acquire(0), 0), (Step::Fault(ClientFault::Expire, 70_000), 300)],
             [(Step::Receive(70_000), 300), (Step::Acquire(0), 0)],
         ] {
             assert_ne!(hash(&other), base, "{other:?}");

@@ -13,9 +13,9 @@
 //! It runs within what is left of the run's budget (states and time); cut short, it says it did
 //! not finish rather than agreeing.
 
-use super::bfs::{Budget, Reduction};
-use super::model::WorldModel;
 use super::properties::{Kind, Property};
+use super::search::{Budget, Reduction};
+use super::stateright_adapter::WorldModel;
 use super::{representative, Options, Status, Verdict};
 use serde::Serialize;
 use stateright::{Checker, Model};

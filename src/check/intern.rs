@@ -22,7 +22,7 @@
 //! the digests a state's fingerprint is made of. So a part is handed a different one only if
 //! two distinct parts met in the run have the same digest, and the run's collision bound counts
 //! every digest the interner looks up: those of every state kept and, once more, those of every
-//! raw successor handed copies before it is settled (`bfs::collision_probability`). The same
+//! raw successor handed copies before it is settled (`index::collision_probability`). The same
 //! event in a state's fingerprint can merge two states; here it would swap a part, so that a
 //! state never reached is explored in its place. The bound covers both. Comparing the two parts
 //! in full on every lookup cost 3.5 % of the instructions (measured) and checked nothing the

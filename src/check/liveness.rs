@@ -21,7 +21,8 @@
 //! of the unrestricted graph instead would miss a fair starving cycle inside a component that
 //! also holds states where c holds.
 
-use super::bfs::{Counterexample, Graph};
+use super::graph::Graph;
+use super::search::Counterexample;
 use std::collections::{HashMap, VecDeque};
 use zklab_model::Step;
 

@@ -8,10 +8,15 @@ pub mod bfs;
 mod builder;
 mod chunked;
 pub mod cross_check;
+mod expand;
+mod graph;
+pub mod index;
 mod intern;
 pub mod liveness;
-pub mod model;
+mod pipeline;
 pub mod properties;
+pub mod search;
+pub mod stateright_adapter;
 pub mod swarm;
 
 pub use builder::{check, Builder, Checked};
@@ -20,10 +25,10 @@ pub use crate::budget::default_max_memory_mib;
 use crate::exit::Exit;
 use crate::scenario::Scenario;
 use crate::trace::{Trace, Verdict as TraceVerdict, FORMAT};
-use bfs::{Budget, Counterexample, Progress};
 use cross_check::CrossCheck;
 use liveness::Liveness;
 use properties::{Kind, Property};
+use search::{Budget, Counterexample, Progress};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -145,7 +150,7 @@ pub struct Report {
     pub interrupted: bool,
     /// Which budget ran out, for a bounded exhaustive run: states, time, memory or interrupted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bounded_by: Option<bfs::Spent>,
+    pub bounded_by: Option<search::Spent>,
     /// The run stopped after the breadth-first level of its first violation (see
     /// `Options::stop_at_violation`): properties it had not decided are unknown.
     pub stopped_at_violation: bool,
@@ -154,7 +159,7 @@ pub struct Report {
     /// States were counted in the graph reduced by partial order.
     pub partial_order: bool,
     /// An upper bound on the probability that two distinct states, or two distinct parts of
-    /// states, were taken for one by their 128-bit digests (see `bfs::collision_probability`).
+    /// states, were taken for one by their 128-bit digests (see `index::collision_probability`).
     pub fingerprint_collision_probability: f64,
     /// `--symmetry` was refused (why): the recipe's renaming does not commute with its steps.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -326,7 +331,7 @@ pub struct Outcome {
     pub bounded: bool,
     /// Which budget ran out, if one did (see `Budget::spent`; a swarm is bounded by its walks
     /// whether or not one did).
-    pub spent: Option<bfs::Spent>,
+    pub spent: Option<search::Spent>,
     /// Stopped after the level of the first violation (`Options::stop_at_violation`).
     pub stopped: bool,
     /// Explored with symmetry reduction.
@@ -334,7 +339,7 @@ pub struct Outcome {
     /// The counts are of the graph reduced by partial order (see `Options::partial_order`).
     pub partial_order: bool,
     /// An upper bound on the chance that two distinct states, or two distinct parts of states,
-    /// were taken for one (see `bfs::collision_probability`).
+    /// were taken for one (see `index::collision_probability`).
     pub collision_probability: f64,
     /// `symmetry` was asked for and refused: renaming the clients did not commute with a step
     /// in an explored state (why); the run was judged without it.
@@ -487,7 +492,7 @@ fn walk<R: Recipe>(
         stopped: false,
         symmetric: false,
         partial_order: false,
-        collision_probability: bfs::collision_probability(
+        collision_probability: index::collision_probability(
             found.coverage.distinct_states,
             found.coverage.visits as usize,
             init.digested_parts(),
@@ -502,7 +507,10 @@ fn walk<R: Recipe>(
     }
 }
 
-/// `explore`, stopping at `deadline` or after `max_states` states.
+/// Explores `init` within the budget (`deadline`, `max_states` over every pass): a graph pass and, where a reduction it applied was
+/// refuted or kept it from judging what it found, another pass without that reduction, until
+/// one stands (each reduction is dropped at most once). The outcome is the last pass's, told
+/// what the passes before it found (see `Fallback`).
 fn explore_within<R: Recipe>(
     init: World<R>,
     options: &Options,
@@ -510,10 +518,115 @@ fn explore_within<R: Recipe>(
     max_states: usize,
     started: Instant,
 ) -> Outcome {
-    let properties = judged(&init, options);
+    let (mut init, mut options, mut max_states) = (init, options.clone(), max_states);
+    let mut fallbacks = Vec::new();
+    let mut outcome = loop {
+        let (fallback, explored) = match pass(&init, &options, deadline, max_states, started) {
+            Pass::Done(outcome) => break outcome,
+            Pass::Again(fallback, explored) => (fallback, explored),
+        };
+        match &fallback {
+            Fallback::SymmetryRefused(_) => options.symmetry = false,
+            Fallback::RenumberingRefused(_) => init = init.without_renumbering(),
+            Fallback::Rerun { without, .. } => options = without.clone(),
+        }
+        max_states = max_states.saturating_sub(explored).max(1);
+        fallbacks.push(fallback);
+    };
+    // Latest first, as each pass would tell the outcome of the pass after it.
+    for fallback in fallbacks.into_iter().rev() {
+        fallback.tell(&mut outcome);
+    }
+    outcome
+}
+
+/// Why a pass is not the last, and what the outcome of the passes after it keeps of it.
+enum Fallback {
+    /// The recipe claims symmetry and breaks it: the reduced graph proves nothing, and the
+    /// next pass explores without symmetry.
+    SymmetryRefused(String),
+    /// The recipe claims its future depends on the order of its numbers alone, and breaks it:
+    /// the next pass explores without renumbering.
+    RenumberingRefused(String),
+    /// A reduction kept the pass from judging what it found (partial order keeps neither
+    /// shortest paths nor fairness; symmetry cannot tell which client starves on a cycle): the
+    /// next pass explores `without` it.
+    Rerun { without: Options, first: FirstPass },
+}
+
+/// What a pass that ran again found, kept where the next pass runs out of budget.
+struct FirstPass {
+    verdicts: Vec<Verdict>,
+    unique_states: usize,
+    total_states: usize,
+    max_depth: usize,
+    symmetric: bool,
+    partial_order: bool,
+    collision_probability: f64,
+}
+
+impl Fallback {
+    /// Tells the outcome of the passes after this one what this one found.
+    fn tell(self, outcome: &mut Outcome) {
+        match self {
+            Fallback::SymmetryRefused(why) => outcome.symmetry_refused = Some(why),
+            Fallback::RenumberingRefused(why) => {
+                if let Some(growing) = &mut outcome.growing_numbers {
+                    growing.kept_because = format!("the recipe's claim to renumbering was refused: {why}");
+                }
+                outcome.renumbering_refused = Some(why);
+            }
+            Fallback::Rerun { first, .. } => {
+                // A budget that ran out during the second pass keeps what the first found: its
+                // counterexamples are real runs (translated out of the reduction), if not the
+                // shortest. A second pass that stopped at its first violation keeps only its
+                // own, the shortest.
+                for v in &mut outcome.verdicts {
+                    if v.status == Status::Unknown && outcome.bounded {
+                        let found =
+                            first.verdicts.iter().find(|f| f.property == v.property && f.status == Status::Violated);
+                        if let Some(found) = found {
+                            *v = found.clone();
+                        }
+                    }
+                }
+                // The first pass may have spent nearly all of the states budget, leaving the
+                // second next to nothing: what was explored is then the first pass's graph, and
+                // the counts say so.
+                if outcome.bounded && outcome.unique_states < first.unique_states {
+                    outcome.unique_states = first.unique_states;
+                    outcome.total_states = first.total_states;
+                    outcome.max_depth = first.max_depth;
+                    outcome.symmetric = first.symmetric;
+                    outcome.partial_order = first.partial_order;
+                    outcome.collision_probability = outcome.collision_probability.max(first.collision_probability);
+                }
+            }
+        }
+    }
+}
+
+/// How a graph pass ended.
+enum Pass {
+    /// It stands: the outcome.
+    Done(Outcome),
+    /// Another pass must follow, for this reason; this one explored so many states (spent from
+    /// the states budget).
+    Again(Fallback, usize),
+}
+
+/// One graph pass.
+fn pass<R: Recipe>(
+    init: &World<R>,
+    options: &Options,
+    deadline: Option<Instant>,
+    max_states: usize,
+    started: Instant,
+) -> Pass {
+    let properties = judged(init, options);
     let symmetric = options.symmetry && init.canonical().is_some();
     let concrete = |steps: Vec<zklab_model::Step>| match symmetric {
-        true => bfs::concrete_steps(&init, &steps),
+        true => search::concrete_steps(init, &steps),
         false => steps,
     };
 
@@ -527,7 +640,7 @@ fn explore_within<R: Recipe>(
     };
     let mut last = Instant::now();
     let reduction =
-        bfs::Reduction { symmetry: symmetric, partial_order: options.partial_order, settle: options.settle };
+        search::Reduction { symmetry: symmetric, partial_order: options.partial_order, settle: options.settle };
     let graph = bfs::explore(init.clone(), &judged_by_the_pass, budget, reduction, options.threads, &mut |p| {
         if let Some(say) = options.progress.filter(|_| last.elapsed() >= Duration::from_secs(1)) {
             last = Instant::now();
@@ -536,21 +649,10 @@ fn explore_within<R: Recipe>(
     });
 
     if let Some(why) = &graph.symmetry_refused {
-        // The recipe claims symmetry and breaks it: the reduced graph proves nothing.
-        let left = max_states.saturating_sub(graph.unique()).max(1);
-        let mut full = explore_within(init, &Options { symmetry: false, ..options.clone() }, deadline, left, started);
-        full.symmetry_refused = Some(why.clone());
-        return full;
+        return Pass::Again(Fallback::SymmetryRefused(why.clone()), graph.unique());
     }
     if let Some(why) = &graph.renumbering_refused {
-        // The recipe claims its future depends on the order of its numbers alone, and breaks it.
-        let left = max_states.saturating_sub(graph.unique()).max(1);
-        let mut full = explore_within(init.without_renumbering(), options, deadline, left, started);
-        full.renumbering_refused = Some(why.clone());
-        if let Some(growing) = &mut full.growing_numbers {
-            growing.kept_because = format!("the recipe's claim to renumbering was refused: {why}");
-        }
-        return full;
+        return Pass::Again(Fallback::RenumberingRefused(why.clone()), graph.unique());
     }
     // A deadlock is known once its state is expanded; starving cycles need the whole graph.
     let liveness = match graph.complete {
@@ -559,8 +661,6 @@ fn explore_within<R: Recipe>(
     };
     let verdicts = verdicts_of(&graph, &properties, liveness.as_ref(), &concrete);
     let violated = verdicts.iter().any(|v| v.status == Status::Violated);
-    // Partial order keeps neither shortest paths nor fairness; symmetry cannot tell which
-    // client starves on a cycle.
     let rerun = if options.partial_order && (violated || liveness == Some(Liveness::NeedsFullGraph)) {
         Some(("a shortest counterexample or a cycle's fairness", Options { partial_order: false, ..options.clone() }))
     } else if liveness == Some(Liveness::NeedsFullGraph) {
@@ -572,38 +672,22 @@ fn explore_within<R: Recipe>(
         if let Some(say) = options.progress {
             say(&format!("{why} needs the graph without this reduction: exploring again"));
         }
-        let left = max_states.saturating_sub(graph.unique()).max(1);
-        let init_parts = init.digested_parts();
-        let mut full = explore_within(init, &without, deadline, left, started);
-        // A budget that ran out during the second run keeps what the first found: its
-        // counterexamples are real runs (translated out of the reduction), if not the shortest.
-        // A second run that stopped at its first violation keeps only its own, the shortest.
-        for v in &mut full.verdicts {
-            if v.status == Status::Unknown && full.bounded {
-                if let Some(found) = verdicts.iter().find(|f| f.property == v.property && f.status == Status::Violated)
-                {
-                    *v = found.clone();
-                }
-            }
-        }
-        // The first run may have spent nearly all of the states budget, leaving the second next
-        // to nothing: what was explored is then the first run's graph, and the counts say so.
-        if full.bounded && full.unique_states < graph.unique() {
-            full.unique_states = graph.unique();
-            full.total_states = graph.total;
-            full.max_depth = graph.depth;
-            full.symmetric = symmetric;
-            full.partial_order = options.partial_order;
-            let first = bfs::collision_probability(graph.unique(), graph.total, init_parts);
-            full.collision_probability = full.collision_probability.max(first);
-        }
-        return full;
+        let first = FirstPass {
+            verdicts,
+            unique_states: graph.unique(),
+            total_states: graph.total,
+            max_depth: graph.depth,
+            symmetric,
+            partial_order: options.partial_order,
+            collision_probability: index::collision_probability(graph.unique(), graph.total, init.digested_parts()),
+        };
+        return Pass::Again(Fallback::Rerun { without, first }, graph.unique());
     }
     // stateright explores the same graph again: it gets the run's state limit to itself, and
     // what is left of its time and memory.
     let cross_budget = Budget { max_states, ..budget };
     let cross_check = (options.cross_check && graph.complete)
-        .then(|| cross_check::run(&init, &properties, reduction, options, cross_budget, graph.unique(), &verdicts));
+        .then(|| cross_check::run(init, &properties, reduction, options, cross_budget, graph.unique(), &verdicts));
 
     let bounded = !graph.complete && !graph.stopped;
     let growing_numbers = bounded.then(|| graph.unique().checked_sub(1)).flatten().and_then(|last| {
@@ -612,9 +696,9 @@ fn explore_within<R: Recipe>(
         for step in &steps {
             world.apply(*step).expect("a path of the graph replays");
         }
-        GrowingNumbers::of(&init, &world, steps.len())
+        GrowingNumbers::of(init, &world, steps.len())
     });
-    Outcome {
+    Pass::Done(Outcome {
         unique_states: graph.unique(),
         total_states: graph.total,
         max_depth: graph.depth,
@@ -624,7 +708,7 @@ fn explore_within<R: Recipe>(
         stopped: graph.stopped,
         symmetric,
         partial_order: options.partial_order,
-        collision_probability: bfs::collision_probability(graph.unique(), graph.total, init.digested_parts()),
+        collision_probability: index::collision_probability(graph.unique(), graph.total, init.digested_parts()),
         symmetry_refused: None,
         renumbering_refused: None,
         renumbered_by_replay: init.renumbers_by_replay(),
@@ -632,13 +716,13 @@ fn explore_within<R: Recipe>(
         cross_check,
         swarm: None,
         growing_numbers,
-    }
+    })
 }
 
 /// The verdict on each of `properties` that the graph (and its liveness judgement, when complete)
 /// gives, with counterexamples turned into steps from the initial world by `concrete`.
 fn verdicts_of(
-    graph: &bfs::Graph,
+    graph: &graph::Graph,
     properties: &[Property],
     liveness: Option<&Liveness>,
     concrete: &dyn Fn(Vec<zklab_model::Step>) -> Vec<zklab_model::Step>,
@@ -718,7 +802,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
         max_depth: outcome.max_depth,
         elapsed_ms: outcome.elapsed_ms,
         bounded: outcome.bounded,
-        interrupted: outcome.spent == Some(bfs::Spent::Interrupted),
+        interrupted: outcome.spent == Some(search::Spent::Interrupted),
         bounded_by: outcome.spent,
         stopped_at_violation: outcome.stopped,
         symmetry: outcome.symmetric,

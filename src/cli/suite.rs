@@ -52,7 +52,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     say!("{:<18} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
     for case in CASES {
         let mut report = check::run(&case.scenario(), &options);
-        if report.bounded_by == Some(check::bfs::Spent::Interrupted) {
+        if report.bounded_by == Some(check::search::Spent::Interrupted) {
             // Stopped by a signal: this case has no verdict, and the rest are not run.
             break;
         }

@@ -35,8 +35,8 @@ pub struct Choice {
     /// What it does: the message a receive handles, the fault it is.
     pub text: String,
     pub fault: bool,
-    /// The client it belongs to.
-    pub client: zklab_model::ClientId,
+    /// The client it belongs to; none for the server's own event.
+    pub client: Option<zklab_model::ClientId>,
 }
 
 /// Why a list of steps is not a position.
@@ -82,8 +82,9 @@ fn choice<R: zklab_model::Recipe>(world: &zklab_model::World<R>, step: Step) -> 
             Some(input) => format!("c{c} handles {}", describe_input(input)),
             None => step.to_string(),
         },
-        Step::Lossy(kind, sending, c) => format!("{kind}: the request c{c} sends at its {}", sending.step(c)),
-        Step::Fault(kind, c) => format!("{kind} c{c}"),
+        Step::Lossy(fault, sending, c) => format!("{fault}: the request c{c} sends at its {}", sending.step(c)),
+        Step::Fault(fault, c) => format!("{fault} c{c}"),
+        Step::Server(event) => format!("{event} (the server)"),
         other => other.to_string(),
     };
     Choice { step, text, fault: step.is_fault(), client }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use zklab_model::property::Kind;
 use zklab_model::world::{describe_input, describe_request, Client, Link, Note};
-use zklab_model::{Belief, FaultKind, Input, Property, Recipe, SessionId, Step, World, ZkError};
+use zklab_model::{Belief, ClientFault, Input, Property, Recipe, SessionId, Step, World, ZkError};
 
 /// Everything the page shows, as its script reads it.
 #[derive(Serialize)]
@@ -128,7 +128,8 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
         let mut log = Some(Vec::new());
         world.apply_logged(*step, &mut log).map_err(|_| TraceError::NotEnabled(i, *step))?;
         let frame = i + 1;
-        let lane = (step.client() as usize) + 1;
+        // Lane 0 is the server's, where its own events are drawn.
+        let lane = step.client().map_or(0, |c| c as usize + 1);
         let notes = log.unwrap_or_default();
         let mut arrows = requests(&notes, lane, frame);
         arrows.extend(notifications(&notes, &before, &world, frame));
@@ -169,8 +170,10 @@ pub fn page(trace: &Trace) -> Result<Page, TraceError> {
 /// session expires later, at the server's own step (marked there with `Frame::expired`).
 fn fault(step: Step) -> Option<String> {
     match step {
-        Step::Fault(FaultKind::Expire, _) => Some("cut off past the session timeout".to_string()),
-        Step::Fault(kind, _) | Step::Lossy(kind, ..) => Some(kind.to_string()),
+        Step::Fault(ClientFault::Expire, _) => Some("cut off past the session timeout".to_string()),
+        Step::Fault(fault, _) => Some(fault.to_string()),
+        Step::Lossy(fault, ..) => Some(fault.to_string()),
+        Step::Server(event) => Some(event.to_string()),
         _ => None,
     }
 }

@@ -17,7 +17,7 @@ use crate::conformance::op_of;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use zklab_model::world::{describe_request, describe_result, Link, Note};
-use zklab_model::{FaultKind, Recipe, SessionId, Step, World};
+use zklab_model::{Recipe, RequestFault, SessionId, Step, World};
 
 /// The script of a run that took `steps` from `start` and diverged at its last on `exchange`.
 pub fn divergence_case<R: Recipe>(
@@ -49,7 +49,7 @@ pub fn divergence_case<R: Recipe>(
     }
     let mut exchanged = None;
     for (k, step) in steps.iter().enumerate() {
-        let i = step.client() as usize;
+        let i = step.client().expect("a server event has no op: refused above") as usize;
         let (session, link) = (world.clients[i].session, world.clients[i].link);
         let mut notes = Some(Vec::new());
         world.apply_logged(*step, &mut notes).map_err(|e| format!("the model refuses step {}: {e}", k + 1))?;
@@ -100,9 +100,8 @@ pub fn divergence_case<R: Recipe>(
 /// A step a script has no op for.
 fn inexpressible(step: &Step) -> bool {
     match step {
-        Step::Lossy(kind, _, _) | Step::Fault(kind, _) => {
-            matches!(kind, FaultKind::LaggingRead | FaultKind::LaggingSession | FaultKind::ReapParent)
-        }
+        Step::Lossy(fault, _, _) => matches!(fault, RequestFault::LaggingRead | RequestFault::LaggingSession),
+        Step::Server(_) => true,
         Step::CatchUp(_) => true,
         _ => false,
     }
@@ -111,7 +110,7 @@ fn inexpressible(step: &Step) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zklab_model::{ClientId, Request, Response, WorldConfig, ZkError};
+    use zklab_model::{ClientFault, ClientId, FaultKind, Request, Response, WorldConfig, ZkError};
     use zklab_recipes::AnyRecipe;
 
     fn world() -> World<AnyRecipe> {
@@ -126,7 +125,7 @@ mod tests {
         let w = world();
         let steps = [
             Step::Acquire(0),
-            Step::Fault(FaultKind::Disconnect, 0),
+            Step::Fault(ClientFault::Disconnect, 0),
             Step::Reconnect(0),
             Step::Acquire(1),
             Step::Receive(1),
@@ -177,7 +176,7 @@ mod tests {
     #[test]
     fn a_run_with_lagging_reads_writes_no_script() {
         let w = world();
-        let steps = [Step::Lossy(FaultKind::LaggingRead, zklab_model::world::Sending::Acquire, 0)];
+        let steps = [Step::Lossy(RequestFault::LaggingRead, zklab_model::world::Sending::Acquire, 0)];
         let exchange = Exchange {
             client: 0,
             index: 0,

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 use zklab_model::world::Link;
-use zklab_model::{ClientWatches, FaultKind, Input, Request, SessionId, WatchKind};
+use zklab_model::{ClientWatches, Input, Request, RequestFault, SessionId, WatchKind};
 
 /// A request on the wire, waiting for its reply.
 pub(super) struct Flight {
@@ -72,7 +72,7 @@ pub(super) struct RealClient<R> {
     pub(super) noticed_disconnect: bool,
     pub(super) reconnecting: bool,
     /// A loss planned for the client's next request.
-    pub(super) armed: Option<FaultKind>,
+    pub(super) armed: Option<RequestFault>,
     /// While the client is cut off (expire, crash), a second connection that holds its session
     /// open, so that the server expires it only when the driver closes it, never on its own.
     pub(super) keeper: Option<(Connection, Receiver<Arrival>)>,
@@ -83,7 +83,7 @@ pub(super) struct RealClient<R> {
     /// The server has closed the session (the driver expired it); a new handle opens another.
     pub(super) closed: bool,
     /// The connection is on the lagging follower, for this fault (`session_moves`).
-    pub(super) lag: Option<FaultKind>,
+    pub(super) lag: Option<RequestFault>,
     pub(super) on_follower: bool,
     /// A `lagging-read` step's requests after its first, sent once the session is back.
     pub(super) lag_rest: Option<(u64, Vec<Request>)>,

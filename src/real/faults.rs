@@ -28,7 +28,7 @@ use super::shadow::{Entry, Landing, Place};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 use zklab_model::world::{Link, Sending};
-use zklab_model::{Belief, ClientId, FaultKind, Input, Recipe, Step};
+use zklab_model::{Belief, ClientFault, ClientId, Fault, FaultKind, Input, Recipe, Step};
 use zklab_sim::{between, draw_pause};
 
 /// The faults the driver cannot make happen on these servers, and why: lagging reads need
@@ -60,10 +60,15 @@ pub(super) fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<i64
 impl<R: Recipe> Driver<'_, R> {
     /// A fault that is not a lost request strikes client `i` now, if the model would let it.
     pub(super) fn fault(&mut self, kind: FaultKind, i: usize) {
-        if kind.strikes_a_request() {
-            self.clients[i].armed = Some(kind);
-            return;
-        }
+        let fault = match kind.typed() {
+            Fault::Request(fault) => {
+                self.clients[i].armed = Some(fault);
+                return;
+            }
+            Fault::Client(fault) => fault,
+            // Refused before the run (see `unsupported`).
+            Fault::Server(_) => return,
+        };
         let c = &self.clients[i];
         if c.crashed || c.cut.is_some() {
             return;
@@ -88,7 +93,7 @@ impl<R: Recipe> Driver<'_, R> {
             return self.pause(i);
         }
         let now = self.now_us();
-        let number = self.shadow.push(i, Entry::new(now, Step::Fault(kind, i as ClientId), c.recipe.belief()));
+        let number = self.shadow.push(i, Entry::new(now, Step::Fault(fault, i as ClientId), c.recipe.belief()));
         let connected = c.link == Link::Up && c.conn.is_some();
         match (kind, connected) {
             (FaultKind::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
@@ -127,7 +132,7 @@ impl<R: Recipe> Driver<'_, R> {
         // session timeout never lets the server expire the session on its own.
         self.ping(i);
         let c = &mut self.clients[i];
-        self.shadow.push(i, Entry::new(now, Step::Fault(FaultKind::Pause, i as ClientId), c.recipe.belief()));
+        self.shadow.push(i, Entry::new(now, Step::Fault(ClientFault::Pause, i as ClientId), c.recipe.belief()));
         c.paused = true;
         if self.target.script.is_some() {
             // Steered: the trace says when it resumes and whether it expires.
@@ -139,7 +144,7 @@ impl<R: Recipe> Driver<'_, R> {
         let Some(expiry) = expiry.filter(|_| c.link != Link::Partitioned && !c.closed) else { return };
         let c = &self.clients[i];
         let number =
-            self.shadow.push(i, Entry::new(now, Step::Fault(FaultKind::Expire, i as ClientId), c.recipe.belief()));
+            self.shadow.push(i, Entry::new(now, Step::Fault(ClientFault::Expire, i as ClientId), c.recipe.belief()));
         match c.link == Link::Up && c.conn.is_some() {
             true => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
             false => {

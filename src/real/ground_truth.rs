@@ -34,7 +34,9 @@ pub fn model_writes<R: Recipe>(start: &World<R>, steps: &[Step]) -> Result<Vec<W
     let mut world = start.clone();
     let mut writes = Vec::new();
     for (k, step) in steps.iter().enumerate() {
-        let i = step.client() as usize;
+        let Some(i) = step.client().map(|c| c as usize) else {
+            return Err(format!("step {} is the server's own ({step}): a real run has none", k + 1));
+        };
         let before = world.clients[i].session;
         let ephemerals = world.server.tree().ephemerals_of(before);
         let mut notes = Some(Vec::new());

@@ -361,10 +361,12 @@ impl Run<'_> {
             Said::Done => self.clients[i].finished = true,
             Said::Acquiring if self.now_us() < self.config.chaos_us && !self.clients[i].proxy.armed() => {
                 // The create the acquisition is about to send may be lost, as the rates draw.
-                if let Some(kind) = draw_loss(self.config, &mut self.fault_streams).filter(|k| Library::drives(*k)) {
-                    self.clients[i].proxy.arm(kind);
+                if let Some(kind) =
+                    draw_loss(self.config, &mut self.fault_streams).filter(|k| Library::drives(k.kind()))
+                {
+                    self.clients[i].proxy.arm(kind.kind());
                     let now = self.now_us();
-                    self.faults.push((now, kind, i));
+                    self.faults.push((now, kind.kind(), i));
                 }
             }
             _ => {}

@@ -17,7 +17,7 @@ use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{
-    ClientBehaviour, ClientId, Ctx, FaultKind, Input, Recipe, Request, SessionState, Step, WatchedEvent, ZkError,
+    ClientBehaviour, ClientId, Ctx, Input, Recipe, Request, RequestFault, SessionState, Step, WatchedEvent, ZkError,
     ZkResult,
 };
 use zklab_sim::{between, draw_loss};
@@ -108,7 +108,7 @@ impl<R: Recipe> Driver<'_, R> {
 
     /// Sends the requests one step asked for (held while the connection is down), striking the
     /// first with `loss`.
-    pub(super) fn send(&mut self, i: usize, out: Vec<Request>, entry: u64, loss: Option<FaultKind>) {
+    pub(super) fn send(&mut self, i: usize, out: Vec<Request>, entry: u64, loss: Option<RequestFault>) {
         if out.is_empty() {
             return;
         }
@@ -126,7 +126,7 @@ impl<R: Recipe> Driver<'_, R> {
         let mut index = self.shadow.entry_mut(i, entry).map_or(0, |e| e.sent.len());
         while let Some(request) = out.pop_front() {
             let struck = if index == 0 { loss } else { None };
-            if struck == Some(FaultKind::LossBeforeApply) {
+            if struck == Some(RequestFault::LossBeforeApply) {
                 if let Some(e) = self.shadow.entry_mut(i, entry) {
                     e.sent.push(Sent { request: request.clone(), landing: Landing::Nowhere, result: None });
                 }
@@ -152,7 +152,7 @@ impl<R: Recipe> Driver<'_, R> {
             let now = self.now_us();
             self.wire.push(now, i, "sent", what);
             let c = &mut self.clients[i];
-            let swallow = struck == Some(FaultKind::LossAfterApply);
+            let swallow = struck == Some(RequestFault::LossAfterApply);
             c.in_flight.push_back(Flight { xid, request: request.clone(), entry, index, swallow });
             if let Some(e) = self.shadow.entry_mut(i, entry) {
                 e.sent.push(Sent { request, landing: Landing::InFlight { floor }, result: None });
@@ -384,7 +384,7 @@ impl<R: Recipe> Driver<'_, R> {
         }
         c.watches.on_reply(&flight.request, &result);
         c.inbound.push_back(Input::Reply { request: flight.request, result });
-        if c.lag == Some(FaultKind::LaggingRead) && c.in_flight.is_empty() {
+        if c.lag == Some(RequestFault::LaggingRead) && c.in_flight.is_empty() {
             // One read only: the session goes back before anything else.
             self.back_from_follower(i);
         }

@@ -23,7 +23,7 @@ use super::driver::{Driver, Event};
 use super::jute;
 use super::shadow::{Entry, Landing, Place};
 use std::time::Instant;
-use zklab_model::{ClientId, FaultKind, Recipe, Request, Step};
+use zklab_model::{ClientId, Recipe, Request, RequestFault, Step};
 use zklab_sim::draw_catch_up;
 
 /// How many times a move is tried again before the run is called diverged.
@@ -40,18 +40,18 @@ impl<R: Recipe> Driver<'_, R> {
 
     /// A lagging fault strikes client `i`'s step `entry`: its session moves to the follower,
     /// and the step's requests go out there (a `lagging-read`'s first only).
-    pub(super) fn move_to_follower(&mut self, i: usize, kind: FaultKind, entry: u64, mut out: Vec<Request>) {
+    pub(super) fn move_to_follower(&mut self, i: usize, kind: RequestFault, entry: u64, mut out: Vec<Request>) {
         let Some(lagging) = self.lagging else { return };
         let rest = match kind {
-            FaultKind::LaggingRead => out.split_off(1),
+            RequestFault::LaggingRead => out.split_off(1),
             _ => Vec::new(),
         };
         let c = &mut self.clients[i];
         c.lag = Some(kind);
         c.lag_rest = (!rest.is_empty()).then_some((entry, rest));
-        if kind == FaultKind::LaggingSession && self.target.script.is_none() {
+        if kind == RequestFault::LaggingSession && self.target.script.is_none() {
             // When the follower catches up, as the simulator draws it.
-            let at = self.now_us() + draw_catch_up(&mut self.fault_streams[kind.index()]);
+            let at = self.now_us() + draw_catch_up(&mut self.fault_streams[kind.kind().index()]);
             self.push(at, Event::CatchUp(i as ClientId));
         }
         self.begin_cut(i, CutKind::Move { to: lagging.server }, Some(entry), out);
@@ -132,7 +132,7 @@ impl<R: Recipe> Driver<'_, R> {
     /// goes back to its own server, where every read sees the newest state.
     pub(super) fn catch_up(&mut self, i: usize) -> bool {
         let c = &self.clients[i];
-        if c.lag != Some(FaultKind::LaggingSession) || c.crashed {
+        if c.lag != Some(RequestFault::LaggingSession) || c.crashed {
             return false;
         }
         if !c.on_follower || c.cut.is_some() {

@@ -56,14 +56,16 @@ impl<R: Recipe> Driver<'_, R> {
 
     fn cannot(&mut self, step: Step, why: String) {
         if self.shadow.standing == Standing::Agrees {
-            let (client, at_us) = (step.client(), self.now_us());
+            let (client, at_us) = (step.client().unwrap_or_default(), self.now_us());
             self.shadow.standing = Standing::Diverged { client, step, at_us, why };
         }
     }
 
     /// Makes `step` happen on the real servers.
     fn take_step(&mut self, step: Step) -> Result<(), String> {
-        let i = step.client() as usize;
+        let Some(i) = step.client().map(|c| c as usize) else {
+            return Err(format!("cannot steer these servers through {step}: the server's own moment cannot be chosen"));
+        };
         match step {
             Step::Acquire(_) => self.handle(Event::Acquire(i as ClientId)),
             Step::Write(_) => self.handle(Event::Write(i as ClientId)),
@@ -71,17 +73,17 @@ impl<R: Recipe> Driver<'_, R> {
             Step::Receive(_) => self.receive(i)?,
             Step::Reconnect(_) => self.reconnect(i),
             Step::Expire(_) => self.close_session(i),
-            Step::Fault(kind, _) => {
-                if let Some(why) = unsupported(kind, self.lagging.is_some()) {
-                    return Err(format!("cannot steer these servers through {kind}: {why}"));
+            Step::Fault(fault, _) => {
+                if let Some(why) = unsupported(fault.kind(), self.lagging.is_some()) {
+                    return Err(format!("cannot steer these servers through {fault}: {why}"));
                 }
-                self.fault(kind, i);
+                self.fault(fault.kind(), i);
             }
-            Step::Lossy(kind, sending, _) => {
-                if let Some(why) = unsupported(kind, self.lagging.is_some()) {
-                    return Err(format!("cannot steer these servers through {kind}: {why}"));
+            Step::Lossy(fault, sending, _) => {
+                if let Some(why) = unsupported(fault.kind(), self.lagging.is_some()) {
+                    return Err(format!("cannot steer these servers through {fault}: {why}"));
                 }
-                self.clients[i].armed = Some(kind);
+                self.clients[i].armed = Some(fault);
                 match sending {
                     Sending::Receive => self.receive(i)?,
                     Sending::GiveUp => self.fault(FaultKind::GiveUp, i),
@@ -90,6 +92,7 @@ impl<R: Recipe> Driver<'_, R> {
                 self.clients[i].armed = None;
             }
             Step::Resume(_) => self.resume(i),
+            Step::Server(_) => unreachable!("answered above"),
             Step::CatchUp(_) => {
                 if !self.catch_up(i) {
                     return Err("the client's connection is not on a lagging follower".into());

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 use zklab_model::world::{Client, Resource};
-use zklab_model::{Belief, ClientId, FaultKind, Input, Mode, Recipe, Response, Step, World};
+use zklab_model::{Belief, ClientId, FaultKind, Input, Mode, Recipe, Response, ServerEvent, Step, World};
 
 pub const BELIEF_EXCLUSION: &str = "belief_exclusion";
 pub const ZK_EXCLUSION: &str = "zk_exclusion";
@@ -46,7 +46,7 @@ pub fn waits<R: Recipe>(c: &Client<R>) -> bool {
 }
 
 /// No non-fault step is enabled: "only faults, or nothing, can happen". A fault step is one
-/// for which `Step::is_fault()` holds (`Step::Fault`, `Step::Lossy`).
+/// for which `Step::is_fault()` holds (`Step::Fault`, `Step::Lossy`, `Step::Server`).
 pub fn only_faults_possible<R: Recipe>(w: &World<R>) -> bool {
     w.steps().iter().all(|s| s.is_fault())
 }
@@ -179,12 +179,12 @@ pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
     items
 }
 
-/// The client taking `step`, if any: "`Step::Expire(_)` and `Step::Fault(FaultKind::ReapParent,
-/// _)` are the server's own events and have no acting client."
+/// The client taking `step`, if any: "`Step::Expire(_)` and `Step::Server(ServerEvent::ReapParent)`
+/// are the server's own events and have no acting client."
 pub fn acting_client(step: Step) -> Option<usize> {
     match step {
-        Step::Expire(_) | Step::Fault(FaultKind::ReapParent, _) => None,
-        _ => Some(step.client() as usize),
+        Step::Expire(_) | Step::Server(ServerEvent::ReapParent) => None,
+        _ => step.client().map(|c| c as usize),
     }
 }
 
@@ -201,7 +201,7 @@ fn appended<'a>(before: &VecDeque<Input>, after: &'a VecDeque<Input>, client: us
 /// states): "the step appends watch notifications (`Input::Watch(..)` entries at the back of a
 /// client's `inbound`) for two or more distinct clients that, before the step, waited and asked
 /// for `Mode::Exclusive` or `Mode::Write`; the client taking the step does not count, except that
-/// `Step::Expire(_)` and `Step::Fault(FaultKind::ReapParent, _)` are the server's own events and
+/// `Step::Expire(_)` and `Step::Server(ServerEvent::ReapParent)` are the server's own events and
 /// have no acting client." The step violates `no_herd` when this returns two or more clients.
 pub fn herd<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> Vec<ClientId> {
     let actor = acting_client(step);

@@ -1,10 +1,10 @@
 //! One client of the world: its recipe, its session and connection, and the two FIFO channels
 //! between it and the server.
 
-use super::FaultKind;
-use crate::memo::Memo;
+use super::RequestFault;
 use crate::recipe::{Belief, Input, Recipe};
-use crate::renumber::Collected;
+use crate::reduce::memo::Memo;
+use crate::reduce::renumber::Collected;
 use crate::{ClientWatches, Request, SessionId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -53,12 +53,12 @@ pub struct Client<R> {
     /// after its lock node (a registration, a node below its own).
     pub created: Vec<(String, i64)>,
     /// A connection-loss fault waiting for the client's next request.
-    pub armed: Option<FaultKind>,
+    pub armed: Option<RequestFault>,
     /// The connection is to a lagging follower (`lagging-session`) until it drops.
     pub lagging: bool,
     /// What the recipe was handed since it last started, for renumbering it by replay (see
     /// `replay`); not part of the client's identity.
-    pub handed: super::replay::Handed<R>,
+    pub handed: super::reduce::replay::Handed<R>,
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,
@@ -71,7 +71,7 @@ pub struct Client<R> {
 impl<R: std::hash::Hash> Client<R> {
     /// What the client's hash is in a world's (see `Clients`' `Hash`).
     pub fn digest(&self) -> u128 {
-        *self.digest.get_or_init(|| crate::memo::digest(self))
+        *self.digest.get_or_init(|| crate::reduce::memo::digest(self))
     }
 
     /// What a checker's interner files this client at index `i` under: its digest, and which
@@ -93,7 +93,7 @@ impl<R: std::hash::Hash> Client<R> {
             // A replayed recipe is renumbered from its inputs, which the claim's copies of a
             // state are made of: they are part of its situation (0 when none are kept).
             let inputs = self.handed.digest();
-            crate::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed, inputs))
+            crate::reduce::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed, inputs))
         })
     }
 }

@@ -6,19 +6,20 @@
 mod client;
 mod clients;
 mod config;
+mod derived;
+mod faults;
 mod note;
 mod observe;
-mod reduction;
-mod renumber;
-pub mod replay;
+mod reduce;
 mod resource;
 mod shell;
 mod step;
-mod symmetry;
 
 pub use client::{Client, Link};
 pub use clients::Clients;
-pub use config::{FaultBudget, FaultKind, WorldConfig};
+pub use config::WorldConfig;
+use derived::Derived;
+pub use faults::{ClientFault, Fault, FaultBudget, FaultKind, RequestFault, ServerEvent};
 pub use note::Note;
 pub use observe::Coverage;
 pub use resource::Resource;
@@ -28,12 +29,14 @@ pub use step::{Sending, Step};
 use crate::recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
 use crate::{ClientBehaviour, CreateMode, Notification, Request, Response, Server, SessionId, SessionState, ZkError};
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::sync::Arc;
 
-#[derive(Clone, Debug)]
+/// The state of the whole system: the server, every client, the faults spent, the protected
+/// resource and what has been reached. Everything else a world carries is in `derived`, which
+/// neither hashing nor comparing sees.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub struct World<R> {
-    config: Arc<WorldConfig>,
     pub server: Server,
     pub clients: Clients<R>,
     /// How many of each fault have happened.
@@ -44,22 +47,8 @@ pub struct World<R> {
     /// recipe that acquires forever (`rounds: UNBOUNDED_ROUNDS`) an infinite graph.
     pub grants: u8,
     pub coverage: Coverage,
-    /// The session opened for client 0 (client `i` got the `i`-th after it). Fixed for a run,
-    /// so not part of the state.
-    first_session: SessionId,
-    /// The clients may be renamed into one another (see `symmetry`). Fixed for a run.
-    interchangeable: bool,
-    /// Every client runs the same recipe (by name), which renumbering needs. Fixed for a run.
-    one_recipe: bool,
-    /// Which client each live handle's session belongs to: derived from `clients`, so not part
-    /// of the state; it spares routing a walk over thousands of clients.
-    by_session: Arc<BTreeMap<SessionId, ClientId>>,
-    /// The clients the last step queued a watch notification for (the simulator schedules
-    /// their deliveries). Not part of the state.
-    routed: Vec<ClientId>,
-    /// The reply the last step's client refused for its length, if any (the simulator counts
-    /// them). Not part of the state.
-    refused: Option<RefusedReply>,
+    /// Not part of the state (see `Derived`).
+    derived: Derived,
 }
 
 /// A reply longer than the client's `jute.maxbuffer`: the client dropped its connection.
@@ -70,30 +59,6 @@ pub struct RefusedReply {
     /// How many names it listed (0 for a reply that is not a listing).
     pub children: usize,
 }
-
-// The config is shared and never changes within a run, so it is not part of the state.
-impl<R: Hash> Hash for World<R> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.server.hash(state);
-        self.clients.hash(state);
-        self.faults_used.hash(state);
-        self.resource.hash(state);
-        self.grants.hash(state);
-        self.coverage.hash(state);
-    }
-}
-
-impl<R: PartialEq> PartialEq for World<R> {
-    fn eq(&self, other: &Self) -> bool {
-        self.server == other.server
-            && self.clients == other.clients
-            && self.faults_used == other.faults_used
-            && self.resource == other.resource
-            && self.grants == other.grants
-            && self.coverage == other.coverage
-    }
-}
-impl<R: Eq> Eq for World<R> {}
 
 /// How many past states a lagging follower may show when a world allows lagging reads and its
 /// server config sets no window: one, a follower one transaction behind. That is enough for a
@@ -140,19 +105,21 @@ impl<R: Recipe> World<R> {
         let by_session = World::index_sessions(&clients);
         let one_recipe = clients.first().is_some_and(|f| clients.iter().all(|c| c.recipe.name() == f.recipe.name()));
         let mut world = World {
-            config: Arc::new(config),
             server,
             clients,
             faults_used: [0; FaultKind::COUNT],
             resource: Resource::default(),
             grants: 0,
             coverage: Coverage::default(),
-            first_session,
-            interchangeable,
-            one_recipe,
-            by_session,
-            routed: Vec::new(),
-            refused: None,
+            derived: Derived {
+                config: Arc::new(config),
+                first_session,
+                interchangeable,
+                one_recipe,
+                by_session,
+                routed: Vec::new(),
+                refused: None,
+            },
         };
         world.keep_inputs_for_replay();
         world
@@ -164,16 +131,16 @@ impl<R: Recipe> World<R> {
 
     /// The clients the last step queued a watch notification for.
     pub fn routed(&self) -> &[ClientId] {
-        &self.routed
+        &self.derived.routed
     }
 
     /// The reply the last step's client refused as longer than its `jute.maxbuffer`.
     pub fn refused(&self) -> Option<RefusedReply> {
-        self.refused
+        self.derived.refused
     }
 
     pub fn config(&self) -> &WorldConfig {
-        &self.config
+        &self.derived.config
     }
 
     /// At most how many parts a state's hash writes as their own 128-bit digests: each client,
@@ -187,13 +154,13 @@ impl<R: Recipe> World<R> {
     /// when renumbering was found unsound for its recipe.
     pub fn without_renumbering(mut self) -> World<R> {
         let replayed = self.renumbers_by_replay();
-        Arc::make_mut(&mut self.config).renumber = false;
+        Arc::make_mut(&mut self.derived.config).renumber = false;
         if replayed {
             // Replay was what kept symmetry off (`keep_inputs_for_replay`): without it the
             // clients are as interchangeable as they were made.
             self.stop_keeping_inputs();
-            self.interchangeable = self.config.jute_maxbuffer.is_none()
-                && World::interchangeable(&self.clients, &self.config.lock_path, self.first_session);
+            self.derived.interchangeable = self.derived.config.jute_maxbuffer.is_none()
+                && World::interchangeable(&self.clients, &self.derived.config.lock_path, self.derived.first_session);
         }
         self
     }
@@ -213,33 +180,16 @@ impl<R: Recipe> World<R> {
                 }
             }
         }
-        for kind in FaultKind::ALL {
-            // A fault whose budget is spent is enabled nowhere (see `enabled`).
-            if self.fault_spent(kind) {
-                continue;
-            }
-            for i in 0..self.clients.len() as ClientId {
-                if kind.strikes_a_request() {
-                    for sending in Sending::ALL {
-                        if self.enabled(Step::Lossy(kind, sending, i)) {
-                            steps.push(Step::Lossy(kind, sending, i));
-                        }
-                    }
-                } else if self.enabled(Step::Fault(kind, i)) {
-                    steps.push(Step::Fault(kind, i));
-                }
-            }
-        }
-    }
-
-    /// Whether every `kind` fault the run's budget allows has happened.
-    fn fault_spent(&self, kind: FaultKind) -> bool {
-        self.faults_used[kind.index()] >= self.config.faults.get(kind)
+        self.fault_steps_into(steps);
     }
 
     /// Whether `step` can happen now.
     pub fn enabled(&self, step: Step) -> bool {
-        let Some(c) = self.clients.get(step.client() as usize) else {
+        let Some(i) = step.client() else {
+            let Step::Server(event) = step else { unreachable!("a step of no client is the server's") };
+            return self.server_event_enabled(event);
+        };
+        let Some(c) = self.clients.get(i as usize) else {
             return false;
         };
         let alive = || self.server.is_alive(c.session);
@@ -258,37 +208,9 @@ impl<R: Recipe> World<R> {
             }
             Step::Resume(_) => c.paused && !c.crashed,
             Step::CatchUp(_) => c.lagging && !c.crashed,
-            Step::Lossy(kind, sending, i) => {
-                kind.strikes_a_request()
-                    && !self.fault_spent(kind)
-                    && self.enabled(sending.step(i))
-                    && match kind {
-                        // A connection already on a lagging follower reads from it anyway.
-                        FaultKind::LaggingRead | FaultKind::LaggingSession => {
-                            !c.lagging && self.would_read_lagging(i as usize, sending)
-                        }
-                        _ => self.would_send(i as usize, sending),
-                    }
-            }
-            Step::Fault(kind, _) => {
-                !kind.strikes_a_request()
-                    && !self.fault_spent(kind)
-                    // The server's own event does not wait for client 0, crashed or not.
-                    && (!c.crashed || kind == FaultKind::ReapParent)
-                    && match kind {
-                        FaultKind::LossBeforeApply
-                        | FaultKind::LossAfterApply
-                        | FaultKind::LaggingRead
-                        | FaultKind::LaggingSession => false,
-                        FaultKind::Disconnect => c.link == Link::Up,
-                        FaultKind::Expire => c.link != Link::Partitioned && alive(),
-                        FaultKind::Crash => true,
-                        FaultKind::Pause => !c.paused,
-                        // A server event: listed once, under client 0.
-                        FaultKind::ReapParent => step.client() == 0 && self.server.reapable(&self.config.lock_path),
-                        FaultKind::GiveUp => c.runs() && c.is_waiting() && c.recipe.can_abandon(),
-                    }
-            }
+            Step::Lossy(fault, sending, i) => self.request_fault_enabled(fault, sending, i),
+            Step::Fault(fault, i) => self.client_fault_enabled(fault, i),
+            Step::Server(_) => unreachable!("answered above"),
         }
     }
 
@@ -303,10 +225,14 @@ impl<R: Recipe> World<R> {
             return Err(NotEnabled(step));
         }
         if !matches!(step, Step::Lossy(..)) {
-            self.routed.clear();
-            self.refused = None;
+            self.derived.routed.clear();
+            self.derived.refused = None;
         }
-        let i = step.client() as usize;
+        let Some(i) = step.client().map(|c| c as usize) else {
+            let Step::Server(event) = step else { unreachable!("a step of no client is the server's") };
+            self.server_event(event, log);
+            return Ok(());
+        };
         match step {
             Step::Acquire(_) => {
                 // A re-entrant acquire is answered from the recipe's own count: no new round.
@@ -359,16 +285,9 @@ impl<R: Recipe> World<R> {
                 self.clients[i].paused = false;
                 note(log, || Note::Client("process resumes".to_string()));
             }
-            Step::Fault(kind, _) => {
-                self.faults_used[kind.index()] += 1;
-                self.fault(kind, i, log);
-            }
-            Step::Lossy(kind, sending, client) => {
-                self.faults_used[kind.index()] += 1;
-                self.clients[i].armed = Some(kind);
-                self.apply_logged(sending.step(client), log)?;
-                debug_assert!(self.clients[i].armed.is_none(), "the lossy step sent a request");
-            }
+            Step::Fault(fault, _) => self.strike_client(fault, i, log),
+            Step::Lossy(fault, sending, client) => self.strike_request(fault, sending, client, log)?,
+            Step::Server(_) => unreachable!("taken above"),
         }
         Ok(())
     }
@@ -409,7 +328,7 @@ impl<R: Recipe> World<R> {
             // watches on reconnect; a partitioned or crashed client's session can only expire.
             let rearms = c.link == Link::Down
                 && !c.crashed
-                && self.config.client_behaviour == ClientBehaviour::Java
+                && self.derived.config.client_behaviour == ClientBehaviour::Java
                 && self.server.is_alive(c.session);
             let drop_zxid = match rearms {
                 true => self.server.watch_equivalent_zxid(c.drop_zxid),
@@ -418,96 +337,6 @@ impl<R: Recipe> World<R> {
             // Written only when it changes, so clients shared with other states stay shared.
             if drop_zxid != c.drop_zxid {
                 self.clients[i].drop_zxid = drop_zxid;
-            }
-        }
-    }
-
-    /// Whether client `i`'s `sending` step would send a request on a live connection now.
-    fn would_send(&self, i: usize, sending: Sending) -> bool {
-        let c = &self.clients[i];
-        if sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired)) {
-            // Its requests go out on a new session: no request of the old one to lose.
-            return false;
-        }
-        self.first_request(i, sending).is_some()
-    }
-
-    /// Whether client `i`'s `sending` step would send a read first, and a lagging follower has
-    /// an older state to show its session.
-    fn would_read_lagging(&self, i: usize, sending: Sending) -> bool {
-        let c = &self.clients[i];
-        if self.first_request(i, sending).is_none_or(|r| r.is_write()) {
-            return false;
-        }
-        let new_handle = sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired));
-        match new_handle {
-            // The new session has seen nothing: any state in the window will do.
-            true => self.server.history_len() > 0,
-            false => self.server.lag_view(c.session).is_some(),
-        }
-    }
-
-    /// The first request client `i`'s `sending` step would send on a live connection now.
-    fn first_request(&self, i: usize, sending: Sending) -> Option<Request> {
-        let c = &self.clients[i];
-        // Handling Expired opens a new session whose link is up: its requests go out at once.
-        let new_handle = sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired));
-        let input = match sending {
-            Sending::Reconnect if self.server.is_alive(c.session) => return c.outbound.front().cloned(),
-            Sending::Reconnect => return None,
-            _ if c.link != Link::Up && !new_handle => return None,
-            Sending::Acquire => Input::Acquire,
-            Sending::Release => Input::Release,
-            Sending::GiveUp => Input::Abandon,
-            Sending::Receive => c.inbound.front()?.clone(),
-        };
-        let mut recipe = c.recipe.clone();
-        let mut out = Vec::new();
-        recipe.handle(&Ctx { client: i as ClientId, session: c.session }, input, &mut out);
-        out.into_iter().next()
-    }
-
-    fn fault(&mut self, kind: FaultKind, i: usize, log: &mut Option<Vec<Note>>) {
-        match kind {
-            FaultKind::LossBeforeApply
-            | FaultKind::LossAfterApply
-            | FaultKind::LaggingRead
-            | FaultKind::LaggingSession => unreachable!("taken as Step::Lossy"),
-            FaultKind::Disconnect => {
-                self.drop_link(i, Link::Down, None);
-                note(log, || Note::Client("connection drops".to_string()));
-            }
-            FaultKind::Expire => {
-                if self.clients[i].link == Link::Up {
-                    self.drop_link(i, Link::Partitioned, None);
-                } else {
-                    self.clients[i].link = Link::Partitioned;
-                }
-                note(log, || Note::Client("partitioned past the session timeout".to_string()));
-            }
-            FaultKind::Crash => {
-                let c = &mut self.clients[i];
-                c.crashed = true;
-                c.lagging = false;
-                c.outbound.clear();
-                c.inbound.clear();
-                c.watches.clear();
-                self.server.drop_watches(c.session);
-                note(log, || Note::Client("process crashes".to_string()));
-            }
-            FaultKind::Pause => {
-                self.clients[i].paused = true;
-                note(log, || Note::Client("process pauses".to_string()));
-            }
-            FaultKind::GiveUp => {
-                note(log, || Note::Client("the application stops waiting".to_string()));
-                self.run_recipe(i, Input::Abandon, log);
-            }
-            FaultKind::ReapParent => {
-                let lock = self.config.lock_path.clone();
-                note(log, || Note::Client(format!("the server reaps the empty container {lock}")));
-                let notifications = self.server.reap_container(&lock);
-                self.route(notifications, log);
             }
         }
     }
@@ -521,28 +350,12 @@ impl<R: Recipe> World<R> {
         while self.clients[i].link == Link::Up {
             let Some(request) = self.clients[i].outbound.pop_front() else { return };
             let armed = self.clients[i].armed.take();
-            if armed == Some(FaultKind::LossBeforeApply) {
-                note(log, || Note::Request { request: request.clone(), result: None });
-                note(log, || Note::Client("!! connection drops before it is applied".to_string()));
-                self.coverage.lost_before_apply = true;
-                self.drop_link(i, Link::Down, Some(request));
+            if armed == Some(RequestFault::LossBeforeApply) {
+                self.lose_before_apply(i, request, log);
                 return;
             }
             let session = self.clients[i].session;
-            if armed == Some(FaultKind::LaggingSession) {
-                note(log, || Note::Client("!! the follower this connection is on falls behind".to_string()));
-                self.clients[i].lagging = true;
-            }
-            let lags = armed == Some(FaultKind::LaggingRead) || self.clients[i].lagging;
-            // Each read attaches again: the follower stays one transaction behind the leader,
-            // and a session that has seen a state (its own write's) is never shown an older one.
-            let lagging = lags && !request.is_write() && self.server.attach_lagging(session).is_some();
-            if lagging {
-                note(log, || Note::Client("!! a lagging follower answers the read".to_string()));
-                // What `reached:lagging-read` asks for: the single lagging read, not a read of a
-                // lagging session (whose own item is that its fault happened).
-                self.coverage.lagged_read |= armed == Some(FaultKind::LaggingRead);
-            }
+            let lagging = self.answered_lagging(i, armed, &request, log);
             let outcome = self.server.apply(session, &request);
             if lagging {
                 self.server.catch_up(session);
@@ -566,7 +379,7 @@ impl<R: Recipe> World<R> {
                         p != path
                             && (tree.get(p).is_some()
                                 || owned.as_deref() == Some(p.as_str())
-                                || inbound.iter().any(|m| crate::rewrite::mentions(m, p)))
+                                || inbound.iter().any(|m| crate::reduce::rewrite::mentions(m, p)))
                     });
                     c.created.push((path.clone(), stat.czxid));
                 }
@@ -578,23 +391,21 @@ impl<R: Recipe> World<R> {
             if !lagging {
                 self.route(notifications.take().unwrap_or_default(), log);
             }
-            if armed == Some(FaultKind::LossAfterApply) {
-                note(log, || Note::Client("!! connection drops: the reply is lost".to_string()));
-                self.coverage.lost_after_apply = true;
-                self.drop_link(i, Link::Down, Some(request));
+            if armed == Some(RequestFault::LossAfterApply) {
+                self.lose_after_apply(i, request, log);
                 return;
             }
             if let Some(refused) = self.too_long(i, &outcome.result) {
                 // Not a fault: the Java client refuses the frame and drops its connection, as
                 // after a lost reply, every time the reply is this long.
-                let limit = self.config.jute_maxbuffer.unwrap_or_default();
+                let limit = self.derived.config.jute_maxbuffer.unwrap_or_default();
                 note(log, || {
                     Note::Client(format!(
                         "!! the reply is {} bytes, over jute.maxbuffer ({limit}): the client drops the connection",
                         refused.frame_bytes
                     ))
                 });
-                self.refused = Some(refused);
+                self.derived.refused = Some(refused);
                 self.drop_link(i, Link::Down, Some(request));
                 return;
             }
@@ -610,7 +421,7 @@ impl<R: Recipe> World<R> {
     /// The reply, if client `i`'s library refuses it as longer than its `jute.maxbuffer`.
     fn too_long(&self, i: usize, result: &crate::ZkResult) -> Option<RefusedReply> {
         let response = result.as_ref().ok()?;
-        if !self.config.client_behaviour.refuses(self.config.jute_maxbuffer, response) {
+        if !self.derived.config.client_behaviour.refuses(self.derived.config.jute_maxbuffer, response) {
             return None;
         }
         let children = match response {
@@ -623,10 +434,10 @@ impl<R: Recipe> World<R> {
     /// Queues watch notifications on the connected clients they are for.
     fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<Note>>) {
         for n in notifications {
-            let Some(&to) = self.by_session.get(&n.session) else { continue };
+            let Some(&to) = self.derived.by_session.get(&n.session) else { continue };
             let c = &mut self.clients[to as usize];
             if c.session == n.session && c.link == Link::Up && !c.crashed {
-                self.routed.push(to);
+                self.derived.routed.push(to);
                 note(log, || Note::Notified { session: n.session, event: n.event.clone() });
                 c.watches.on_event(&n.event);
                 c.inbound.push_back(Input::Watch(n.event));
@@ -637,7 +448,7 @@ impl<R: Recipe> World<R> {
     /// The connection drops: everything outstanding fails with ConnectionLoss, the server
     /// forgets the connection's watches, and the recipe is told Disconnected.
     fn drop_link(&mut self, i: usize, link: Link, in_flight: Option<Request>) {
-        let behaviour = self.config.client_behaviour;
+        let behaviour = self.derived.config.client_behaviour;
         let c = &mut self.clients[i];
         c.link = link;
         c.noticed_disconnect = false;
@@ -655,12 +466,12 @@ impl<R: Recipe> World<R> {
     /// Whether `path` is the lock node or lies anywhere beneath it (a semaphore keeps its
     /// leases and its inner lock one level further down).
     pub fn under_lock(&self, path: &str) -> bool {
-        let lock = &self.config.lock_path;
+        let lock = &self.derived.config.lock_path;
         path.strip_prefix(lock.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     }
 
     fn reconnect(&mut self, i: usize, log: &mut Option<Vec<Note>>) {
-        let behaviour = self.config.client_behaviour;
+        let behaviour = self.derived.config.client_behaviour;
         let c = &mut self.clients[i];
         if self.server.is_alive(c.session) {
             c.link = Link::Up;
@@ -740,10 +551,10 @@ impl<R: Recipe> World<R> {
         let owned = c.recipe.owned_node();
         let czxid = granted.then(|| c.created.iter().find(|(path, _)| Some(path.as_str()) == owned).map(|(_, z)| *z));
         if expired {
-            let (session, _) = self.server.open_session(self.config.session_timeout_ms);
+            let (session, _) = self.server.open_session(self.derived.config.session_timeout_ms);
             let c = &mut self.clients[i];
             note(log, || Note::Client(format!("opens a new session {session}")));
-            let by_session = Arc::make_mut(&mut self.by_session);
+            let by_session = Arc::make_mut(&mut self.derived.by_session);
             by_session.remove(&c.session);
             by_session.insert(session, i as ClientId);
             c.session = session;

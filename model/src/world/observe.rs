@@ -26,7 +26,7 @@ pub struct Coverage {
 
 impl<R: Recipe> World<R> {
     pub(super) fn observe_reply(&mut self, request: &Request, result: &ZkResult) {
-        let under_lock = request.path() != self.config.lock_path && self.under_lock(request.path());
+        let under_lock = request.path() != self.derived.config.lock_path && self.under_lock(request.path());
         let gone = matches!(
             (request, result),
             (Request::Exists { watch: true, .. }, Ok(Response::Exists(None)))

@@ -23,8 +23,8 @@ impl<R: Recipe> World<R> {
     /// This state as its shell and its clients: `Shell::with` puts them back together.
     pub fn into_shell(mut self) -> (Shell<R>, Clients<R>) {
         let clients = std::mem::take(&mut self.clients);
-        self.routed = Vec::new();
-        self.refused = None;
+        self.derived.routed = Vec::new();
+        self.derived.refused = None;
         (Shell(self), clients)
     }
 }
@@ -32,7 +32,11 @@ impl<R: Recipe> World<R> {
 impl<R: Recipe> Shell<R> {
     /// The state this shell was taken from, given the clients it was taken with (or equal ones).
     pub fn with(&self, clients: Clients<R>) -> World<R> {
-        debug_assert_eq!(World::<R>::index_sessions(&clients), self.0.by_session, "the clients it was taken with");
+        debug_assert_eq!(
+            World::<R>::index_sessions(&clients),
+            self.0.derived.by_session,
+            "the clients it was taken with"
+        );
         World { clients, ..self.0.clone() }
     }
 }
@@ -40,13 +44,13 @@ impl<R: Recipe> Shell<R> {
 impl<R: Hash> Hash for Shell<R> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.0.hash(state);
-        self.0.by_session.hash(state);
+        self.0.derived.by_session.hash(state);
     }
 }
 
 impl<R: PartialEq> PartialEq for Shell<R> {
     fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0 && self.0.by_session == other.0.by_session
+        self.0 == other.0 && self.0.derived.by_session == other.0.derived.by_session
     }
 }
 

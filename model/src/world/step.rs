@@ -1,13 +1,14 @@
 //! The steps a world can take. A trace is a config plus a list of these.
 
-use super::FaultKind;
+use super::{ClientFault, Fault, FaultKind, RequestFault, ServerEvent};
 use crate::recipe::ClientId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// One atomic step. The number is the client it concerns.
+/// One atomic step. The number is the client it concerns; a server event concerns none.
+/// Written as it was before faults were typed (`StepAsWritten`), so traces read the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(into = "StepAsWritten", try_from = "StepAsWritten")]
 pub enum Step {
     /// The application asks for the lock.
     Acquire(ClientId),
@@ -26,12 +27,78 @@ pub enum Step {
     /// The lagging follower the client's connection is on catches up with the leader (see
     /// `FaultKind::LaggingSession`): not a fault, so every fair run takes it eventually.
     CatchUp(ClientId),
-    /// An injected fault.
+    /// A fault strikes the client (see `world::faults`).
+    Fault(ClientFault, ClientId),
+    /// The client takes a step that sends a request, and a fault strikes the request: the
+    /// connection drops before the server applies it or after (losing the reply), or a lagging
+    /// follower answers it. The only moments those faults change anything.
+    Lossy(RequestFault, Sending, ClientId),
+    /// The server's own event, on no client's behalf.
+    Server(ServerEvent),
+}
+
+/// How a step is written in a trace: every fault as `fault` (a server event under client 0)
+/// but those that strike a request, as `lossy`.
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum StepAsWritten {
+    Acquire(ClientId),
+    Write(ClientId),
+    Release(ClientId),
+    Receive(ClientId),
+    Reconnect(ClientId),
+    Expire(ClientId),
+    Resume(ClientId),
+    CatchUp(ClientId),
     Fault(FaultKind, ClientId),
-    /// The client takes a step that sends a request, and the connection drops before the
-    /// server applies it or after (losing the reply): the only moments a connection-loss fault
-    /// changes anything.
     Lossy(FaultKind, Sending, ClientId),
+}
+
+impl From<Step> for StepAsWritten {
+    fn from(step: Step) -> Self {
+        match step {
+            Step::Acquire(c) => StepAsWritten::Acquire(c),
+            Step::Write(c) => StepAsWritten::Write(c),
+            Step::Release(c) => StepAsWritten::Release(c),
+            Step::Receive(c) => StepAsWritten::Receive(c),
+            Step::Reconnect(c) => StepAsWritten::Reconnect(c),
+            Step::Expire(c) => StepAsWritten::Expire(c),
+            Step::Resume(c) => StepAsWritten::Resume(c),
+            Step::CatchUp(c) => StepAsWritten::CatchUp(c),
+            Step::Fault(fault, c) => StepAsWritten::Fault(fault.kind(), c),
+            Step::Lossy(fault, sending, c) => StepAsWritten::Lossy(fault.kind(), sending, c),
+            Step::Server(event) => StepAsWritten::Fault(event.kind(), 0),
+        }
+    }
+}
+
+impl TryFrom<StepAsWritten> for Step {
+    type Error = String;
+
+    fn try_from(step: StepAsWritten) -> Result<Self, String> {
+        Ok(match step {
+            StepAsWritten::Acquire(c) => Step::Acquire(c),
+            StepAsWritten::Write(c) => Step::Write(c),
+            StepAsWritten::Release(c) => Step::Release(c),
+            StepAsWritten::Receive(c) => Step::Receive(c),
+            StepAsWritten::Reconnect(c) => Step::Reconnect(c),
+            StepAsWritten::Expire(c) => Step::Expire(c),
+            StepAsWritten::Resume(c) => Step::Resume(c),
+            StepAsWritten::CatchUp(c) => Step::CatchUp(c),
+            StepAsWritten::Fault(kind, c) => match kind.typed() {
+                Fault::Client(fault) => Step::Fault(fault, c),
+                Fault::Server(event) if c == 0 => Step::Server(event),
+                Fault::Server(event) => {
+                    return Err(format!("{event} is the server's: written under client 0, not {c}"))
+                }
+                Fault::Request(fault) => return Err(format!("{fault} strikes a request: written as `lossy`")),
+            },
+            StepAsWritten::Lossy(kind, sending, c) => match kind.typed() {
+                Fault::Request(fault) => Step::Lossy(fault, sending, c),
+                _ => return Err(format!("{kind} does not strike a request: written as `fault`")),
+            },
+        })
+    }
 }
 
 /// The steps that can send a request.
@@ -57,7 +124,7 @@ impl Sending {
             Sending::Release => Step::Release(client),
             Sending::Receive => Step::Receive(client),
             Sending::Reconnect => Step::Reconnect(client),
-            Sending::GiveUp => Step::Fault(FaultKind::GiveUp, client),
+            Sending::GiveUp => Step::Fault(ClientFault::GiveUp, client),
         }
     }
 }
@@ -77,7 +144,8 @@ impl Step {
         ]
     }
 
-    pub fn client(self) -> ClientId {
+    /// The client the step concerns; none for a server event.
+    pub fn client(self) -> Option<ClientId> {
         match self {
             Step::Acquire(c)
             | Step::Write(c)
@@ -88,7 +156,8 @@ impl Step {
             | Step::Resume(c)
             | Step::CatchUp(c)
             | Step::Fault(_, c)
-            | Step::Lossy(_, _, c) => c,
+            | Step::Lossy(_, _, c) => Some(c),
+            Step::Server(_) => None,
         }
     }
     /// The same step taken by client `to` instead.
@@ -102,15 +171,24 @@ impl Step {
             Step::Expire(_) => Step::Expire(to),
             Step::Resume(_) => Step::Resume(to),
             Step::CatchUp(_) => Step::CatchUp(to),
-            // The server's own event stays where it is listed.
-            Step::Fault(FaultKind::ReapParent, c) => Step::Fault(FaultKind::ReapParent, c),
-            Step::Fault(kind, _) => Step::Fault(kind, to),
-            Step::Lossy(kind, sending, _) => Step::Lossy(kind, sending, to),
+            Step::Fault(fault, _) => Step::Fault(fault, to),
+            Step::Lossy(fault, sending, _) => Step::Lossy(fault, sending, to),
+            // The server's own event concerns no client.
+            Step::Server(event) => Step::Server(event),
+        }
+    }
+
+    /// The same step taken by the client `rename` maps its client to (a server event is
+    /// left as it is).
+    pub fn renamed_by(self, rename: impl FnOnce(ClientId) -> ClientId) -> Step {
+        match self.client() {
+            Some(c) => self.for_client(rename(c)),
+            None => self,
         }
     }
 
     pub fn is_fault(self) -> bool {
-        matches!(self, Step::Fault(..) | Step::Lossy(..))
+        matches!(self, Step::Fault(..) | Step::Lossy(..) | Step::Server(..))
     }
 
     /// The step in 32 bits, for a checker that keeps one per transition: the client in the low
@@ -125,11 +203,13 @@ impl Step {
             Step::Expire(_) => (5, 0, 0),
             Step::Resume(_) => (6, 0, 0),
             Step::CatchUp(_) => (7, 0, 0),
-            Step::Fault(kind, _) => (8, kind.index(), 0),
-            Step::Lossy(kind, sending, _) => (9, kind.index(), sending as usize),
+            Step::Fault(fault, _) => (8, fault.kind().index(), 0),
+            Step::Lossy(fault, sending, _) => (9, fault.kind().index(), sending as usize),
+            Step::Server(event) => (10, event.kind().index(), 0),
         };
-        debug_assert!(self.client() < 1 << 16, "a checked world has fewer clients");
-        self.client() | (tag << 16) | ((kind as u32) << 20) | ((sending as u32) << 24)
+        let client = self.client().unwrap_or(0);
+        debug_assert!(client < 1 << 16, "a checked world has fewer clients");
+        client | (tag << 16) | ((kind as u32) << 20) | ((sending as u32) << 24)
     }
 
     /// The step `packed` gave these bits for.
@@ -145,8 +225,18 @@ impl Step {
             5 => Step::Expire(client),
             6 => Step::Resume(client),
             7 => Step::CatchUp(client),
-            8 => Step::Fault(kind, client),
-            _ => Step::Lossy(kind, Sending::ALL[(bits >> 24 & 0x7) as usize], client),
+            8 => match kind.typed() {
+                Fault::Client(fault) => Step::Fault(fault, client),
+                _ => unreachable!("packed from a client fault"),
+            },
+            9 => match kind.typed() {
+                Fault::Request(fault) => Step::Lossy(fault, Sending::ALL[(bits >> 24 & 0x7) as usize], client),
+                _ => unreachable!("packed from a request fault"),
+            },
+            _ => match kind.typed() {
+                Fault::Server(event) => Step::Server(event),
+                _ => unreachable!("packed from a server event"),
+            },
         }
     }
 }
@@ -162,7 +252,8 @@ impl fmt::Display for Step {
             Step::Expire(c) => write!(f, "expire c{c}"),
             Step::Resume(c) => write!(f, "resume c{c}"),
             Step::CatchUp(c) => write!(f, "catch-up c{c}"),
-            Step::Fault(kind, c) => write!(f, "FAULT {kind} c{c}"),
+            Step::Fault(fault, c) => write!(f, "FAULT {fault} c{c}"),
+            Step::Server(event) => write!(f, "FAULT {event}"),
             Step::Lossy(kind, sending, c) => {
                 let on = match sending {
                     Sending::Acquire => "acquire",
@@ -186,11 +277,12 @@ mod tests {
         let mut steps = Vec::new();
         for client in [0, 1, 7, 65_535] {
             steps.extend(Step::of_client(client));
-            for kind in FaultKind::ALL {
-                steps.push(Step::Fault(kind, client));
-                steps.extend(Sending::ALL.map(|sending| Step::Lossy(kind, sending, client)));
+            steps.extend(ClientFault::ALL.map(|fault| Step::Fault(fault, client)));
+            for fault in RequestFault::ALL {
+                steps.extend(Sending::ALL.map(|sending| Step::Lossy(fault, sending, client)));
             }
         }
+        steps.extend(ServerEvent::ALL.map(Step::Server));
         let packed: std::collections::BTreeSet<u32> = steps.iter().map(|s| s.packed()).collect();
         assert_eq!(packed.len(), steps.len(), "no two steps pack alike");
         for step in steps {

@@ -11,7 +11,7 @@
 //! either history.
 
 use crate::path;
-use crate::rewrite::Rewrite;
+use crate::reduce::rewrite::Rewrite;
 use crate::{ChildrenOrder, ClientId, SessionId, Stat};
 
 /// A permutation of the clients, and what it does to their initial sessions.

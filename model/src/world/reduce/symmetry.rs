@@ -1,13 +1,14 @@
 //! Symmetry reduction for the checker: a state's representative among the states that differ
 //! from it only in which client plays which role. Clients are put in an order computed from what
-//! each one is doing, never from its index, and then renamed to match (see `crate::symmetry`).
+//! each one is doing, never from its index, and then renamed to match (see `crate::reduce::symmetry`).
 //! Equivalent states usually get the same representative; when two roles look alike to the order
 //! they keep their relative order, which can leave two representatives of one class. That costs
 //! some reduction, never soundness: every representative is equivalent to the state it stands for.
 
-use super::{Client, Clients, World};
 use crate::recipe::{Belief, Recipe};
-use crate::rewrite::Rewrite;
+use crate::reduce::rewrite::Rewrite;
+use crate::world::derived::Derived;
+use crate::world::{Client, Clients, World};
 use crate::{ClientId, Renamer, Renaming, SessionId};
 
 impl<R: Recipe> World<R> {
@@ -36,7 +37,7 @@ impl<R: Recipe> World<R> {
     /// The renaming that puts the clients in the order of their roles, if they are
     /// interchangeable.
     fn canonical_renaming(&self) -> Option<Renaming> {
-        if !self.interchangeable {
+        if !self.derived.interchangeable {
             return None;
         }
         let mut order: Vec<ClientId> = (0..self.clients.len() as ClientId).collect();
@@ -45,13 +46,13 @@ impl<R: Recipe> World<R> {
         for (slot, &i) in order.iter().enumerate() {
             to[i as usize] = slot as ClientId;
         }
-        let renaming = Renaming::new(to, self.first_session);
+        let renaming = Renaming::new(to, self.derived.first_session);
         Some(renaming)
     }
 
     /// Whether the clients of a new world are interchangeable: they all run one recipe, and it
     /// supports renaming. Decided once, since neither changes during a run.
-    pub(super) fn interchangeable(clients: &Clients<R>, lock_path: &str, first_session: SessionId) -> bool {
+    pub(in crate::world) fn interchangeable(clients: &Clients<R>, lock_path: &str, first_session: SessionId) -> bool {
         let Some(first) = clients.first().map(|c| &c.recipe) else { return false };
         let name = first.name();
         let identity = Renaming::new((0..clients.len() as ClientId).collect(), first_session);
@@ -76,20 +77,23 @@ impl<R: Recipe> World<R> {
             clients[renaming.client(i as ClientId) as usize] = Some(client.renamed(&renamer)?);
         }
         let clients: Clients<R> = clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect();
-        Some(World {
-            config: self.config.clone(),
-            server: self.server.renamed(&renamer),
+        let derived = Derived {
+            config: self.derived.config.clone(),
+            first_session: self.derived.first_session,
+            interchangeable: self.derived.interchangeable,
+            one_recipe: self.derived.one_recipe,
             by_session: World::index_sessions(&clients),
             routed: Vec::new(),
             refused: None,
+        };
+        Some(World {
+            server: self.server.renamed(&renamer),
             clients,
             faults_used: self.faults_used,
             resource: self.resource.clone(),
             grants: self.grants,
             coverage: self.coverage,
-            first_session: self.first_session,
-            interchangeable: self.interchangeable,
-            one_recipe: self.one_recipe,
+            derived,
         })
     }
 
@@ -110,7 +114,7 @@ impl<R: Recipe> World<R> {
             c.grant,
             belief,
             (c.link, c.paused, c.crashed, c.rounds_left, c.wrote, c.noticed_disconnect),
-            (c.inbound.len(), c.outbound.len(), c.watches.len(), c.armed.map(|k| k.index()), c.drop_zxid),
+            (c.inbound.len(), c.outbound.len(), c.watches.len(), c.armed.map(|k| k.kind().index()), c.drop_zxid),
             later_session,
         )
     }
@@ -122,9 +126,9 @@ impl<R: Recipe> World<R> {
     /// permutation are not enough: see the loop). A recipe that orders contenders by client
     /// number, say, breaks it on the first state where the order decides something. Says which
     /// step breaks it.
-    pub fn renaming_commutes(&self, successors: &[(super::Step, World<R>)]) -> Result<(), String> {
+    pub fn renaming_commutes(&self, successors: &[(crate::world::Step, World<R>)]) -> Result<(), String> {
         let n = self.clients.len() as ClientId;
-        if !self.interchangeable || n < 2 {
+        if !self.derived.interchangeable || n < 2 {
             return Ok(());
         }
         // Every transposition, not only two that generate the group: what a client's recipe does
@@ -142,9 +146,9 @@ impl<R: Recipe> World<R> {
             .collect();
         let steps = self.steps();
         for to in transpositions {
-            let renaming = Renaming::new(to, self.first_session);
+            let renaming = Renaming::new(to, self.derived.first_session);
             let renamed = self.renamed(&renaming).ok_or("the recipe stops supporting renaming")?;
-            let mut expected: Vec<_> = steps.iter().map(|s| s.for_client(renaming.client(s.client()))).collect();
+            let mut expected: Vec<_> = steps.iter().map(|s| s.renamed_by(|c| renaming.client(c))).collect();
             let mut offered = renamed.steps();
             expected.sort();
             offered.sort();
@@ -153,7 +157,7 @@ impl<R: Recipe> World<R> {
             }
             for (step, next) in successors {
                 let mut renamed_next = renamed.clone();
-                let moved = renamed_next.apply(step.for_client(renaming.client(step.client())));
+                let moved = renamed_next.apply(step.renamed_by(|c| renaming.client(c)));
                 if moved.is_err() || next.renamed(&renaming).as_ref() != Some(&renamed_next) {
                     return Err(format!("step `{step}` leads elsewhere once the clients are renamed"));
                 }
@@ -163,7 +167,7 @@ impl<R: Recipe> World<R> {
     }
 
     fn is_first_session(&self, c: &Client<R>) -> bool {
-        c.session.0.checked_sub(self.first_session.0).is_some_and(|k| (k as usize) < self.clients.len())
+        c.session.0.checked_sub(self.derived.first_session.0).is_some_and(|k| (k as usize) < self.clients.len())
     }
 }
 
@@ -188,8 +192,8 @@ impl<R: Recipe> Client<R> {
             lagging: self.lagging,
             handed: self.handed_renamed(r)?,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
-            digest: crate::memo::Memo::default(),
-            situation: crate::memo::Memo::default(),
+            digest: crate::reduce::memo::Memo::default(),
+            situation: crate::reduce::memo::Memo::default(),
         })
     }
 }

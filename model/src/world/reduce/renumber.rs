@@ -1,4 +1,4 @@
-//! Renumbering a world (see `crate::renumber`): the checker keeps each state with its sequence
+//! Renumbering a world (see `crate::reduce::renumber`): the checker keeps each state with its sequence
 //! numbers and zxids replaced by their ranks, so that states that differ only in how many nodes
 //! and transactions came before are one.
 //!
@@ -26,9 +26,9 @@
 //! The recipe's claim that only the order of its numbers matters is tested on the explored
 //! states (`ranking_commutes`); the checker refuses renumbering for a recipe that fails it.
 
-use super::{Client, Resource, World};
 use crate::recipe::{ClientId, Recipe};
-use crate::rewrite::Rewrite;
+use crate::reduce::rewrite::Rewrite;
+use crate::world::{Client, Resource, World};
 use crate::{ChildrenOrder, FaultKind, Lifted, Numbers, Renumber};
 
 /// Whether each client's recipe in `moved` holds what it holds in `here`, every number that
@@ -50,7 +50,8 @@ fn recipes_correspond<R: Recipe>(here: &World<R>, moved: &World<R>, walk: &Numbe
                 continue;
             }
             let (Ok(x), Ok(y)) = (x.parse::<i64>(), y.parse::<i64>()) else { return false };
-            let images = [walk.image(crate::renumber::Kind::Seq, x), walk.image(crate::renumber::Kind::Zxid, x)];
+            let images =
+                [walk.image(crate::reduce::renumber::Kind::Seq, x), walk.image(crate::reduce::renumber::Kind::Zxid, x)];
             if images.contains(&Some(y)) {
                 continue;
             }
@@ -67,7 +68,7 @@ fn recipes_correspond<R: Recipe>(here: &World<R>, moved: &World<R>, walk: &Numbe
 
 /// The requests a step sent and how the server answered each, with every number masked: what
 /// the same step does in two numberings of one state must agree on.
-fn answered(notes: &Option<Vec<super::Note>>) -> Vec<(String, String)> {
+fn answered(notes: &Option<Vec<crate::world::Note>>) -> Vec<(String, String)> {
     let mask = |text: String| text.split(|c: char| c.is_ascii_digit()).collect::<Vec<_>>().join("#");
     let kind = |result: &Option<crate::ZkResult>| match result {
         None => "lost".to_string(),
@@ -81,7 +82,9 @@ fn answered(notes: &Option<Vec<super::Note>>) -> Vec<(String, String)> {
         .iter()
         .flatten()
         .filter_map(|n| match n {
-            super::Note::Request { request, result } => Some((mask(super::describe_request(request)), kind(result))),
+            crate::world::Note::Request { request, result } => {
+                Some((mask(crate::world::describe_request(request)), kind(result)))
+            }
             _ => None,
         })
         .collect()
@@ -153,7 +156,7 @@ impl<R: Recipe> World<R> {
     /// Whether the lock's counter and the server's zxid are the largest numbers of their kind
     /// in the state, so that every number handed out next is larger than all it holds.
     fn counters_lead(&self, ranks: &Numbers) -> bool {
-        let counter = self.server.tree().get(&self.config.lock_path).map(|n| i64::from(n.next_seq));
+        let counter = self.server.tree().get(&self.derived.config.lock_path).map(|n| i64::from(n.next_seq));
         counter.is_some() && ranks.max_seq() == counter && ranks.max_zxid() == Some(self.server.zxid())
     }
 
@@ -203,7 +206,7 @@ impl<R: Recipe> World<R> {
     /// checked and the checker must not count its situations as checked.
     pub fn ranking_commutes<T: PartialEq>(
         &self,
-        settled: &[(super::Step, &World<R>)],
+        settled: &[(crate::world::Step, &World<R>)],
         observed: impl Fn(&World<R>) -> T,
     ) -> Result<bool, String> {
         let Some(ranks) = self.ranks() else { return Ok(false) };
@@ -256,7 +259,7 @@ impl<R: Recipe> World<R> {
         &self,
         spread: &World<R>,
         walk: &Numbers,
-        settled: &[(super::Step, &World<R>)],
+        settled: &[(crate::world::Step, &World<R>)],
         answers: &[Option<Vec<(String, String)>>],
         observed: &impl Fn(&World<R>) -> T,
         how: &str,
@@ -304,11 +307,11 @@ impl<R: Recipe> World<R> {
     /// number makes a new state, so a recipe that creates nodes again and again never runs out
     /// of states.
     pub fn why_not_renumbered(&self) -> Option<&'static str> {
-        let config = &self.config;
+        let config = &self.derived.config;
         if !config.renumber {
             return Some("renumbering is turned off (--no-renumber)");
         }
-        if !self.one_recipe {
+        if !self.derived.one_recipe {
             return Some("the clients run different recipes");
         }
         if config.first_sequence != 0 {
@@ -335,14 +338,14 @@ impl<R: Recipe> World<R> {
     /// The lock's next sequence number and the server's zxid: how far this state's numbers
     /// have grown.
     pub fn counters(&self) -> (i64, i64) {
-        let seq = self.server.tree().get(&self.config.lock_path).map_or(0, |n| i64::from(n.next_seq));
+        let seq = self.server.tree().get(&self.derived.config.lock_path).map_or(0, |n| i64::from(n.next_seq));
         (seq, self.server.zxid())
     }
 
     /// Whether renumbering can apply to this run at all (see the module's list).
     pub fn renumbering_applies(&self) -> bool {
-        let config = &self.config;
-        self.one_recipe
+        let config = &self.derived.config;
+        self.derived.one_recipe
             && config.renumber
             && config.first_sequence == 0
             && config.jute_maxbuffer.is_none()
@@ -391,13 +394,13 @@ impl<R: Recipe> World<R> {
 
     /// `walk` given the renumbering of this state with `numbers` (names and data in the format
     /// of `first`, every client's recipe) and that recipe.
-    pub(super) fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
+    pub(in crate::world) fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
         let first = &self.clients.first()?.recipe;
         let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
         let data = |d: &str, numbers: &Numbers| first.renumber_data(d, numbers);
         let r = Renumber {
             numbers,
-            lock_path: &self.config.lock_path,
+            lock_path: &self.derived.config.lock_path,
             name: &name,
             data: &data,
             order: self.server.config().children_order,
@@ -442,11 +445,11 @@ impl<R: Recipe> Client<R> {
             // Which inputs' numbers a replayed recipe still holds is probed afresh: carried, a
             // recipe that reads a value could be classified by whichever copy came first.
             numbers: match self.handed.kept() {
-                true => crate::memo::Memo::default(),
+                true => crate::reduce::memo::Memo::default(),
                 false => r.carry(&self.numbers),
             },
-            digest: crate::memo::Memo::default(),
-            situation: crate::memo::Memo::default(),
+            digest: crate::reduce::memo::Memo::default(),
+            situation: crate::reduce::memo::Memo::default(),
         })
     }
 }

@@ -115,8 +115,8 @@
 //! checker therefore answers from the reduced graph only when every property holds and no
 //! cycle needs judging, and explores again without the reduction otherwise.
 
-use super::{Link, Sending, Step, World};
 use crate::recipe::{ClientId, Input, Recipe};
+use crate::world::{ClientFault, Link, Sending, Step, World};
 use crate::{Belief, FaultKind, SessionState};
 
 impl<R: Recipe> World<R> {
@@ -189,7 +189,7 @@ impl<R: Recipe> World<R> {
     /// client can take (see the module: "The reconnect of a dead session").
     fn dead_reconnect_candidate(&self, i: ClientId, enabled: &[Step]) -> Option<Step> {
         let step = Step::Reconnect(i);
-        let alone = enabled.contains(&step) && enabled.iter().all(|s| s.client() != i || *s == step);
+        let alone = enabled.contains(&step) && enabled.iter().all(|s| s.client() != Some(i) || *s == step);
         (alone && !self.server.is_alive(self.clients[i as usize].session)).then_some(step)
     }
 
@@ -197,18 +197,18 @@ impl<R: Recipe> World<R> {
     /// send a create. Which earlier creations a new one keeps in `Client::created` depends on the
     /// queued messages that name them and on the nodes the recipe owns, which the receive may
     /// change: the reconnect would not commute with it.
-    fn reconnect_sends_a_create(i: ClientId, c: &super::Client<R>, enabled: &[Step]) -> bool {
+    fn reconnect_sends_a_create(i: ClientId, c: &crate::world::Client<R>, enabled: &[Step]) -> bool {
         let reconnects = enabled
             .iter()
-            .any(|s| s.client() == i && matches!(s, Step::Reconnect(_) | Step::Lossy(_, Sending::Reconnect, _)));
+            .any(|s| s.client() == Some(i) && matches!(s, Step::Reconnect(_) | Step::Lossy(_, Sending::Reconnect, _)));
         reconnects && c.outbound.iter().any(|r| matches!(r, crate::Request::Create { .. }))
     }
 
     /// Whether the local candidate `step` leading to `next` changed nothing but its client's
     /// own channel and recipe, and nothing a property reads (see the module).
     fn invisible(&self, step: Step, next: &World<R>) -> bool {
-        let i = step.client() as usize;
-        let unchanged_elsewhere = next.routed.is_empty()
+        let i = step.client().expect("a local step is a client's") as usize;
+        let unchanged_elsewhere = next.derived.routed.is_empty()
             && next.server == self.server
             && next.resource == self.resource
             && next.faults_used == self.faults_used
@@ -230,7 +230,7 @@ impl<R: Recipe> World<R> {
 
     /// Whether a receive that took client `c` to `after` changed only its recipe, in nothing a
     /// property reads, and the ends of its queues.
-    fn receive_unseen(&self, c: &super::Client<R>, after: &super::Client<R>) -> bool {
+    fn receive_unseen(&self, c: &crate::world::Client<R>, after: &crate::world::Client<R>) -> bool {
         let disconnected = c.inbound.front() == Some(&Input::State(SessionState::Disconnected));
         // Properties read a client's mode and nodes only while it holds or waits.
         let unread = |belief: Belief| !belief.is_holding() && belief != Belief::Acquiring;
@@ -251,7 +251,7 @@ impl<R: Recipe> World<R> {
     /// Whether the reconnect of a dead session that took client `c` to `after` left its recipe
     /// alone and only moved its queued requests to its inbound queue as SessionExpired replies,
     /// followed by Expired, forgot its watches and left its link partitioned.
-    fn dead_reconnect_unseen(c: &super::Client<R>, after: &super::Client<R>) -> bool {
+    fn dead_reconnect_unseen(c: &crate::world::Client<R>, after: &crate::world::Client<R>) -> bool {
         let answered = c.inbound.len() + c.outbound.len() + 1;
         after.recipe == c.recipe
             && after.noticed_disconnect == c.noticed_disconnect
@@ -266,7 +266,7 @@ impl<R: Recipe> World<R> {
     /// Whether requests that client `c`'s receive queues on its link that is not up stay
     /// queued, whatever else happens, until the receive is taken (see the module): its
     /// reconnect cannot come first, or comes first to the same effect.
-    fn requests_wait(&self, c: &super::Client<R>) -> bool {
+    fn requests_wait(&self, c: &crate::world::Client<R>) -> bool {
         let alive = self.server.is_alive(c.session);
         match c.link {
             Link::Up => false,
@@ -292,7 +292,7 @@ impl<R: Recipe> World<R> {
     /// steps change either; crash, pause and give-up only lose budget. So no other step of the
     /// client's can be enabled that way, and one that is enabled now is among the steps that do
     /// not commute, which keeps the receive from being taken alone.
-    fn may_ask_to_acquire(c: &super::Client<R>) -> bool {
+    fn may_ask_to_acquire(c: &crate::world::Client<R>) -> bool {
         c.belief() == crate::Belief::Idle && c.rounds_left > 0
     }
 
@@ -302,7 +302,8 @@ impl<R: Recipe> World<R> {
     /// and they only append to the inbound queue. (A crash or a pause would stop the step:
     /// while their budget lasts they are enabled, and are not among these. The server expiring
     /// the session waits for the client to notice its outage, so it is never enabled while a
-    /// Disconnected, whose handling is what notices it, waits in the queue.)
+    /// Disconnected, whose handling is what notices it, waits in the queue.) A server event
+    /// concerns no client, so it is not among the client's steps at all.
     fn only_commuting_steps_besides(step: Step, enabled: &[Step]) -> bool {
         enabled.iter().filter(|s| s.client() == step.client()).all(|&other| {
             other == step
@@ -311,7 +312,7 @@ impl<R: Recipe> World<R> {
                     Step::Reconnect(_)
                         | Step::Expire(_)
                         | Step::Lossy(_, Sending::Reconnect, _)
-                        | Step::Fault(FaultKind::Disconnect | FaultKind::Expire | FaultKind::ReapParent, _)
+                        | Step::Fault(ClientFault::Disconnect | ClientFault::Expire, _)
                 )
         })
     }

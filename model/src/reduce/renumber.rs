@@ -23,9 +23,9 @@
 //! them unchanged), the second maps each to its rank. Walking with one function keeps what is
 //! collected and what is mapped the same.
 
-use crate::memo::Memo;
 use crate::path;
-use crate::rewrite::Rewrite;
+use crate::reduce::memo::Memo;
+use crate::reduce::rewrite::Rewrite;
 use crate::{ChildrenOrder, ClientId, Stat};
 use std::cell::{Cell, RefCell};
 
@@ -614,7 +614,7 @@ fn sequence_suffix_at(name: &str) -> Option<usize> {
     (name.is_char_boundary(at) && name[at..].bytes().all(|b| b.is_ascii_digit())).then_some(at)
 }
 
-/// Applies a renumbering to the values of a world, as `crate::symmetry::Renamer` applies a
+/// Applies a renumbering to the values of a world, as `crate::reduce::symmetry::Renamer` applies a
 /// renaming. Only the names of the lock's children carry sequence numbers (in a format the
 /// recipe chooses, hence `name`).
 pub struct Renumber<'a> {

@@ -1,0 +1,131 @@
+//! The server's side of the checker's reductions (see `crate::reduce`): the server with its
+//! clients renamed, with its numbers ranked, and with its shared parts (trees, sessions, watch
+//! tables) swapped for equal copies other states already hold.
+
+use super::{DataTree, Server, SessionInfo, Sessions, WatchTable};
+use crate::reduce::rewrite::Rewrite;
+use std::sync::Arc;
+
+/// One shared part of a server (a tree, the sessions, a watch table) walked by renumbering,
+/// through the memo of the numbers collected from it (`numbers`): a walk that only collects
+/// them builds nothing (`None`), and walks the part only if it has not been walked before; a
+/// ranking walk leaves a part its numbers fix as it is, and keeps an unchanged part the one
+/// already shared. `walk` builds the part renumbered, with its memo carried.
+fn renumbered_part<T: PartialEq>(
+    r: &crate::reduce::renumber::Renumber,
+    part: &Arc<T>,
+    numbers: &crate::reduce::memo::Memo<Option<crate::Collected>>,
+    walk: impl Fn(&crate::reduce::renumber::Renumber) -> T,
+) -> Option<Arc<T>> {
+    if r.numbers.is_collecting() {
+        r.numbers.collect_part(numbers, |collecting| {
+            walk(&r.with(collecting));
+            Some(())
+        });
+        return None;
+    }
+    if r.leaves_alone(numbers) {
+        return Some(part.clone());
+    }
+    let renumbered = walk(r);
+    Some(match renumbered == **part {
+        true => part.clone(),
+        false => Arc::new(renumbered),
+    })
+}
+
+impl Server {
+    /// The same server with clients' roles swapped (see `symmetry`).
+    pub fn renamed(&self, r: &crate::reduce::symmetry::Renamer) -> Server {
+        let table = |t: &WatchTable| -> Arc<WatchTable> {
+            Arc::new(
+                t.iter()
+                    .map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect()))
+                    .collect(),
+            )
+        };
+        Server {
+            config: self.config,
+            tree: Arc::new(self.tree.renamed(r)),
+            zxid: self.zxid,
+            next_session: self.next_session,
+            sessions: Arc::new(self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect()),
+            data_watches: table(&self.data_watches),
+            child_watches: table(&self.child_watches),
+            history: self.history.iter().map(|(zxid, tree)| (*zxid, Arc::new(tree.renamed(r)))).collect(),
+        }
+    }
+
+    /// The same server with its sequence numbers and zxids renumbered (see `renumber`); for a
+    /// walk that only collects them, nothing (`None`): it visits every number a ranking walk
+    /// maps and builds no copy. Trees and tables that do not change stay shared.
+    pub fn renumbered(&self, r: &crate::reduce::renumber::Renumber) -> Option<Server> {
+        let tree = |tree: &Arc<DataTree>| renumbered_part(r, tree, tree.numbers(), |r| tree.renumbered(r));
+        // A watcher set holds no number.
+        let table = |t: &Arc<WatchTable>| {
+            renumbered_part(r, t, &t.numbers, |r| {
+                let table: WatchTable = t.iter().map(|(path, s)| (r.path(path), s.clone())).collect();
+                table.numbers_carried(r, &t.numbers)
+            })
+        };
+        let sessions = renumbered_part(r, &self.sessions, &self.sessions.numbers, |r| {
+            let sessions: Sessions = self
+                .sessions
+                .iter()
+                .map(|(s, info)| {
+                    let view = info.view.map(|z| r.zxid(z));
+                    (*s, SessionInfo { last_zxid: r.zxid(info.last_zxid), view, ..*info })
+                })
+                .collect();
+            sessions.numbers_carried(r, &self.sessions.numbers)
+        });
+        // Every part is walked before any is missed: a collecting walk builds none of them.
+        let (current, zxid) = (tree(&self.tree), r.zxid(self.zxid));
+        let (data_watches, child_watches) = (table(&self.data_watches), table(&self.child_watches));
+        let history = self.history.iter().map(|(zxid, t)| Some((r.zxid(*zxid), tree(t)?))).collect::<Vec<_>>();
+        Some(Server {
+            config: self.config,
+            tree: current?,
+            zxid,
+            next_session: self.next_session,
+            sessions: sessions?,
+            data_watches: data_watches?,
+            child_watches: child_watches?,
+            history: history.into_iter().collect::<Option<_>>()?,
+        })
+    }
+
+    /// Puts in place of each shared part (the tree and the past ones, the sessions, the watch
+    /// tables) the copy the matching function gives, which must be equal to it (see
+    /// `Clients::share`). A part that is the same as `kept`'s (a step left it alone) is left as
+    /// it is: the caller shared `kept`'s parts before (the state this one is a successor of).
+    pub fn share(
+        &mut self,
+        kept: Option<&Server>,
+        mut tree: impl FnMut(&Arc<DataTree>) -> Arc<DataTree>,
+        sessions: impl FnOnce(&Arc<Sessions>) -> Arc<Sessions>,
+        mut watches: impl FnMut(&Arc<WatchTable>) -> Arc<WatchTable>,
+    ) {
+        let kept_trees =
+            || kept.into_iter().flat_map(|k| std::iter::once(&k.tree).chain(k.history.iter().map(|(_, t)| t)));
+        // A tree the kept state shares is left as it is: no reference-count update.
+        let mut share_tree = |t: &mut Arc<DataTree>| {
+            if !kept_trees().any(|k| Arc::ptr_eq(k, t)) {
+                *t = tree(t);
+            }
+        };
+        share_tree(&mut self.tree);
+        for (_, past) in &mut self.history {
+            share_tree(past);
+        }
+        if !kept.is_some_and(|k| Arc::ptr_eq(&self.sessions, &k.sessions)) {
+            self.sessions = sessions(&self.sessions);
+        }
+        let kept_tables = [kept.map(|k| &k.data_watches), kept.map(|k| &k.child_watches)];
+        for (table, kept) in [&mut self.data_watches, &mut self.child_watches].into_iter().zip(kept_tables) {
+            if !kept.is_some_and(|k| Arc::ptr_eq(table, k)) {
+                *table = watches(table);
+            }
+        }
+    }
+}

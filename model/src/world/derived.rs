@@ -1,0 +1,45 @@
+//! What a world carries beside its state: fixed for a run, derived from the state, or left by
+//! the last step for whoever drives the world. None of it is part of the state, so a `Derived`
+//! hashes to nothing and equals every other, and `World` derives `Hash` and `Eq` over all of
+//! its fields: a field added to `World` is part of the state unless it is added here instead.
+
+use super::{RefusedReply, WorldConfig};
+use crate::recipe::ClientId;
+use crate::SessionId;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Derived {
+    /// Shared, and never changes within a run.
+    pub(crate) config: Arc<WorldConfig>,
+    /// The session opened for client 0 (client `i` got the `i`-th after it). Fixed for a run.
+    pub(crate) first_session: SessionId,
+    /// The clients may be renamed into one another (see `symmetry`). Fixed for a run, unless
+    /// replay finds a recipe that renumbers by hand (`keep_inputs_for_replay`).
+    pub(crate) interchangeable: bool,
+    /// Every client runs the same recipe (by name), which renumbering needs. Fixed for a run.
+    pub(crate) one_recipe: bool,
+    /// Which client each live handle's session belongs to: derived from the clients; it spares
+    /// routing a walk over thousands of clients.
+    pub(crate) by_session: Arc<BTreeMap<SessionId, ClientId>>,
+    /// The clients the last step queued a watch notification for (the simulator schedules
+    /// their deliveries).
+    pub(crate) routed: Vec<ClientId>,
+    /// The reply the last step's client refused for its length, if any (the simulator counts
+    /// them).
+    pub(crate) refused: Option<RefusedReply>,
+}
+
+impl Hash for Derived {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+impl PartialEq for Derived {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Derived {}

@@ -1,0 +1,105 @@
+//! What a state is known by: its fingerprint, and the index from fingerprints to state numbers
+//! that the graph pass shares between its threads (in the role of TLC's `fp/`). The chance that
+//! two states were taken for one is bounded here too, since it is the index's bits and the
+//! digests' that make it.
+
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::RwLock;
+use zklab_model::{Recipe, World};
+
+/// A state's identity in the index: the 128-bit keyed digest (`zklab_model::reduce::memo::digest`, a
+/// pseudo-random function under a key drawn for the run) of what the state's `Hash` writes,
+/// which puts each client and the tree as its own 128-bit digest. The index compares 102 of
+/// those bits (`INDEX_BITS`). Two distinct states are taken for one only if their
+/// fingerprints agree on those bits (2^-102 per pair) or two of their distinct parts' digests
+/// collide (2^-128 per pair), for any states a recipe makes, since they are fixed before the
+/// key is drawn; `collision_probability` bounds it for a whole run, as TLC prints it.
+pub fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+    zklab_model::reduce::memo::digest(world)
+}
+
+/// An upper bound on the probability that two distinct states, or two distinct parts of states,
+/// of a run were taken for one, so that a state went unexplored or one never reached was
+/// explored in its place: each of `transitions` lookups could have matched any of the `states`
+/// fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate is the
+/// same product, over its 64 bits), or two of the 128-bit digests taken on the way could have
+/// collided. Those are at most `parts_per_state` (`World::digested_parts`) for each state met,
+/// as many again for its raw successor, whose changed clients the interner looks up by digest
+/// before it is settled (`Interner::share_changed`), and a recipe situation for each client of
+/// each expanded state (`situations`: a collision there would skip a claim's check), so fewer
+/// than `((2 × transitions + states) × parts_per_state)²` pairs.
+pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
+    let met = transitions.max(states) as f64;
+    let parts = (2.0 * met + states as f64) * parts_per_state as f64;
+    states as f64 * met / 2f64.powi(INDEX_BITS) + parts * parts / 2f64.powi(128)
+}
+
+/// Which state each fingerprint is, readable by the expanding threads while the merging
+/// thread adds to it (in shards, so that a reader rarely meets the writer). An entry is 16
+/// bytes: the state's number and the fingerprint's low 96 bits as three 32-bit words (a `u128`
+/// key's 16-byte alignment would pad an entry to 32). The shard is chosen by 6 more bits, so two
+/// fingerprints are told apart by `INDEX_BITS` of their bits (see `collision_probability`).
+pub(super) struct Index {
+    shards: Vec<RwLock<FxHashMap<[u32; 3], u32>>>,
+    /// Written by the merging thread only.
+    len: AtomicUsize,
+}
+
+/// How many bits of a fingerprint the index compares: 96 in the key and 6 in the shard.
+pub(super) const INDEX_BITS: i32 = 102;
+
+impl Index {
+    const SHARDS: usize = 64;
+
+    pub(super) fn new() -> Self {
+        Index { shards: (0..Self::SHARDS).map(|_| RwLock::default()).collect(), len: AtomicUsize::new(0) }
+    }
+
+    fn key(fingerprint: u128) -> [u32; 3] {
+        [(fingerprint >> 64) as u32, (fingerprint >> 32) as u32, fingerprint as u32]
+    }
+
+    fn shard(&self, fingerprint: u128) -> &RwLock<FxHashMap<[u32; 3], u32>> {
+        &self.shards[(fingerprint >> 104) as usize % Self::SHARDS]
+    }
+
+    pub(super) fn get(&self, fingerprint: u128) -> Option<u32> {
+        self.shard(fingerprint).read().expect("no thread panics holding it").get(&Self::key(fingerprint)).copied()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Numbers a new state: the next number. Only the merging thread inserts.
+    pub(super) fn insert(&self, fingerprint: u128) -> u32 {
+        let id = self.len.fetch_add(1, Ordering::Relaxed) as u32;
+        self.shard(fingerprint).write().expect("no thread panics holding it").insert(Self::key(fingerprint), id);
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_tells_fingerprints_apart_by_exactly_its_compared_bits() {
+        let index = Index::new();
+        index.insert(0);
+        let told_apart: Vec<u32> = (0..128).filter(|&bit| index.get(1u128 << bit).is_none()).collect();
+        let expected: Vec<u32> = (0..96).chain(104..110).collect();
+        assert_eq!(told_apart, expected, "96 bits in the key, 6 choosing the shard");
+        assert_eq!(told_apart.len() as i32, INDEX_BITS);
+    }
+
+    #[test]
+    fn the_collision_bound_grows_with_states_and_transitions() {
+        let small = collision_probability(1_000, 3_000, 3);
+        let large = collision_probability(100_000_000, 400_000_000, 9);
+        assert!(small > 0.0 && small < large && large < 1e-13, "{small:e} {large:e}");
+        assert_eq!(collision_probability(10, 0, 3), collision_probability(10, 10, 3), "at least one lookup a state");
+        assert!(collision_probability(10, 10, 9) > collision_probability(10, 10, 3), "more parts, more pairs");
+    }
+}

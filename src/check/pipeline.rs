@@ -1,0 +1,133 @@
+//! The graph pass's parallel pipeline: helper threads expand a level's chunks side by side while
+//! the merging thread numbers what they found in order, one chunk behind, so that while it
+//! merges a chunk they expand the next. With one thread the same calls expand a chunk where it
+//! is submitted. Either way chunks come back in the order they were submitted, which is what
+//! keeps the graph, its counterexamples and its counts independent of the number of threads.
+
+use super::expand::{Checked, Expander, Expansion};
+use super::intern::Packed;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread::Scope;
+use zklab_model::Recipe;
+
+/// States expanded per round: the helper threads expand a chunk side by side while the merging
+/// thread numbers the one before in order. Small enough to bound the successors held at once,
+/// large enough that handing out the work costs nothing.
+pub(super) const CHUNK: usize = 4096;
+
+/// Parts a chunk is cut into per helper thread, so that the helpers share it out evenly.
+const PARTS_PER_HELPER: usize = 4;
+
+/// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
+type Work = (usize, usize, Vec<Packed>, Checked);
+
+/// What a helper thread found in a part of a chunk.
+type Done = (usize, usize, Vec<Expansion>);
+
+/// A chunk submitted and not yet taken back.
+enum InFlight {
+    /// Expanded where it was submitted (no helpers).
+    Expanded(Vec<Expansion>),
+    /// Handed to the helpers: its number and how many parts it was cut into.
+    Sent { chunk: usize, parts: usize },
+}
+
+pub(super) struct Pipeline<'a, R> {
+    expander: &'a Expander<'a, R>,
+    helpers: usize,
+    /// One queue of parts that every helper takes from: a helper slowed down (the merging
+    /// thread shares the cores) leaves the next parts to the others. None without helpers.
+    give: Option<mpsc::Sender<Work>>,
+    results: mpsc::Receiver<Done>,
+    /// Chunks submitted so far.
+    submitted: usize,
+    /// Chunks submitted and not taken back, oldest first.
+    in_flight: VecDeque<InFlight>,
+    /// Parts that came back before the chunks ahead of theirs were taken.
+    arrived: BTreeMap<(usize, usize), Vec<Expansion>>,
+}
+
+impl<'a, R: Recipe> Pipeline<'a, R> {
+    /// Starts the helpers for a pass on `threads` threads: none for one thread, else one per
+    /// thread beside the merging one. They live as long as `scope` (the pass): a thread started
+    /// per chunk would start with an empty allocator heap each time and leave its pages to be
+    /// reclaimed.
+    pub(super) fn start<'scope>(scope: &'scope Scope<'scope, '_>, expander: &'a Expander<'a, R>, threads: usize) -> Self
+    where
+        'a: 'scope,
+    {
+        let (give, work) = mpsc::channel::<Work>();
+        let (done, results) = mpsc::channel::<Done>();
+        let work = Arc::new(Mutex::new(work));
+        let helpers = if threads > 1 { threads } else { 0 };
+        for _ in 0..helpers {
+            let (done, work) = (done.clone(), work.clone());
+            scope.spawn(move || loop {
+                let next = work.lock().expect("no helper panics holding it").recv();
+                let Ok((chunk, part, states, checked)) = next else { return };
+                if done.send((chunk, part, expander.expand_all(states, &checked))).is_err() {
+                    return;
+                }
+            });
+        }
+        Pipeline {
+            expander,
+            helpers,
+            give: (helpers > 0).then_some(give),
+            results,
+            submitted: 0,
+            in_flight: VecDeque::new(),
+            arrived: BTreeMap::new(),
+        }
+    }
+
+    /// Whether another chunk may be submitted: with helpers, one is expanded while the one
+    /// before is merged; alone, each is merged before the next is expanded.
+    pub(super) fn has_room(&self) -> bool {
+        self.in_flight.len() < if self.helpers > 0 { 2 } else { 1 }
+    }
+
+    /// Submits `chunk` for expansion, `checked` being the situations checked before its level.
+    pub(super) fn submit(&mut self, chunk: Vec<Packed>, checked: &Checked) {
+        match &self.give {
+            None => self.in_flight.push_back(InFlight::Expanded(self.expander.expand_all(chunk, checked))),
+            Some(give) => {
+                let cut = split(chunk, self.helpers * PARTS_PER_HELPER);
+                let parts = cut.len();
+                for (part, states) in cut.into_iter().enumerate() {
+                    give.send((self.submitted, part, states, checked.clone()))
+                        .expect("helpers run until the pass ends");
+                }
+                self.in_flight.push_back(InFlight::Sent { chunk: self.submitted, parts });
+            }
+        }
+        self.submitted += 1;
+    }
+
+    /// The expansions of the oldest chunk not yet taken back, in order, once all its parts are
+    /// in; none when no chunk is in flight.
+    pub(super) fn next_in_order(&mut self) -> Option<Vec<Expansion>> {
+        let (chunk, parts) = match self.in_flight.pop_front()? {
+            InFlight::Expanded(expansions) => return Some(expansions),
+            InFlight::Sent { chunk, parts } => (chunk, parts),
+        };
+        while (0..parts).any(|part| !self.arrived.contains_key(&(chunk, part))) {
+            let (chunk, part, expansions) = self.results.recv().expect("helpers run until the pass ends");
+            self.arrived.insert((chunk, part), expansions);
+        }
+        Some((0..parts).flat_map(|part| self.arrived.remove(&(chunk, part)).unwrap_or_default()).collect())
+    }
+}
+
+/// Splits `states` into `parts` runs of about equal length, in order.
+fn split<T>(mut states: Vec<T>, parts: usize) -> Vec<Vec<T>> {
+    let part = states.len().div_ceil(parts.max(1)).max(1);
+    let mut split = Vec::new();
+    while states.len() > part {
+        let rest = states.split_off(part);
+        split.push(std::mem::replace(&mut states, rest));
+    }
+    split.push(states);
+    split
+}
