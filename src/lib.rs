@@ -39,6 +39,7 @@ pub mod scenario;
 pub mod shard;
 pub mod timeline;
 pub mod trace;
+pub mod trace_files;
 
 pub use zklab_model as model;
 pub use zklab_recipes as recipes;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use zklab_model::{ClientBehaviour, Property, WorldConfig};
 
 /// One manifest entry: the scenario and what checking it must give.
-pub struct Entry {
+pub struct ManifestEntry {
     pub label: String,
     pub scenario: Scenario,
     pub unique_states: usize,
@@ -59,7 +59,7 @@ struct EntryFile {
 }
 
 /// Parses a manifest, or says in one line what is wrong with it.
-pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
+pub fn parse(text: &str) -> Result<Vec<ManifestEntry>, String> {
     let manifest: File = serde_json::from_str(text).map_err(|e| format!("not a manifest: {e}"))?;
     if manifest.format != 1 {
         return Err("unsupported manifest format (this zklab reads format 1)".to_string());
@@ -70,7 +70,7 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
     manifest.entries.into_iter().enumerate().map(|(i, e)| entry(e).map_err(|m| format!("entry {i}: {m}"))).collect()
 }
 
-fn entry(e: Value) -> Result<Entry, String> {
+fn entry(e: Value) -> Result<ManifestEntry, String> {
     let e: EntryFile = serde_json::from_value(e).map_err(|e| e.to_string())?;
     let client_behaviour = match e.client.as_str() {
         "java" => ClientBehaviour::Java,
@@ -102,7 +102,7 @@ fn entry(e: Value) -> Result<Entry, String> {
             Ok((property, status))
         })
         .collect::<Result<_, String>>()?;
-    Ok(Entry {
+    Ok(ManifestEntry {
         label: format!(
             "{} n{} faults {} {} rounds {} first {}",
             e.recipe, e.clients, e.faults, e.client, rounds_text, e.first_sequence
@@ -118,7 +118,7 @@ fn entry(e: Value) -> Result<Entry, String> {
 /// that they compare with stateright's and do not move when a reduction improves; and every
 /// property is judged, so the run never stops at the first violation.
 /// The report comes back too: whether a budget cut it short (`Report::bounded_by`).
-pub fn run(entry: &Entry, options: &Options) -> (Report, Vec<String>) {
+pub fn run(entry: &ManifestEntry, options: &Options) -> (Report, Vec<String>) {
     let options = Options { symmetry: false, partial_order: false, stop_at_violation: false, ..options.clone() };
     let report = check::run(&entry.scenario, &options);
     let deviations = deviations(entry, &report);
@@ -129,7 +129,7 @@ pub fn run(entry: &Entry, options: &Options) -> (Report, Vec<String>) {
 /// counterexample that does not replay, and stateright's second opinion when it was asked for.
 /// A run a budget cut short (`bounded`) has no count to compare and its unknowns are not
 /// answers: only what it did decide (a violation, a reached item) is held to the manifest.
-pub fn deviations(entry: &Entry, report: &Report) -> Vec<String> {
+pub fn deviations(entry: &ManifestEntry, report: &Report) -> Vec<String> {
     let mut deviations = Vec::new();
     if report.unique_states != entry.unique_states && !report.bounded {
         deviations.push(format!("{} unique states, manifest says {}", report.unique_states, entry.unique_states));

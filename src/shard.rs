@@ -246,7 +246,12 @@ impl ShardReport {
                     property: p.name.to_string(),
                     unit: coverage.counterexample_walks.get(p.name).copied().unwrap_or(coverage.first_walk),
                     detail: trace.summary.clone(),
-                    file: file_name(&crate::check::trace_file(Path::new(""), &report.recipe, report.clients, p.name)),
+                    file: file_name(&crate::trace_files::trace_file(
+                        Path::new(""),
+                        &report.recipe,
+                        report.clients,
+                        p.name,
+                    )),
                     trace: trace.clone(),
                 }),
                 (None, crate::check::Status::Holds) if p.kind == crate::check::properties::Kind::Reached => {

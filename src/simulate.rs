@@ -3,14 +3,14 @@
 
 use crate::budget::{Budget, Spent};
 use crate::scenario::{BadInput, Scenario};
-use crate::trace::{summarize, Trace, Verdict, FORMAT};
+use crate::trace::{summarize, Trace, TraceVerdict, FORMAT};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use zklab_model::{FaultBudget, FaultKind};
 use zklab_recipes::AnyRecipe;
-use zklab_sim::{FaultRates, Herd, Metrics, Outcome, SimConfig};
+use zklab_sim::{FaultRates, Herd, Metrics, SimConfig, SimOutcome};
 
 /// Parses `--faults`: `kind[=rate]` separated by commas, `all` or `none`. A loss rate is a
 /// probability per request; the other kinds are counts over the chaos phase.
@@ -198,7 +198,7 @@ fn run_with(
     let stop = budget.map(|_| &halt);
     let mut run = zklab_sim::simulate_stoppable(&lean, recipes(), &mut watch, stop).expect("validated before the run");
     let dropped = run.steps.len() as u64 != run.metrics.steps;
-    if matches!(run.outcome, Outcome::Violated(_)) && dropped {
+    if matches!(run.outcome, SimOutcome::Violated(_)) && dropped {
         let lean_hash = run.steps_hash;
         drop(run);
         let all = SimConfig { keep_steps: usize::MAX, ..config.clone() };
@@ -209,10 +209,10 @@ fn run_with(
     let herd = run.metrics.herd();
     let bounded_by = spent.filter(|s| run.interrupted && *s != Spent::Interrupted).map(Spent::what_ran_out);
     let (verdict, violated, detail, trace) = match &run.outcome {
-        Outcome::Passed if bounded_by.is_some() => ("bounded", None, None, None),
-        Outcome::Passed if run.interrupted => ("interrupted", None, None, None),
-        Outcome::Passed => ("passed", None, None, None),
-        Outcome::Violated(v) => {
+        SimOutcome::Passed if bounded_by.is_some() => ("bounded", None, None, None),
+        SimOutcome::Passed if run.interrupted => ("interrupted", None, None, None),
+        SimOutcome::Passed => ("passed", None, None, None),
+        SimOutcome::Violated(v) => {
             // The trace's world allows exactly the faults the run used, so it replays as is.
             let mut replayable = scenario.clone();
             replayable.config.faults = FaultBudget(run.world.faults_used);
@@ -226,7 +226,7 @@ fn run_with(
                 seed: Some(config.seed),
                 steps: run.steps.clone(),
                 times_us: run.times_us.clone(),
-                verdict: Verdict { property: v.property, cycle_start: None, stalled: v.stalled },
+                verdict: TraceVerdict { property: v.property, cycle_start: None, stalled: v.stalled },
                 summary: summary.clone(),
             };
             ("violated", Some(v.property.to_string()), Some(summary), Some(trace))

@@ -2,10 +2,11 @@
 //! steps to a fresh world and must reproduce the verdict, so a trace is a proof that can be
 //! re-checked anywhere.
 
-use crate::check::properties::{herd, Kind, Property};
 use crate::scenario::{BadInput, Scenario};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use zklab_model::property::{herd, Kind};
+use zklab_model::Property;
 
 /// Whether traces can be written under `dir`, asked before a long run rather than after it:
 /// `dir`, or the nearest of its ancestors that exists, must be a directory that takes a new
@@ -117,13 +118,13 @@ pub struct Trace {
     /// the checker's, whose steps have no time); shown on the HTML timeline's axis.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub times_us: Vec<u64>,
-    pub verdict: Verdict,
+    pub verdict: TraceVerdict,
     pub summary: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Verdict {
+pub struct TraceVerdict {
     /// The property the steps violate (by its name; an unknown name is refused on loading).
     pub property: Property,
     /// For a liveness cycle: the step index where the cycle starts (the state after the last

@@ -71,9 +71,9 @@ fn the_outcome_prints_as_a_report_with_its_counterexample() {
 #[test]
 fn a_variant_of_the_lock_family_is_a_few_lines() {
     use zklab_recipes::queue::{Order, Queue};
-    use zklab_recipes::sequential::{SequentialLock, Variant};
+    use zklab_recipes::sequential::{SequentialLock, Style};
     // The standard lock with its own name format, sorting its line as text as Curator does.
-    let mine = Variant { queue: Queue::new("-mutex-", Order::Text), ..Variant::STANDARD };
+    let mine = Style { queue: Queue::new("-mutex-", Order::Text), ..Style::STANDARD };
     let checked = check(move |lock| SequentialLock::new("my-lock", lock, mine)).clients(2).faults(&[FaultKind::Expire]);
     checked.run().assert_proven();
     // Across the counter's wrap, text order puts the newcomer first: two hold at once.

@@ -8,7 +8,8 @@
 use zklab::check::{self, check, Options, Status};
 use zklab::scenario::Scenario;
 use zklab_model::{FaultBudget, FaultKind, Property, WorldConfig};
-use zklab_recipes::contender::{Contender, LEADER_LATCH};
+use zklab_recipes::contender::Contender;
+use zklab_recipes::leader_latch::LEADER_LATCH;
 
 fn scenario(recipe: &str, faults: &[FaultKind], renumber: bool) -> Scenario {
     let config = WorldConfig { faults: FaultBudget::once(faults), renumber, ..WorldConfig::default() };

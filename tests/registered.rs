@@ -4,7 +4,7 @@
 //! one story.
 
 use zklab::check::{self, Options, Status};
-use zklab::recipes::sequential::{SequentialLock, Variant};
+use zklab::recipes::sequential::{SequentialLock, Style};
 use zklab::recipes::{AnyRecipe, Entry, Flaw};
 use zklab::scenario::{parse_faults, Scenario};
 use zklab::trace::Trace;
@@ -14,11 +14,11 @@ use zklab_model::{Property, WorldConfig};
 /// for its node after a lost create reply.
 const MINE: &[Entry] = &[
     Entry::new("my-standard", "the standard lock, registered by a user", |lock| {
-        AnyRecipe::custom(SequentialLock::new("my-standard", lock, Variant::STANDARD))
+        AnyRecipe::custom(SequentialLock::new("my-standard", lock, Style::STANDARD))
     }),
     Entry::new("my-blind-retry", "creates again after a lost create reply", |lock| {
         let variant =
-            Variant { on_create_loss: zklab::recipes::sequential::OnCreateLoss::CreateAgain, ..Variant::STANDARD };
+            Style { on_create_loss: zklab::recipes::sequential::OnCreateLoss::CreateAgain, ..Style::STANDARD };
         AnyRecipe::custom(SequentialLock::new("my-blind-retry", lock, variant))
     })
     .with_flaw(Flaw { bug: "orphan-after-connloss", breaks: &[Property::NoOrphans, Property::EventualAcquire] }),

@@ -24,7 +24,7 @@ pub use reduce::rewrite::Rewrite;
 pub use reduce::symmetry::{Renamer, Renaming};
 pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
 pub use server::{
-    Notification, Outcome, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind, WatchTable,
+    Applied, Notification, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind, WatchTable,
 };
 pub use stat::Stat;
 pub use tree::{DataTree, Node};

@@ -25,23 +25,23 @@ use std::sync::{Arc, OnceLock};
 
 #[derive(Clone, Default)]
 pub struct Listing {
-    names: Names,
+    names: Stored,
     /// The names as jute writes a vector of strings: an int count, then each name after an int
     /// length.
     wire_bytes: usize,
 }
 
 #[derive(Clone)]
-enum Names {
+enum Stored {
     /// The names as given, in their order.
     Given(Arc<[String]>),
     /// A long listing its tree keeps (see `Kept`).
     Kept(Arc<Kept>),
 }
 
-impl Default for Names {
+impl Default for Stored {
     fn default() -> Self {
-        Names::Given(Arc::from([]))
+        Stored::Given(Arc::from([]))
     }
 }
 
@@ -114,14 +114,14 @@ impl Listing {
     /// The names as given, in their order.
     pub fn new(names: Vec<String>) -> Self {
         let wire_bytes = 4 + names.iter().map(|n| wire_len(n)).sum::<usize>();
-        Listing { names: Names::Given(names.into()), wire_bytes }
+        Listing { names: Stored::Given(names.into()), wire_bytes }
     }
 
     /// `names` (in any order) as a reply arranges them in `order`, kept to be changed in place
     /// (`insert`, `remove`).
     pub fn kept(order: ChildrenOrder, names: Vec<String>) -> Self {
         let mut listing = Listing {
-            names: Names::Kept(Arc::new(Kept {
+            names: Stored::Kept(Arc::new(Kept {
                 order,
                 by_order: imbl::OrdSet::new(),
                 by_counter: imbl::OrdSet::new(),
@@ -138,7 +138,7 @@ impl Listing {
 
     /// Adds a name to a kept listing (a given one is never changed: nothing is done).
     pub fn insert(&mut self, name: &str) {
-        let Names::Kept(kept) = &mut self.names else { return };
+        let Stored::Kept(kept) = &mut self.names else { return };
         let kept = Arc::make_mut(kept);
         let name: Arc<str> = Arc::from(name);
         if kept.by_order.insert((order_key(kept.order, &name), name.clone())).is_some() {
@@ -155,7 +155,7 @@ impl Listing {
 
     /// Takes a name out of a kept listing (a given one is never changed: nothing is done).
     pub fn remove(&mut self, name: &str) {
-        let Names::Kept(kept) = &mut self.names else { return };
+        let Stored::Kept(kept) = &mut self.names else { return };
         let kept = Arc::make_mut(kept);
         let name: Arc<str> = Arc::from(name);
         if kept.by_order.remove(&(order_key(kept.order, &name), name.clone())).is_none() {
@@ -177,8 +177,8 @@ impl Listing {
 
     pub fn len(&self) -> usize {
         match &self.names {
-            Names::Given(names) => names.len(),
-            Names::Kept(kept) => kept.by_order.len(),
+            Stored::Given(names) => names.len(),
+            Stored::Kept(kept) => kept.by_order.len(),
         }
     }
 
@@ -189,16 +189,16 @@ impl Listing {
     /// Whether `name` is among the names (O(log n) for a kept listing).
     pub fn contains(&self, name: &str) -> bool {
         match &self.names {
-            Names::Given(names) => names.iter().any(|n| n == name),
-            Names::Kept(kept) => kept.by_order.contains(&(order_key(kept.order, name), Arc::from(name))),
+            Stored::Given(names) => names.iter().any(|n| n == name),
+            Stored::Kept(kept) => kept.by_order.contains(&(order_key(kept.order, name), Arc::from(name))),
         }
     }
 
     /// The names in their order, without making a slice of a kept listing.
     pub fn names(&self) -> NameIter<'_> {
         match &self.names {
-            Names::Given(names) => NameIter::Given(names.iter()),
-            Names::Kept(kept) => match kept.order {
+            Stored::Given(names) => NameIter::Given(names.iter()),
+            Stored::Kept(kept) => match kept.order {
                 ChildrenOrder::Reversed => NameIter::Backwards(kept.by_order.iter()),
                 _ => NameIter::Forwards(kept.by_order.iter()),
             },
@@ -212,7 +212,7 @@ impl Listing {
     /// reads from a name here is that name's counter, so the contender just before the one
     /// numbered `below` is among the first of these (see `Queue::place` in the recipes).
     pub fn counters_below(&self, below: u64, marker_end: u8) -> Option<impl Iterator<Item = (u64, &str)> + '_> {
-        let Names::Kept(kept) = &self.names else { return None };
+        let Stored::Kept(kept) = &self.names else { return None };
         (kept.signed_after[usize::from(marker_end)] == 0)
             .then(|| kept.by_counter.range(..(below, Arc::from(""))).rev().map(|(at, name)| (*at, &**name)))
     }
@@ -220,8 +220,8 @@ impl Listing {
     /// Whether both are the same shared copy (not merely equal).
     pub fn shares(&self, other: &Listing) -> bool {
         match (&self.names, &other.names) {
-            (Names::Given(a), Names::Given(b)) => Arc::ptr_eq(a, b),
-            (Names::Kept(a), Names::Kept(b)) => Arc::ptr_eq(a, b),
+            (Stored::Given(a), Stored::Given(b)) => Arc::ptr_eq(a, b),
+            (Stored::Kept(a), Stored::Kept(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -254,8 +254,8 @@ impl Deref for Listing {
     /// same copy shares it.
     fn deref(&self) -> &[String] {
         match &self.names {
-            Names::Given(names) => names,
-            Names::Kept(kept) => kept.flat.get_or_init(|| self.names().map(str::to_string).collect()),
+            Stored::Given(names) => names,
+            Stored::Kept(kept) => kept.flat.get_or_init(|| self.names().map(str::to_string).collect()),
         }
     }
 }
@@ -275,7 +275,7 @@ impl FromIterator<String> for Listing {
 impl PartialEq for Listing {
     fn eq(&self, other: &Self) -> bool {
         match (&self.names, &other.names) {
-            (Names::Given(a), Names::Given(b)) => a == b,
+            (Stored::Given(a), Stored::Given(b)) => a == b,
             _ => self.len() == other.len() && self.names().eq(other.names()),
         }
     }
@@ -292,7 +292,7 @@ impl PartialOrd for Listing {
 impl Ord for Listing {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         match (&self.names, &other.names) {
-            (Names::Given(a), Names::Given(b)) => a.cmp(b),
+            (Stored::Given(a), Stored::Given(b)) => a.cmp(b),
             _ => self.names().cmp(other.names()),
         }
     }
@@ -302,8 +302,8 @@ impl Hash for Listing {
     /// As a `[String]` hashes: its length, then each name.
     fn hash<H: Hasher>(&self, state: &mut H) {
         match &self.names {
-            Names::Given(names) => names.hash(state),
-            Names::Kept(_) => (**self).hash(state),
+            Stored::Given(names) => names.hash(state),
+            Stored::Kept(_) => (**self).hash(state),
         }
     }
 }

@@ -1,76 +1,37 @@
-//! One state machine for Curator's mutex and LeaderLatch and the recipes page's leader election.
+//! One state machine for the recipes that queue on an ephemeral-sequential node and watch the
+//! node just before their own, in the shapes Curator and ZooKeeper's recipes page give it.
 //!
-//! **Source.** Curator's `InterProcessMutex` (`LockInternals.attemptLock` and `internalLockLoop`,
-//! `StandardLockInternalsDriver`, and the protected create of `CreateBuilderImpl` and
-//! `ProtectedMode`), Curator's `LeaderLatch`, and the "Leader Election" of ZooKeeper's recipes
-//! page. The issues it reproduces: CURATOR-498 and CURATOR-604 (a protected create that adopts an
-//! expired session's node), CURATOR-644 and CURATOR-645 (the LeaderLatch livelock, fixed in Curator
-//! PR #430) and CURATOR-696 (LeaderLatch's double leader).
+//! **Source.** Three, each with its own file holding its styles, what it does beyond what is
+//! shared here and the bugs it reproduces: `curator_mutex` (Curator's `InterProcessMutex`),
+//! `leader_latch` (Curator's `LeaderLatch`) and `leader_election` (the "Leader Election" of
+//! ZooKeeper's recipes page). A `Style` is one source's shape at one version.
 //!
-//! **What it does.** Each recipe queues on an ephemeral-sequential node and watches the node just
-//! before its own, in the shape its source gives it (a `Style`). A leader is a holder: it leads
-//! while it believes it holds, and closing the latch is the release. What Curator's sources do, and
-//! this machine with them:
-//! - Protected create (`withProtection()`): the name starts `_c_<uuid>-`, a fresh uuid per create
-//!   call. After a ConnectionLoss the retry lists the parent and adopts the child with that prefix,
-//!   or creates again. Since CURATOR-498 the retry first compares the session with the one of the
-//!   first attempt: if it changed, a found node is deleted (guaranteed, in the background) instead
-//!   of adopted. The uuid belongs to one create call (ProtectedMode in CreateBuilderImpl), and the
-//!   call's retry loop retries SessionExpired too: after an expiry the next attempt looks for the
-//!   node on the new session, with the same uuid, before it creates again.
-//! - Order: children sorted by the text after the lock name (`lock-`, `latch-`), compared as
-//!   strings, never parsed (StandardLockInternalsDriver.fixForSorting).
-//! - The predecessor is read with getData and a watch (no watch is left behind if it is gone);
-//!   NoNode means "list again". InterProcessMutex wakes on any event, LeaderLatch on NodeDeleted.
+//! **What it does.** A leader is a holder: it leads while it believes it holds, and closing the
+//! latch is the release. What every style does, as its source does:
+//! - Protected create (`Naming::Protected`, Curator's `withProtection()`): the name starts
+//!   `_c_<uuid>-`, a fresh uuid per create call. After a ConnectionLoss the retry lists the parent
+//!   and adopts the child with that prefix, or creates again; with `session_check` (since
+//!   CURATOR-498) it first compares the session with the one of the first attempt, and deletes a
+//!   node found on another session (guaranteed, in the background) instead of adopting it. The
+//!   uuid belongs to one create call (ProtectedMode in CreateBuilderImpl), and the call's retry loop
+//!   retries SessionExpired too: after an expiry the next attempt looks for the node on the new
+//!   session, with the same uuid, before it creates again. `Naming::Guid` is the recipes page's
+//!   `<guid><marker>`.
+//! - Order: Curator sorts the children by the text after the lock name (`lock-`, `latch-`),
+//!   compared as strings, never parsed (StandardLockInternalsDriver.fixForSorting); the recipes
+//!   page's election by serial-number arithmetic, right across the 32-bit wrap.
+//! - The predecessor is read with a watch (`Watch`): getData in Curator (no watch is left behind if
+//!   it is gone; NoNode means "list again"), exists() on the recipes page (null: list again).
 //! - Release is a guaranteed delete: retried after ConnectionLoss until it is done.
-//! - The mutex never watches the connection; applications are told to add a listener that treats
-//!   SUSPENDED as "maybe lost" and LOST as lost, and that listener is modelled here: on LOST it
-//!   releases the thread's hold (its `LockData`) to zero.
-//! - The mutex is re-entrant (`InterProcessMutex.internalLock`): a thread that holds and asks
-//!   again gets `true` at once, its `lockCount` up and no request; `release` counts down and
-//!   deletes the node at zero. One nested acquire per hold is modelled.
-//! - A waiter whose node went with its session creates a new one (attemptLock retries on the
-//!   NoNode its driver throws).
-//! - A waiter whose `acquire(time, unit)` runs out deletes its node (`deleteOurPath`, a
-//!   guaranteed delete): the `give-up` fault, while it waits on its predecessor.
-//! - LeaderLatch drops leadership on SUSPENDED and LOST, and on RECONNECTED lists again (since
-//!   CURATOR-644/645). LOST only drops leadership: the latch keeps its node's path and handles the
-//!   new session's connect like any reconnect. Since CURATOR-696 a latch that finds itself first
-//!   reads its own node and leads only if the node's ephemeral owner is its current session;
-//!   otherwise it resets (deletes its node and creates a new one).
-//! - The recipes page's election creates `<guid>-n_` (ephemeral, sequential), calls exists() with a
-//!   watch on the next lower node (null: list again), leads when it is lowest, and after an expiry
-//!   volunteers again with a new node on the new session. The page says only "sequence number"; the
-//!   machine orders by serial-number arithmetic, right across the 32-bit wrap.
 //!
-//! **What it gets wrong.** `CURATOR_MUTEX` (`curator-mutex`), `LEADER_LATCH` (`leader-latch`) and
-//! `LEADER_ELECTION` (`leader-election`): nothing the model can show, beyond what no lock can
-//! prevent (a holder paused past its session's expiry). The styles from before each fix:
-//! - `CURATOR_MUTEX_BEFORE_498` (`curator-mutex-498`): after an expiry during a protected create,
-//!   the new session's search still lists the old node (a follower lagging behind the expiry) and
-//!   the mutex adopts it without asking whose session owns it; it believes it holds while another
-//!   client holds.
-//! - `LEADER_LATCH_BEFORE_696` (`leader-latch-696`): first in a listing, it leads without reading
-//!   whose its node is, so after an expiry a listing that still shows its old node first (a
-//!   follower lagging behind the expiry) makes it leader again, beside the real leader.
-//! - `CURATOR_MUTEX_REENTER_AFTER_LOST` (`curator-mutex-reenter-after-lost`): the application's
-//!   listener only notes LOST, so the thread's `LockData` outlives the session, and the thread's
-//!   next acquire is answered from it: it holds with its old token and no node, beside the
-//!   client that holds the lock (CURATOR-206's holder that "still thinks it has the lock").
-//! - `LEADER_LATCH_BEFORE_644` (`leader-latch-644`): before CURATOR-644/645 LeaderLatch reset
-//!   itself on RECONNECTED: delete its node and create a new one, which is also what it did when
-//!   getData found its predecessor gone. After a single disconnect, two latches resetting each
-//!   other that way never settle (the livelock).
+//! **What it gets wrong.** Nothing by itself: each style's file says what its styles get wrong.
 //!
 //! **What the model leaves out.** The protected uuid is the client and a count of its creates, not
 //! a random uuid. Curator's retries (the create call's, and attemptLock's on NoNode) go on while
-//! the retry policy allows; here they go on for as long as it takes. LeaderLatch drops leadership
-//! on SUSPENDED only under the default connection-state error policy, which is the one modelled.
-//! Not modelled: a timeout that runs out during the create or the listing (only while waiting),
-//! re-entry deeper than one nested acquire, threads other than the one that holds, revocation,
-//! the latch's participant id, listeners and close modes, parents created as containers (the
-//! lock node exists from the start), and LeaderLatch's reset when the latch path itself is gone
-//! (CURATOR-724).
+//! the retry policy allows; here they go on for as long as it takes. Not modelled: a timeout that
+//! runs out during the create or the listing (only while waiting), threads other than the one
+//! that holds, revocation, listeners beyond the one each source's file names, and parents created
+//! as containers (the lock node exists from the start).
 
 use crate::queue::{find_own, Order, Place, Queue};
 use zklab_model::path;
@@ -158,68 +119,6 @@ pub struct Style {
     pub owner_check: bool,
     pub reentry: Reentry,
 }
-
-/// Curator's InterProcessMutex, with the connection listener its documentation asks for.
-pub const CURATOR_MUTEX: Style = Style {
-    naming: Naming::Protected,
-    marker: "lock-",
-    watch: Watch::GetDataAnyEvent,
-    order: Order::Text,
-    on_predecessor_gone: Recheck::List,
-    on_reconnect: Recheck::List,
-    after_expiry: AfterExpiry::RequeueWaiter,
-    holder_resumes: true,
-    session_check: true,
-    owner_check: false,
-    reentry: Reentry::ReleasedOnLost,
-};
-
-/// InterProcessMutex before CURATOR-498: a protected node found on a new session is adopted.
-pub const CURATOR_MUTEX_BEFORE_498: Style = Style { session_check: false, ..CURATOR_MUTEX };
-
-/// InterProcessMutex whose application only notes LOST: the thread's re-entrant count survives
-/// the session, and the thread's next acquire succeeds locally without a node (CURATOR-206).
-pub const CURATOR_MUTEX_REENTER_AFTER_LOST: Style = Style { reentry: Reentry::KeptOnLost, ..CURATOR_MUTEX };
-
-/// Curator's LeaderLatch as of CURATOR-696 (and CURATOR-644/645 before it).
-pub const LEADER_LATCH: Style = Style {
-    naming: Naming::Protected,
-    marker: "latch-",
-    watch: Watch::GetDataDeleted,
-    order: Order::Text,
-    on_predecessor_gone: Recheck::List,
-    on_reconnect: Recheck::List,
-    after_expiry: AfterExpiry::Reconnect,
-    holder_resumes: false,
-    session_check: true,
-    owner_check: true,
-    reentry: Reentry::None,
-};
-
-/// LeaderLatch between CURATOR-644/645 and CURATOR-696: first in a listing, it leads without
-/// asking whose its node is, so a stale listing on a new session can make it leader.
-pub const LEADER_LATCH_BEFORE_696: Style = Style { owner_check: false, ..LEADER_LATCH };
-
-/// The leader election of ZooKeeper's recipes page.
-pub const LEADER_ELECTION: Style = Style {
-    naming: Naming::Guid,
-    marker: "-n_",
-    watch: Watch::Exists,
-    order: Order::Serial,
-    on_predecessor_gone: Recheck::List,
-    on_reconnect: Recheck::List,
-    after_expiry: AfterExpiry::Rejoin,
-    holder_resumes: false,
-    session_check: false,
-    owner_check: false,
-    reentry: Reentry::None,
-};
-
-/// LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) when
-/// its predecessor is gone at the getData and on every reconnect. Its livelock creates nodes
-/// forever; the checker closes its graph by renumbering (see docs/bugzoo.md).
-pub const LEADER_LATCH_BEFORE_644: Style =
-    Style { on_predecessor_gone: Recheck::Reset, on_reconnect: Recheck::Reset, owner_check: false, ..LEADER_LATCH };
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Phase {
@@ -597,6 +496,9 @@ fn parse_protected(name: &str) -> Option<(ClientId, i64, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::curator_mutex::{CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498};
+    use crate::leader_election::LEADER_ELECTION;
+    use crate::leader_latch::{LEADER_LATCH, LEADER_LATCH_BEFORE_644, LEADER_LATCH_BEFORE_696};
     use zklab_model::{Recipe, Stat};
 
     const CTX: Ctx = Ctx { client: 0, session: SessionId(2) };

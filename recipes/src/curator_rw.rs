@@ -57,28 +57,28 @@ pub const STYLE: Style = Style {
     downgrade_in_place: true,
 };
 
-pub fn reader(lock_path: &str) -> RwQueue {
-    RwQueue::new("curator-rw-reader", lock_path, Role::Reader, STYLE)
+pub fn reader(name: &'static str, lock_path: &str) -> RwQueue {
+    RwQueue::new(name, lock_path, Role::Reader, STYLE)
 }
 
-pub fn writer(lock_path: &str) -> RwQueue {
-    RwQueue::new("curator-rw-writer", lock_path, Role::Writer, STYLE)
+pub fn writer(name: &'static str, lock_path: &str) -> RwQueue {
+    RwQueue::new(name, lock_path, Role::Writer, STYLE)
 }
 
 /// A writer that downgrades to the read lock instead of releasing the write lock outright.
-pub fn downgrading_writer(lock_path: &str) -> RwQueue {
-    RwQueue::new("curator-rw-downgrade", lock_path, Role::DowngradingWriter, STYLE)
+pub fn downgrading_writer(name: &'static str, lock_path: &str) -> RwQueue {
+    RwQueue::new(name, lock_path, Role::DowngradingWriter, STYLE)
 }
 
 /// The downgrading writer as it was before CURATOR-621: its read node queues behind a writer
 /// already waiting, which takes the write lock when the downgrade lets go of it.
-pub fn downgrading_writer_before_621(lock_path: &str) -> RwQueue {
+pub fn downgrading_writer_before_621(name: &'static str, lock_path: &str) -> RwQueue {
     let style = Style { downgrade_in_place: false, ..STYLE };
-    RwQueue::new("curator-rw-downgrade-621", lock_path, Role::DowngradingWriter, style)
+    RwQueue::new(name, lock_path, Role::DowngradingWriter, style)
 }
 
 /// The reader as it was before CURATOR-211.
-pub fn reader_before_211(lock_path: &str) -> RwQueue {
+pub fn reader_before_211(name: &'static str, lock_path: &str) -> RwQueue {
     let style = Style { own_node_missing: OwnNodeMissing::WatchFirstWrite, ..STYLE };
-    RwQueue::new("curator-rw-reader-211", lock_path, Role::Reader, style)
+    RwQueue::new(name, lock_path, Role::Reader, style)
 }

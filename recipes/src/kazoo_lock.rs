@@ -89,6 +89,9 @@ pub struct KazooLock {
 }
 
 impl KazooLock {
+    /// Its name in the catalogue and in traces.
+    pub const NAME: &'static str = "kazoo-lock";
+
     pub fn new(path: &str) -> Self {
         KazooLock { path: path.to_string(), phase: Phase::Idle, assured_path: false, create_tried: false, node: None }
     }
@@ -210,7 +213,7 @@ impl KazooLock {
 
 impl zklab_model::Recipe for KazooLock {
     fn name(&self) -> String {
-        "kazoo-lock".to_string()
+        KazooLock::NAME.to_string()
     }
 
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {

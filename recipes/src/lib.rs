@@ -12,6 +12,9 @@ pub mod custom;
 
 pub mod client_id_lock;
 pub mod contender;
+pub mod curator_mutex;
+pub mod leader_election;
+pub mod leader_latch;
 pub mod timeout_lock;
 
 pub mod curator_rw;

@@ -57,6 +57,11 @@ pub struct NaiveLock {
 }
 
 impl NaiveLock {
+    /// Its name in the catalogue and in traces.
+    pub const NAME: &'static str = "naive";
+    /// The name of the variant that retries its release blindly (`blind_delete`).
+    pub const BLIND_DELETE_NAME: &'static str = "naive-blind-delete";
+
     pub fn new(lock_path: &str) -> Self {
         NaiveLock { node: path::join(lock_path, "holder"), phase: Phase::Idle, check_owner_on_retry: true }
     }
@@ -124,7 +129,7 @@ impl NaiveLock {
 
 impl zklab_model::Recipe for NaiveLock {
     fn name(&self) -> String {
-        if self.check_owner_on_retry { "naive" } else { "naive-blind-delete" }.to_string()
+        if self.check_owner_on_retry { NaiveLock::NAME } else { NaiveLock::BLIND_DELETE_NAME }.to_string()
     }
 
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {

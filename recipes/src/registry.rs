@@ -1,19 +1,19 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
 use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
-use crate::contender::{
-    Contender, CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, CURATOR_MUTEX_REENTER_AFTER_LOST, LEADER_ELECTION,
-    LEADER_LATCH, LEADER_LATCH_BEFORE_644, LEADER_LATCH_BEFORE_696,
-};
+use crate::contender::Contender;
+use crate::curator_mutex::{CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, CURATOR_MUTEX_REENTER_AFTER_LOST};
 use crate::custom::Custom;
 use crate::kazoo_lock::KazooLock;
+use crate::leader_election::LEADER_ELECTION;
+use crate::leader_latch::{LEADER_LATCH, LEADER_LATCH_BEFORE_644, LEADER_LATCH_BEFORE_696};
 use crate::naive::NaiveLock;
 use crate::queue::{Order, Queue};
 use crate::revocable::Revocable;
 use crate::rw_queue::RwQueue;
 use crate::semaphore::{OnLeaseLoss, Semaphore};
 use crate::sequential::{
-    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, SequentialLock, Variant, WaitOn,
+    OnCreateLoss, OnDeleteLoss, OnMissingParent, OnMissingPredecessor, OnReconnect, SequentialLock, Style, WaitOn,
     MARKER,
 };
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
@@ -29,14 +29,22 @@ pub struct Entry {
     pub summary: &'static str,
     /// `None` for a correct recipe; else the flaw and the properties it breaks.
     pub flaw: Option<Flaw>,
-    build: fn(&str) -> AnyRecipe,
+    build: Build,
+}
+
+/// How an entry builds its recipe for a lock path: the catalogue's given the entry's own name
+/// (so that each name is written once), a registered recipe as its author wrote it.
+#[derive(Clone, Copy)]
+enum Build {
+    Named(fn(&'static str, &str) -> AnyRecipe),
+    Path(fn(&str) -> AnyRecipe),
 }
 
 impl Entry {
     /// An entry for a user's own recipe, built for a lock path by `build` (which wraps it with
     /// `AnyRecipe::custom`), to `register` beside the catalogue.
     pub const fn new(name: &'static str, summary: &'static str, build: fn(&str) -> AnyRecipe) -> Entry {
-        Entry { name, summary, flaw: None, build }
+        Entry { name, summary, flaw: None, build: Build::Path(build) }
     }
 
     /// The same entry, with the flaw it is known to have.
@@ -76,7 +84,7 @@ pub struct Flaw {
 pub const TWO_HOLDERS_BREAK: &[Property] =
     &[Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion, Property::FencingAvailable];
 
-const STANDARD: Variant = Variant::STANDARD;
+const STANDARD: Style = Style::STANDARD;
 
 pub const CATALOGUE: &[Entry] = &[
     Entry {
@@ -84,218 +92,211 @@ pub const CATALOGUE: &[Entry] = &[
         summary: "ZooKeeper recipes page lock: guid-tagged ephemeral-sequential node, predecessor watch, recovery by \
             listing after ConnectionLoss",
         flaw: None,
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("standard", p, STANDARD)),
+        build: Build::Named(|name, p| AnyRecipe::Sequential(SequentialLock::new(name, p, STANDARD))),
     },
     Entry {
-        name: "naive",
+        name: NaiveLock::NAME,
         summary: "single ephemeral node; every waiter watches it (safe, but a herd on every release)",
         flaw: Some(Flaw { bug: "herd-effect", breaks: &[Property::NoHerd] }),
-        build: |p| AnyRecipe::Naive(NaiveLock::new(p)),
+        build: Build::Named(|_, p| AnyRecipe::Naive(NaiveLock::new(p))),
     },
     Entry {
-        name: "naive-blind-delete",
+        name: NaiveLock::BLIND_DELETE_NAME,
         summary: "single-node lock that retries its delete after a ConnectionLoss without checking the node is still \
             its own (and herds like the single-node lock)",
         flaw: Some(Flaw {
             bug: "blind-delete-retry",
             breaks: &[Property::BeliefExclusion, Property::StaleHolder, Property::NoHerd],
         }),
-        build: |p| AnyRecipe::Naive(NaiveLock::blind_delete(p)),
+        build: Build::Named(|_, p| AnyRecipe::Naive(NaiveLock::blind_delete(p))),
     },
     Entry {
         name: "parent-watch",
         summary: "sequential nodes, every waiter watches the parent's children (safe, but a herd on every change)",
         flaw: Some(Flaw { bug: "herd-effect", breaks: &[Property::NoHerd] }),
-        build: |p| {
-            AnyRecipe::Sequential(SequentialLock::new(
-                "parent-watch",
-                p,
-                Variant { wait_on: WaitOn::Parent, ..STANDARD },
-            ))
-        },
+        build: Build::Named(|name, p| {
+            AnyRecipe::Sequential(SequentialLock::new(name, p, Style { wait_on: WaitOn::Parent, ..STANDARD }))
+        }),
     },
     Entry {
         name: "blind-retry",
         summary: "standard lock that creates again after a ConnectionLoss instead of looking for its node",
         flaw: Some(Flaw { bug: "orphan-after-connloss", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "blind-retry",
+                name,
                 p,
-                Variant { on_create_loss: OnCreateLoss::CreateAgain, ..STANDARD },
+                Style { on_create_loss: OnCreateLoss::CreateAgain, ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "wait-on-null",
         summary: "standard lock that waits for a notification even when exists() on its predecessor returned null",
         flaw: Some(Flaw { bug: "delete-before-watch", breaks: &[Property::EventualAcquire] }),
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "wait-on-null",
+                name,
                 p,
-                Variant { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD },
+                Style { on_missing_predecessor: OnMissingPredecessor::Wait, ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "rw-reader",
         summary: "ZooKeeper recipes page shared lock, read side: read- node, waits on the last write- node before it",
         flaw: None,
-        build: |p| AnyRecipe::Shared(shared_lock::reader(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(shared_lock::reader(name, p))),
     },
     Entry {
         name: "rw-writer",
         summary: "ZooKeeper recipes page shared lock, write side: write- node, waits on the node just before it",
         flaw: None,
-        build: |p| AnyRecipe::Shared(shared_lock::writer(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(shared_lock::writer(name, p))),
     },
     Entry {
         name: "curator-rw-reader",
         summary: "Curator InterProcessReadWriteLock read side: __READ__ node, waits on the first __WRIT__ node, \
             getData watch",
         flaw: None,
-        build: |p| AnyRecipe::Shared(curator_rw::reader(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(curator_rw::reader(name, p))),
     },
     Entry {
         name: "curator-rw-writer",
         summary: "Curator InterProcessReadWriteLock write side: __WRIT__ node, waits on its predecessor, getData watch",
         flaw: None,
-        build: |p| AnyRecipe::Shared(curator_rw::writer(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(curator_rw::writer(name, p))),
     },
     Entry {
         name: "curator-rw-downgrade",
         summary: "Curator InterProcessReadWriteLock writer that downgrades: acquires read while holding write, then \
             releases write",
         flaw: None,
-        build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(curator_rw::downgrading_writer(name, p))),
     },
     Entry {
         name: "curator-rw-downgrade-621",
         summary: "Curator downgrade before CURATOR-621: the read node queues behind a waiting writer, which gets the \
             write lock beside it",
         flaw: Some(Flaw { bug: "downgrade-lets-writer-in", breaks: TWO_HOLDERS_BREAK }),
-        build: |p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(curator_rw::downgrading_writer_before_621(name, p))),
     },
     Entry {
         name: "curator-rw-reader-211",
         summary: "Curator read side before CURATOR-211: a missing own node goes unnoticed, the reader watches the \
             first write node or throws",
         flaw: Some(Flaw { bug: "rw-vanished-own-node", breaks: &[Property::EventualAcquire] }),
-        build: |p| AnyRecipe::Shared(curator_rw::reader_before_211(p)),
+        build: Build::Named(|name, p| AnyRecipe::Shared(curator_rw::reader_before_211(name, p))),
     },
     Entry {
         name: "semaphore",
         summary: "Curator InterProcessSemaphoreV2-style semaphore, 2 leases: mutex-guarded lease creation, leases \
             children watched",
         flaw: None,
-        build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore", p, 2, OnLeaseLoss::FindOwnLease)),
+        build: Build::Named(|name, p| AnyRecipe::Semaphore(Semaphore::new(name, p, 2, OnLeaseLoss::FindOwnLease))),
     },
     Entry {
         name: "semaphore-max1",
         summary: "the same semaphore with a single lease",
         flaw: None,
-        build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore-max1", p, 1, OnLeaseLoss::FindOwnLease)),
+        build: Build::Named(|name, p| AnyRecipe::Semaphore(Semaphore::new(name, p, 1, OnLeaseLoss::FindOwnLease))),
     },
     Entry {
         name: "semaphore-forget-lease",
         summary: "single-lease semaphore that fails the acquire after a ConnectionLoss on its lease create without \
             looking for the lease",
         flaw: Some(Flaw { bug: "semaphore-lease-orphan", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| AnyRecipe::Semaphore(Semaphore::new("semaphore-forget-lease", p, 1, OnLeaseLoss::GiveUp)),
+        build: Build::Named(|name, p| AnyRecipe::Semaphore(Semaphore::new(name, p, 1, OnLeaseLoss::GiveUp))),
     },
     Entry {
         name: "revocable-reader",
         summary: "ZooKeeper recipes page revocable shared lock, read side: watches its own node, gives up \
             on \"unlock\"",
         flaw: None,
-        build: |p| AnyRecipe::Revocable(Revocable::new("revocable-reader", shared_lock::reader(p))),
+        build: Build::Named(|name, p| AnyRecipe::Revocable(Revocable::new(name, shared_lock::reader(name, p)))),
     },
     Entry {
         name: "revocable-writer",
         summary: "ZooKeeper recipes page revocable shared lock, write side: asks the node it waits on to unlock",
         flaw: None,
-        build: |p| AnyRecipe::Revocable(Revocable::new("revocable-writer", shared_lock::writer(p))),
+        build: Build::Named(|name, p| AnyRecipe::Revocable(Revocable::new(name, shared_lock::writer(name, p)))),
     },
     Entry {
         name: "revocable-reader-deletion-only",
         summary: "revocable shared lock whose waiting readers wake only on the deletion of the node they watch, as in \
             the plain shared lock",
         flaw: Some(Flaw { bug: "revocation-consumes-watch", breaks: &[Property::EventualAcquire] }),
-        build: |p| {
-            AnyRecipe::Revocable(Revocable::waking_on_deletion_only(
-                "revocable-reader-deletion-only",
-                shared_lock::reader(p),
-            ))
-        },
+        build: Build::Named(|name, p| {
+            AnyRecipe::Revocable(Revocable::waking_on_deletion_only(name, shared_lock::reader(name, p)))
+        }),
     },
     Entry {
-        name: "zk-write-lock",
+        name: WriteLock::NAME,
         summary: "ZooKeeper's zookeeper-recipes-lock WriteLock as written: stops waiting when exists() on its \
             predecessor returns null, adopts a bare node name after ConnectionLoss, unlocks without retry, never \
             watches its session",
         flaw: Some(Flaw { bug: "write-lock-exists-null", breaks: &[Property::EventualAcquire] }),
-        build: |p| AnyRecipe::WriteLock(WriteLock::new(p)),
+        build: Build::Named(|_, p| AnyRecipe::WriteLock(WriteLock::new(p))),
     },
     Entry {
-        name: "kazoo-lock",
+        name: KazooLock::NAME,
         summary: "kazoo's Lock as written: uuid-prefixed node found again after ConnectionLoss, predecessor watched \
             with get, retries expiry too; the holder never watches its session",
         flaw: Some(Flaw { bug: "holder-ignores-session", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
-        build: |p| AnyRecipe::Kazoo(KazooLock::new(p)),
+        build: Build::Named(|_, p| AnyRecipe::Kazoo(KazooLock::new(p))),
     },
     Entry {
         name: "release-under-connloss",
         summary: "standard lock whose release drops its state when the delete fails with ConnectionLoss (CURATOR-678, \
             CURATOR-307): an unapplied delete leaves the node, and the waiters wait until the session ends",
         flaw: Some(Flaw { bug: "release-under-connloss", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "release-under-connloss",
+                name,
                 p,
-                Variant { on_delete_loss: OnDeleteLoss::Forget, ..STANDARD },
+                Style { on_delete_loss: OnDeleteLoss::Forget, ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "watches-not-rearmed",
         summary: "standard lock that ignores the reconnect and trusts its watch (kazoo PR #170): under a client that \
             drops watches on disconnect (--client kazoo) a predecessor deleted during the outage never wakes it",
         flaw: Some(Flaw { bug: "watches-not-rearmed", breaks: &[Property::EventualAcquire] }),
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "watches-not-rearmed",
+                name,
                 p,
-                Variant { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD },
+                Style { on_reconnect: OnReconnect::KeepWaiting, ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "container-lock",
         summary: "standard lock on a container parent (as Curator makes it): after the server reaps the empty parent, \
             a create that fails NoNode creates the parent again and retries",
         flaw: None,
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "container-lock",
+                name,
                 p,
-                Variant { on_missing_parent: OnMissingParent::Recreate, ..STANDARD },
+                Style { on_missing_parent: OnMissingParent::Recreate, ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "container-lock-no-recreate",
         summary: "standard lock on a container parent that assumes the parent exists (CURATOR-308): once the server \
             reaps it, the create fails NoNode and the client waits for a lock it never asked for",
         flaw: Some(Flaw { bug: "parent-reaped", breaks: &[Property::EventualAcquire] }),
-        build: |p| AnyRecipe::Sequential(SequentialLock::new("container-lock-no-recreate", p, STANDARD)),
+        build: Build::Named(|name, p| AnyRecipe::Sequential(SequentialLock::new(name, p, STANDARD))),
     },
     Entry {
         name: "timeout-lock",
         summary: "standard lock acquired with a timeout that runs out during an outage (given up on Disconnected): \
             deletes its node for sure, finding it by guid if the create's reply was lost",
         flaw: None,
-        build: |p| AnyRecipe::Timeout(TimeoutLock::new("timeout-lock", p, STANDARD, OnGiveUp::DeleteNode)),
+        build: Build::Named(|name, p| AnyRecipe::Timeout(TimeoutLock::new(name, p, STANDARD, OnGiveUp::DeleteNode))),
     },
     Entry {
         name: "timeout-lock-forget-node",
@@ -303,23 +304,23 @@ pub const CATALOGUE: &[Entry] = &[
             "timeout lock that, giving up before the create's reply came, assumes the create failed (CURATOR-79): \
             the node it made blocks everyone",
         flaw: Some(Flaw { bug: "interrupt-after-create", breaks: &[Property::EventualAcquire, Property::NoOrphans] }),
-        build: |p| {
-            AnyRecipe::Timeout(TimeoutLock::new("timeout-lock-forget-node", p, STANDARD, OnGiveUp::ForgetUnknownNode))
-        },
+        build: Build::Named(|name, p| {
+            AnyRecipe::Timeout(TimeoutLock::new(name, p, STANDARD, OnGiveUp::ForgetUnknownNode))
+        }),
     },
     Entry {
         name: "client-id-lock",
         summary: "sequential lock whose nodes carry the client id as data, not in the name; after ConnectionLoss it \
             lists the children and reads each one's data to find its node, skipping children gone meanwhile",
         flaw: None,
-        build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock", p, OnDataNoNode::Skip)),
+        build: Build::Named(|name, p| AnyRecipe::ClientId(ClientIdLock::new(name, p, OnDataNoNode::Skip))),
     },
     Entry {
         name: "client-id-lock-nonode-fatal",
         summary: "client-id lock whose recovery fails the acquire when a child vanishes between the listing and its \
             getData (as CURATOR-358's getLeader threw NoNode): its own node, created but not yet found, is left behind",
         flaw: Some(Flaw { bug: "getdata-nonode-fatal", breaks: &[Property::NoOrphans] }),
-        build: |p| AnyRecipe::ClientId(ClientIdLock::new("client-id-lock-nonode-fatal", p, OnDataNoNode::Fail)),
+        build: Build::Named(|name, p| AnyRecipe::ClientId(ClientIdLock::new(name, p, OnDataNoNode::Fail))),
     },
     Entry {
         name: "sequence-wrap",
@@ -327,26 +328,26 @@ pub const CATALOGUE: &[Entry] = &[
             (ZOOKEEPER-4372): after the 32-bit wrap `-2147483648` sorts before the holder's `2147483647` (try \
             --first-sequence 2147483647)",
         flaw: Some(Flaw { bug: "sequence-wrap", breaks: TWO_HOLDERS_BREAK }),
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "sequence-wrap",
+                name,
                 p,
-                Variant { queue: Queue::new(MARKER, Order::Text), ..STANDARD },
+                Style { queue: Queue::new(MARKER, Order::Text), ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "sequence-wrap-signed",
         summary: "standard lock that orders contenders by the signed counter, as ZooKeeper's WriteLock parses it: the \
             first node after the 32-bit wrap sorts before the holder's (try --first-sequence 2147483647)",
         flaw: Some(Flaw { bug: "sequence-wrap", breaks: TWO_HOLDERS_BREAK }),
-        build: |p| {
+        build: Build::Named(|name, p| {
             AnyRecipe::Sequential(SequentialLock::new(
-                "sequence-wrap-signed",
+                name,
                 p,
-                Variant { queue: Queue::new(MARKER, Order::Signed), ..STANDARD },
+                Style { queue: Queue::new(MARKER, Order::Signed), ..STANDARD },
             ))
-        },
+        }),
     },
     Entry {
         name: "curator-mutex",
@@ -355,27 +356,21 @@ pub const CATALOGUE: &[Entry] = &[
             text, guaranteed delete on release; re-entrant (a per-thread count, one nested acquire); the holder \
             listens to the connection as Curator's docs ask and releases on LOST",
         flaw: None,
-        build: |p| AnyRecipe::Contender(Contender::new("curator-mutex", p, CURATOR_MUTEX)),
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, CURATOR_MUTEX))),
     },
     Entry {
         name: "curator-mutex-reenter-after-lost",
         summary: "Curator's InterProcessMutex, re-entrant, whose application only notes LOST: the thread's lock count \
             outlives the session, and the thread's next acquire returns at once, counted, with no node (CURATOR-206)",
         flaw: Some(Flaw { bug: "reenter-after-lost", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
-        build: |p| {
-            AnyRecipe::Contender(Contender::new(
-                "curator-mutex-reenter-after-lost",
-                p,
-                CURATOR_MUTEX_REENTER_AFTER_LOST,
-            ))
-        },
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, CURATOR_MUTEX_REENTER_AFTER_LOST))),
     },
     Entry {
         name: "leader-election",
         summary: "ZooKeeper recipes page leader election: guid-n_ ephemeral-sequential node, exists() watch on the \
             next lower node, lead when lowest, volunteer again after expiry",
         flaw: None,
-        build: |p| AnyRecipe::Contender(Contender::new("leader-election", p, LEADER_ELECTION)),
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, LEADER_ELECTION))),
     },
     Entry {
         name: "leader-latch",
@@ -384,14 +379,14 @@ pub const CATALOGUE: &[Entry] = &[
             expiry and lists on the new session; first in line, leads only if its node's ephemeral owner is its \
             session, else resets",
         flaw: None,
-        build: |p| AnyRecipe::Contender(Contender::new("leader-latch", p, LEADER_LATCH)),
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, LEADER_LATCH))),
     },
     Entry {
         name: "curator-mutex-498",
         summary: "Curator's InterProcessMutex before CURATOR-498: after an expiry its protected create finds its old \
             node (a lagging follower still lists it) and adopts it without asking whose session owns it",
         flaw: Some(Flaw { bug: "adopt-expired-node", breaks: &[Property::BeliefExclusion, Property::StaleHolder] }),
-        build: |p| AnyRecipe::Contender(Contender::new("curator-mutex-498", p, CURATOR_MUTEX_BEFORE_498)),
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, CURATOR_MUTEX_BEFORE_498))),
     },
     Entry {
         name: "leader-latch-696",
@@ -402,7 +397,7 @@ pub const CATALOGUE: &[Entry] = &[
             bug: "leader-latch-double-leader",
             breaks: &[Property::BeliefExclusion, Property::StaleHolder],
         }),
-        build: |p| AnyRecipe::Contender(Contender::new("leader-latch-696", p, LEADER_LATCH_BEFORE_696)),
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, LEADER_LATCH_BEFORE_696))),
     },
     Entry {
         name: "leader-latch-644",
@@ -410,7 +405,7 @@ pub const CATALOGUE: &[Entry] = &[
             every reconnect and whenever its predecessor is gone at the getData; after one disconnect two latches can \
             reset each other forever",
         flaw: Some(Flaw { bug: "leader-latch-livelock", breaks: &[Property::EventualAcquire] }),
-        build: |p| AnyRecipe::Contender(Contender::new("leader-latch-644", p, LEADER_LATCH_BEFORE_644)),
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, LEADER_LATCH_BEFORE_644))),
     },
 ];
 
@@ -422,7 +417,10 @@ pub fn entry(name: &str) -> Option<&'static Entry> {
 /// A recipe by name for a lock at `lock_path`, or the list of names that exist.
 pub fn build(name: &str, lock_path: &str) -> Result<AnyRecipe, String> {
     match entry(name) {
-        Some(e) => Ok((e.build)(lock_path)),
+        Some(e) => Ok(match e.build {
+            Build::Named(build) => build(e.name, lock_path),
+            Build::Path(build) => build(lock_path),
+        }),
         None => Err(format!(
             "unknown recipe `{name}` (known: {})",
             CATALOGUE.iter().chain(registered()).map(|e| e.name).collect::<Vec<_>>().join(", ")

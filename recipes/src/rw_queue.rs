@@ -111,8 +111,9 @@ pub struct Style {
     pub downgrade_in_place: bool,
 }
 
+/// Which side of the lock a node queues for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
+pub enum Side {
     Read,
     Write,
 }
@@ -177,17 +178,17 @@ impl RwQueue {
     }
 
     /// The kind of node the current attempt creates.
-    fn kind(&self) -> Kind {
+    fn kind(&self) -> Side {
         match (self.role, self.downgrade) {
-            (Role::Reader, _) | (Role::DowngradingWriter, Downgrade::Reading | Downgrade::Done) => Kind::Read,
-            _ => Kind::Write,
+            (Role::Reader, _) | (Role::DowngradingWriter, Downgrade::Reading | Downgrade::Done) => Side::Read,
+            _ => Side::Write,
         }
     }
 
-    fn marker(&self, kind: Kind) -> &'static str {
+    fn marker(&self, kind: Side) -> &'static str {
         match kind {
-            Kind::Read => self.style.read_marker,
-            Kind::Write => self.style.write_marker,
+            Side::Read => self.style.read_marker,
+            Side::Write => self.style.write_marker,
         }
     }
 
@@ -198,8 +199,8 @@ impl RwQueue {
 
     /// The sequence number and kind of a child, or `None` for names that are not contenders:
     /// one line of two kinds, each named with its marker, by sequence number.
-    fn contender(&self, name: &str) -> Option<(i32, Kind)> {
-        [Kind::Read, Kind::Write]
+    fn contender(&self, name: &str) -> Option<(i32, Side)> {
+        [Side::Read, Side::Write]
             .into_iter()
             .find_map(|kind| Some((Queue::new(self.marker(kind), Order::Signed).sequence(name)?, kind)))
     }
@@ -251,27 +252,27 @@ impl RwQueue {
             }
         }
         let Some(node) = self.node.clone() else { return self.create(ctx, out) };
-        let mut queue: Vec<(i32, Kind, String)> =
+        let mut queue: Vec<(i32, Side, String)> =
             children.iter().filter_map(|c| self.contender(c).map(|(seq, kind)| (seq, kind, c.clone()))).collect();
         queue.sort();
-        let first_write = queue.iter().position(|(_, kind, _)| *kind == Kind::Write);
+        let first_write = queue.iter().position(|(_, kind, _)| *kind == Side::Write);
         let Some(position) = queue.iter().position(|(_, _, c)| c == path::name(&node)) else {
             return match (self.style.own_node_missing, self.kind(), first_write) {
-                (OwnNodeMissing::WatchFirstWrite, Kind::Read, Some(w)) => {
+                (OwnNodeMissing::WatchFirstWrite, Side::Read, Some(w)) => {
                     self.watch(path::join(&self.lock_path, &queue[w].2), out)
                 }
-                (OwnNodeMissing::WatchFirstWrite, Kind::Read, None) => self.phase = Phase::Failed,
+                (OwnNodeMissing::WatchFirstWrite, Side::Read, None) => self.phase = Phase::Failed,
                 _ => self.create(ctx, out),
             };
         };
         let blocker = match self.kind() {
             // Curator: a reader whose own thread holds the write lock gets the read lock.
-            Kind::Read if self.downgrade == Downgrade::Reading => None,
-            Kind::Read => match self.style.reader_watches {
-                ReaderWatches::LastWriteBefore => queue[..position].iter().rposition(|(_, k, _)| *k == Kind::Write),
+            Side::Read if self.downgrade == Downgrade::Reading => None,
+            Side::Read => match self.style.reader_watches {
+                ReaderWatches::LastWriteBefore => queue[..position].iter().rposition(|(_, k, _)| *k == Side::Write),
                 ReaderWatches::FirstWrite => first_write.filter(|w| *w < position),
             },
-            Kind::Write => position.checked_sub(1),
+            Side::Write => position.checked_sub(1),
         };
         match blocker {
             None => self.granted(out),

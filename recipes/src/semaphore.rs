@@ -37,14 +37,14 @@
 //! policy's limit on starting over.
 
 use crate::queue::{find_own, Order, Queue};
-use crate::sequential::{SequentialLock, Variant};
+use crate::sequential::{SequentialLock, Style};
 use zklab_model::path;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Mode, Recipe, Request, Response, SessionState, ZkError};
 
 const LEASE: &str = "-lease-";
 
 /// The inner lock that guards lease creation: the standard lock.
-const MUTEX: Variant = Variant::STANDARD;
+const MUTEX: Style = Style::STANDARD;
 
 /// What a client does when the create of its lease fails with ConnectionLoss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

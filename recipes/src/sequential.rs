@@ -5,7 +5,7 @@
 //! variant reproduces a failure reported against real recipes; their ids are listed with the
 //! variants below.
 //!
-//! **What it does.** The correct recipe and its broken variants are knobs (`Variant`) on one state
+//! **What it does.** The correct recipe and its broken variants are knobs (`Style`) on one state
 //! machine, so each broken variant differs from the correct one in exactly the decision that breaks
 //! it. The recipe: create `<lock>/<guid>-lock-` (ephemeral, sequential); list the children; if ours
 //! has the lowest sequence number we hold the lock; otherwise call exists() with a watch on the
@@ -121,9 +121,9 @@ pub enum OnMissingParent {
 }
 
 /// The decisions that make a lock of this family: a user's variant is the standard one with the
-/// decisions it changes, `Variant { queue: Queue::new("-mutex-", Order::Text), ..Variant::STANDARD }`.
+/// decisions it changes, `Style { queue: Queue::new("-mutex-", Order::Text), ..Style::STANDARD }`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Variant {
+pub struct Style {
     /// The line: the marker between a node's guid and its counter (the name format, always
     /// `<guid><marker><counter>`, so the contender filter must accept names that end in the
     /// marker and a counter) and the order of contenders.
@@ -136,10 +136,10 @@ pub struct Variant {
     pub on_missing_parent: OnMissingParent,
 }
 
-impl Variant {
+impl Style {
     /// The recipes page's lock, every decision made the right way (its parent is assumed to
     /// exist, as the page does).
-    pub const STANDARD: Variant = Variant {
+    pub const STANDARD: Style = Style {
         queue: Queue::new(MARKER, Order::Serial),
         wait_on: WaitOn::Predecessor,
         on_create_loss: OnCreateLoss::FindOwnNode,
@@ -174,7 +174,7 @@ enum Phase {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SequentialLock {
     name: &'static str,
-    variant: Variant,
+    variant: Style,
     lock_path: String,
     phase: Phase,
     /// Our lock node, once we know it (set with `set_node`).
@@ -188,7 +188,7 @@ pub struct SequentialLock {
 pub const MARKER: &str = "-lock-";
 
 impl SequentialLock {
-    pub fn new(name: &'static str, lock_path: &str, variant: Variant) -> Self {
+    pub fn new(name: &'static str, lock_path: &str, variant: Style) -> Self {
         SequentialLock { name, variant, lock_path: lock_path.to_string(), phase: Phase::Idle, node: None, counter: 0 }
     }
 
@@ -196,7 +196,7 @@ impl SequentialLock {
         &self.lock_path
     }
 
-    pub fn variant(&self) -> &Variant {
+    pub fn variant(&self) -> &Style {
         &self.variant
     }
 

@@ -42,11 +42,11 @@ pub const STYLE: Style = Style {
 };
 
 /// A client that takes the read side of the lock at `lock_path`.
-pub fn reader(lock_path: &str) -> RwQueue {
-    RwQueue::new("rw-reader", lock_path, Role::Reader, STYLE)
+pub fn reader(name: &'static str, lock_path: &str) -> RwQueue {
+    RwQueue::new(name, lock_path, Role::Reader, STYLE)
 }
 
 /// A client that takes the write side of the lock at `lock_path`.
-pub fn writer(lock_path: &str) -> RwQueue {
-    RwQueue::new("rw-writer", lock_path, Role::Writer, STYLE)
+pub fn writer(name: &'static str, lock_path: &str) -> RwQueue {
+    RwQueue::new(name, lock_path, Role::Writer, STYLE)
 }

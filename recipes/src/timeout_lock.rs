@@ -35,7 +35,7 @@
 //! modelled.
 
 use crate::queue::find_own;
-use crate::sequential::{SequentialLock, Variant};
+use crate::sequential::{SequentialLock, Style};
 use zklab_model::path;
 use zklab_model::Rewrite;
 use zklab_model::{Belief, ClientId, Ctx, Input, Recipe, Renumber, Request, Response, SessionState, ZkError};
@@ -71,7 +71,7 @@ pub struct TimeoutLock {
 }
 
 impl TimeoutLock {
-    pub fn new(name: &'static str, lock_path: &str, variant: Variant, on_give_up: OnGiveUp) -> Self {
+    pub fn new(name: &'static str, lock_path: &str, variant: Style, on_give_up: OnGiveUp) -> Self {
         TimeoutLock { name, on_give_up, lock: SequentialLock::new(name, lock_path, variant), abandon: None, pending: 0 }
     }
 
@@ -203,7 +203,7 @@ mod tests {
     use super::*;
     use zklab_model::{CreateMode, SessionId, Stat};
 
-    const STANDARD: Variant = Variant::STANDARD;
+    const STANDARD: Style = Style::STANDARD;
     const CTX: Ctx = Ctx { client: 0, session: SessionId(1) };
 
     /// Acquires, then loses the create's reply: the recipe is left unsure whether its node exists.

@@ -72,6 +72,9 @@ pub struct WriteLock {
 }
 
 impl WriteLock {
+    /// Its name in the catalogue and in traces.
+    pub const NAME: &'static str = "zk-write-lock";
+
     pub fn new(dir: &str) -> Self {
         WriteLock { dir: dir.to_string(), phase: Phase::Idle, id: None }
     }
@@ -167,7 +170,7 @@ impl WriteLock {
 
 impl zklab_model::Recipe for WriteLock {
     fn name(&self) -> String {
-        "zk-write-lock".to_string()
+        WriteLock::NAME.to_string()
     }
 
     fn handle(&mut self, ctx: &Ctx, input: Input, out: &mut Vec<Request>) {

@@ -32,12 +32,12 @@ pub enum Event {
 }
 
 #[derive(Default)]
-pub struct Queue {
+pub struct EventQueue {
     heap: BinaryHeap<Reverse<(Micros, u64, Event)>>,
     scheduled: u64,
 }
 
-impl Queue {
+impl EventQueue {
     pub fn push(&mut self, at: Micros, event: Event) {
         self.heap.push(Reverse((at, self.scheduled, event)));
         self.scheduled += 1;

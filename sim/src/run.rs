@@ -6,7 +6,7 @@ use crate::config::{BadConfig, SimConfig};
 use crate::judge::Judge;
 use crate::metrics::{inversions, Metrics};
 use crate::plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, timed_faults};
-use crate::queue::{Event, Micros, Queue};
+use crate::queue::{Event, EventQueue, Micros};
 use crate::steps_hash::StepsHash;
 use crate::streams::{between, Streams};
 use crate::timing::SessionTiming;
@@ -32,7 +32,7 @@ pub struct Violation {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum SimOutcome {
     Passed,
     Violated(Violation),
 }
@@ -49,7 +49,7 @@ pub struct SimRun<R> {
     pub steps_hash: u64,
     pub metrics: Metrics,
     /// `Passed` for a run stopped early (`interrupted`): nothing was judged at its end.
-    pub outcome: Outcome,
+    pub outcome: SimOutcome,
     /// Stopped by its `stop` flag before the end (see `simulate_stoppable`).
     pub interrupted: bool,
 }
@@ -92,7 +92,7 @@ struct Sim<'a, R> {
     streams: Streams,
     /// One stream per fault kind, so turning one family off leaves the others' draws alone.
     fault_streams: Vec<ChaCha8Rng>,
-    queue: Queue,
+    queue: EventQueue,
     now: Micros,
     timing: SessionTiming,
     /// A delivery is scheduled for the client.
@@ -115,7 +115,7 @@ struct Sim<'a, R> {
     times_us: Vec<Micros>,
     steps_hash: StepsHash,
     metrics: Metrics,
-    outcome: Outcome,
+    outcome: SimOutcome,
     /// Clients that believe they are acquiring, counted as beliefs change (a crashed one
     /// included: the count only says when to look; `World::waiting` decides).
     acquiring: usize,
@@ -146,7 +146,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             world,
             streams: Streams::new(config.seed),
             fault_streams,
-            queue: Queue::default(),
+            queue: EventQueue::default(),
             now: 0,
             timing,
             delivering: vec![false; n],
@@ -162,7 +162,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             times_us: Vec::new(),
             steps_hash: StepsHash::default(),
             metrics: Metrics::default(),
-            outcome: Outcome::Passed,
+            outcome: SimOutcome::Passed,
             acquiring: 0,
             progress_at: 0,
             refused_at_progress: 0,
@@ -202,7 +202,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             if self.acquiring > 0 && self.now.saturating_sub(self.progress_at) > stall_window {
                 self.judge_stall(stall_window);
             }
-            if self.outcome != Outcome::Passed {
+            if self.outcome != SimOutcome::Passed {
                 break;
             }
         }
@@ -216,7 +216,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.metrics.out_of_order_pairs = inversions(&mut ranks);
         let n = self.granted_ranks.len() as u64;
         self.metrics.pairs = n * n.saturating_sub(1) / 2;
-        if self.outcome == Outcome::Passed && !stopped {
+        if self.outcome == SimOutcome::Passed && !stopped {
             self.judge_the_end();
         }
         stopped
@@ -531,7 +531,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     fn violated(&mut self, property: Property, detail: String, stalled: bool) {
-        self.outcome = Outcome::Violated(Violation {
+        self.outcome = SimOutcome::Violated(Violation {
             property,
             steps: self.metrics.steps as usize,
             at_us: self.now,

@@ -3,7 +3,7 @@
 
 use zklab_model::{FaultKind, Property, WorldConfig};
 use zklab_recipes::AnyRecipe;
-use zklab_sim::{simulate, Outcome, SimConfig, SimRun};
+use zklab_sim::{simulate, SimConfig, SimOutcome, SimRun};
 
 fn run(recipe: &str, clients: usize, seed: u64, tune: impl FnOnce(&mut SimConfig)) -> SimRun<AnyRecipe> {
     let mut config = SimConfig::new(WorldConfig::default(), seed);
@@ -31,7 +31,7 @@ fn one_seed_gives_one_run() {
 #[test]
 fn the_standard_lock_wakes_one_waiter_per_release() {
     let r = run("standard", 50, 1, |_| {});
-    assert_eq!(r.outcome, Outcome::Passed);
+    assert_eq!(r.outcome, SimOutcome::Passed);
     assert_eq!(r.metrics.acquisitions, 50);
     assert!(r.metrics.notifications <= r.metrics.releases, "{:?}", r.metrics);
     assert_eq!(r.metrics.futile_wakeups, 0);
@@ -42,7 +42,7 @@ fn the_standard_lock_wakes_one_waiter_per_release() {
 fn the_children_watch_lock_wakes_every_waiter_on_every_release() {
     let per_release = |n: usize| {
         let r = run("parent-watch", n, 1, |_| {});
-        assert_eq!(r.outcome, Outcome::Passed);
+        assert_eq!(r.outcome, SimOutcome::Passed);
         assert_eq!(r.metrics.acquisitions, n as u64);
         r.metrics.herd().notifications_per_release
     };
@@ -56,7 +56,7 @@ fn the_children_watch_lock_wakes_every_waiter_on_every_release() {
 #[test]
 fn the_standard_lock_survives_connection_loss_and_expiry_at_scale() {
     let r = run("standard", 300, 3, lossy_with_expiries);
-    assert_eq!(r.outcome, Outcome::Passed, "{:?}", r.outcome);
+    assert_eq!(r.outcome, SimOutcome::Passed, "{:?}", r.outcome);
     // Non-vacuous: the faults did strike.
     for kind in [FaultKind::LossBeforeApply, FaultKind::LossAfterApply, FaultKind::Expire] {
         assert!(r.world.faults_used[kind.index()] > 0, "{kind} never struck");
@@ -73,7 +73,7 @@ fn a_crashed_holder_holds_nothing_in_the_simulator_either() {
         let mut crashed_holders = 0;
         for seed in 1..=30 {
             let r = run(recipe, 20, seed, |config| config.rates.crashes = 5);
-            assert_eq!(r.outcome, Outcome::Passed, "{recipe} seed {seed}");
+            assert_eq!(r.outcome, SimOutcome::Passed, "{recipe} seed {seed}");
             assert!(r.world.faults_used[FaultKind::Crash.index()] > 0, "{recipe} seed {seed}: no crash");
             crashed_holders += r.world.clients.iter().filter(|c| c.crashed && c.belief().is_holding()).count();
         }
@@ -86,7 +86,7 @@ fn a_crashed_holder_holds_nothing_in_the_simulator_either() {
 #[test]
 fn seventy_thousand_clients_each_acquire_once() {
     let r = run("standard", 70_000, 1, |c| c.world.jute_maxbuffer = Some(4 << 20));
-    assert_eq!(r.outcome, Outcome::Passed, "{:?}", r.metrics);
+    assert_eq!(r.outcome, SimOutcome::Passed, "{:?}", r.metrics);
     assert_eq!(r.metrics.acquisitions, 70_000);
     assert_eq!(r.metrics.refused_replies, 0);
 }
@@ -95,7 +95,7 @@ fn seventy_thousand_clients_each_acquire_once() {
 fn broken_recipes_are_caught_within_a_few_seeds() {
     let caught = |recipe: &str, property: Property, tune: fn(&mut SimConfig)| {
         let found = (1..=60).find(
-            |seed| matches!(run(recipe, 10, *seed, tune).outcome, Outcome::Violated(v) if v.property == property),
+            |seed| matches!(run(recipe, 10, *seed, tune).outcome, SimOutcome::Violated(v) if v.property == property),
         );
         assert!(found.is_some(), "{recipe}: no seed of 60 breaks {property}");
     };
@@ -116,7 +116,7 @@ fn broken_recipes_are_caught_within_a_few_seeds() {
 fn a_scheduled_fault_strikes_when_it_says() {
     let schedule = vec![zklab_sim::TimedFault { at_ms: 3, fault: FaultKind::Expire, client: 0 }];
     let r = run("standard", 3, 1, |c| c.schedule = schedule);
-    assert_eq!(r.outcome, Outcome::Passed, "{:?}", r.outcome);
+    assert_eq!(r.outcome, SimOutcome::Passed, "{:?}", r.outcome);
     assert_eq!(r.world.faults_used[FaultKind::Expire.index()], 1);
     assert!(r.world.server.session(r.world.clients[0].session).is_some_and(|s| s.timeout_ms > 0));
     assert_ne!(r.world.clients[0].session, r.world.clients[1].session);
@@ -140,7 +140,7 @@ fn links_can_have_their_own_latencies() {
     let mixed = run("standard", 20, 1, |c| {
         c.links = vec![Latency { min_us: 100, max_us: 400 }, Latency { min_us: 5_000, max_us: 20_000 }]
     });
-    assert_eq!(mixed.outcome, Outcome::Passed);
+    assert_eq!(mixed.outcome, SimOutcome::Passed);
     assert!(mixed.metrics.virtual_us > fast.metrics.virtual_us, "slow links make the run longer");
     let mut bad = SimConfig::new(WorldConfig::default(), 1);
     bad.links = vec![Latency { min_us: 9, max_us: 1 }];
@@ -162,12 +162,12 @@ fn a_queue_too_long_to_list_stops_the_standard_lock() {
         })
     };
     let fits = queue(None);
-    assert_eq!(fits.outcome, Outcome::Passed, "the default limit is far above 200 names");
+    assert_eq!(fits.outcome, SimOutcome::Passed, "the default limit is far above 200 names");
     assert_eq!(fits.metrics.refused_replies, 0);
     // A name is about 24 bytes on the wire (`c17-s19-lock-0000000017` and its length): a 3,000-byte
     // limit lets a listing hold about 120.
     let stuck = queue(Some(3_000));
-    let Outcome::Violated(violation) = &stuck.outcome else { panic!("{:?}", stuck.metrics) };
+    let SimOutcome::Violated(violation) = &stuck.outcome else { panic!("{:?}", stuck.metrics) };
     assert_eq!(violation.property, Property::EventualAcquire);
     assert!(stuck.metrics.refused_replies > 200, "every waiter is refused, again and again: {:?}", stuck.metrics);
     let shortest = stuck.metrics.shortest_refused_listing.expect("the refused replies are listings");

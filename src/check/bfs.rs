@@ -14,7 +14,7 @@ use super::graph::{Graph, Level};
 use super::index::{fingerprint, Index};
 use super::intern::Interner;
 use super::pipeline::{Pipeline, CHUNK};
-use super::search::{judge, represent, Budget, Progress, Reduction};
+use super::search::{judge, represent, Budget, Explored, Reduction};
 use zklab_model::{Property, Recipe, World};
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -28,7 +28,7 @@ pub fn explore<R: Recipe>(
     budget: Budget,
     reduction: Reduction,
     threads: usize,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Explored),
 ) -> Graph {
     assert!(properties.len() <= 64, "properties are judged into a 64-bit mask");
     // The first state keeps the numbers the run starts with (see `World::settle_keeping_numbers`).
@@ -65,7 +65,7 @@ pub fn explore<R: Recipe>(
                 }
                 let Some(expansions) = pipeline.next_in_order() else { break };
                 graph.merge(expansions, &index, &mut next_level, depth, properties);
-                progress(Progress { unique: index.len(), total: graph.total, depth });
+                progress(Explored { unique: index.len(), total: graph.total, depth });
             }
             drop(checked);
             graph.end_level();

@@ -36,7 +36,7 @@ pub(super) struct Expansion {
 /// The recipe situations whose claims were checked in an earlier level: shared,
 /// read-only, with the expanding threads, and grown only between levels so that which states
 /// are checked does not depend on how the threads interleave.
-pub(super) type Checked = Arc<FxHashSet<u128>>;
+pub(super) type CheckedSituations = Arc<FxHashSet<u128>>;
 
 /// A recipe's claim that a reduction applies to it, checked on the states explored.
 #[derive(Clone, Copy, Hash)]
@@ -127,12 +127,12 @@ pub(super) struct Expander<'a, R> {
 impl<R: Recipe> Expander<'_, R> {
     /// Unpacks and expands `states` in order, dropping each once expanded (the merging thread
     /// would otherwise).
-    pub(super) fn expand_all(&self, states: Vec<Packed>, checked: &Checked) -> Vec<Expansion> {
+    pub(super) fn expand_all(&self, states: Vec<Packed>, checked: &CheckedSituations) -> Vec<Expansion> {
         states.into_iter().map(|p| self.expand(&self.interner.unpack(&p), &p, checked)).collect()
     }
 
     /// Expands `world`, which the frontier kept as `packed`.
-    fn expand(&self, world: &World<R>, packed: &Packed, checked: &Checked) -> Expansion {
+    fn expand(&self, world: &World<R>, packed: &Packed, checked: &CheckedSituations) -> Expansion {
         let taken = world.successors(self.reduction.partial_order);
         // Each claim is checked once per client situation (see `situations`): a state whose every
         // client is in a situation checked before (in any state) hands each recipe an input it was

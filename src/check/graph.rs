@@ -3,7 +3,7 @@
 //! numbers what the expansions found in the order one thread would have met it.
 
 use super::chunked::Chunked;
-use super::expand::{Checked, Expansion, Refusal, Successor};
+use super::expand::{CheckedSituations, Expansion, Refusal, Successor};
 use super::index::Index;
 use super::intern::Packed;
 use super::properties::Kind;
@@ -63,7 +63,7 @@ pub struct Graph {
     pub renumbering_refused: Option<String>,
     /// The recipe situations whose claims to symmetry and renumbering have been checked (see
     /// `situations`), as of the level being expanded, and those checked since.
-    checked: Checked,
+    checked: CheckedSituations,
     newly_checked: Vec<u128>,
     /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
     /// representatives' client numbering. Under either reduction a cycle cannot be judged for
@@ -92,7 +92,7 @@ impl Graph {
             stopped: false,
             symmetry_refused: None,
             renumbering_refused: None,
-            checked: Checked::default(),
+            checked: CheckedSituations::default(),
             newly_checked: Vec::new(),
             reduction,
         }
@@ -100,7 +100,7 @@ impl Graph {
 
     /// Starts a level: the states it finds are numbered from `first`. Returns the recipe
     /// situations checked before it, which the level's expansions read.
-    pub(super) fn begin_level(&mut self, first: usize) -> Checked {
+    pub(super) fn begin_level(&mut self, first: usize) -> CheckedSituations {
         self.levels.push(first as u32);
         self.checked.clone()
     }

@@ -24,11 +24,11 @@ pub use builder::{check, Builder, Checked};
 pub use crate::budget::default_max_memory_mib;
 use crate::exit::Exit;
 use crate::scenario::Scenario;
-use crate::trace::{Trace, Verdict as TraceVerdict, FORMAT};
+use crate::trace::{Trace, TraceVerdict, FORMAT};
 use cross_check::CrossCheck;
 use liveness::Liveness;
 use properties::{Kind, Property};
-use search::{Budget, Counterexample, Progress};
+use search::{Budget, Counterexample, Explored};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -186,7 +186,7 @@ pub struct Report {
     pub cross_check: Option<CrossCheck>,
     /// What a swarm of random walks covered (`--swarm`), instead of an exhaustive search.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub swarm: Option<swarm::Coverage>,
+    pub swarm: Option<swarm::SwarmCoverage>,
     /// A bounded run that kept its numbers as they are: how far they grew, why, and what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub growing_numbers: Option<GrowingNumbers>,
@@ -195,26 +195,6 @@ pub struct Report {
 impl Report {
     pub fn status(&self, property: Property) -> Option<Status> {
         self.properties.iter().find(|p| p.property == property).map(|p| p.status)
-    }
-
-    /// Writes each counterexample to `dir` as `<recipe>-n<N>-<property>.json` and records the
-    /// file in the report; with `html`, its HTML timeline beside it (`.html`).
-    pub fn write_traces(&mut self, dir: &std::path::Path, html: bool) -> std::io::Result<()> {
-        for p in &mut self.properties {
-            if let Some(trace) = &p.trace {
-                let with_path = |e: std::io::Error, at: &std::path::Path| {
-                    std::io::Error::new(e.kind(), format!("{}: {e}", at.display()))
-                };
-                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-                let file = trace_file(dir, &self.recipe, self.clients, p.name);
-                trace.write(&file)?;
-                if html {
-                    crate::html::write_beside(trace, &file)?;
-                }
-                p.trace_file = Some(file.display().to_string());
-            }
-        }
-        Ok(())
     }
 
     /// Passed: everything holds; failed: a property is violated, the run is vacuous or
@@ -232,25 +212,6 @@ impl Report {
             Exit::Passed
         }
     }
-}
-
-/// Where a check of `recipe` (its label) with `clients` clients writes its counterexample to
-/// `property` in `dir`.
-pub fn trace_file(dir: &std::path::Path, recipe: &str, clients: usize, property: &str) -> std::path::PathBuf {
-    dir.join(format!("{}-n{clients}-{property}.json", recipe.replace(',', "+")))
-}
-
-/// Whether every counterexample a check of `scenario` may write to `dir` (and its page, with
-/// `html`) would replace only a file zklab wrote: asked before the run, not after it.
-pub fn traces_replaceable(scenario: &Scenario, dir: &std::path::Path, html: bool) -> Result<(), String> {
-    for property in Property::applicable(&scenario.world()) {
-        let file = trace_file(dir, &scenario.recipe_label(), scenario.recipes.len(), property.name());
-        crate::trace::replaceable(&file, crate::trace::Output::Json)?;
-        if html {
-            crate::trace::replaceable(&file.with_extension("html"), crate::trace::Output::Page)?;
-        }
-    }
-    Ok(())
 }
 
 /// A verdict in words, as the reports print it: why an unknown is unknown (`stopped`: the run
@@ -291,7 +252,7 @@ pub fn growing_numbers_text(g: &GrowingNumbers) -> String {
 }
 
 /// One progress line: states, unique states, rate and depth.
-fn progress_line(progress: Progress, started: Instant) -> String {
+fn progress_line(progress: Explored, started: Instant) -> String {
     let secs = started.elapsed().as_secs_f64().max(0.001);
     format!(
         "{:>6.1}s  {} states, {} unique, depth {} | {:.0} states/s",
@@ -354,7 +315,7 @@ pub struct Outcome {
     /// stateright's second opinion, when asked for and the run was complete.
     pub cross_check: Option<CrossCheck>,
     /// What the swarm covered, when the search was a swarm of random walks.
-    pub swarm: Option<swarm::Coverage>,
+    pub swarm: Option<swarm::SwarmCoverage>,
     /// A bounded exhaustive run whose numbers were not renumbered: how far they had grown, and
     /// why they were kept (see `GrowingNumbers`).
     pub growing_numbers: Option<GrowingNumbers>,
@@ -507,10 +468,10 @@ fn walk<R: Recipe>(
     }
 }
 
-/// Explores `init` within the budget (`deadline`, `max_states` over every pass): a graph pass and, where a reduction it applied was
-/// refuted or kept it from judging what it found, another pass without that reduction, until
-/// one stands (each reduction is dropped at most once). The outcome is the last pass's, told
-/// what the passes before it found (see `Fallback`).
+/// Explores `init` within the budget (`deadline`, `max_states` over every pass): a graph pass
+/// and, where a reduction it applied was refuted or kept it from judging what it found, another
+/// pass without that reduction, until one stands (each reduction is dropped at most once). The
+/// outcome is the last pass's, told what the passes before it found (see `Fallback`).
 fn explore_within<R: Recipe>(
     init: World<R>,
     options: &Options,

@@ -4,7 +4,7 @@
 //! is submitted. Either way chunks come back in the order they were submitted, which is what
 //! keeps the graph, its counterexamples and its counts independent of the number of threads.
 
-use super::expand::{Checked, Expander, Expansion};
+use super::expand::{CheckedSituations, Expander, Expansion};
 use super::intern::Packed;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{mpsc, Arc, Mutex};
@@ -20,7 +20,7 @@ pub(super) const CHUNK: usize = 4096;
 const PARTS_PER_HELPER: usize = 4;
 
 /// A part of a chunk for a helper thread to expand: the chunk's number, the part's, its states.
-type Work = (usize, usize, Vec<Packed>, Checked);
+type Work = (usize, usize, Vec<Packed>, CheckedSituations);
 
 /// What a helper thread found in a part of a chunk.
 type Done = (usize, usize, Vec<Expansion>);
@@ -89,7 +89,7 @@ impl<'a, R: Recipe> Pipeline<'a, R> {
     }
 
     /// Submits `chunk` for expansion, `checked` being the situations checked before its level.
-    pub(super) fn submit(&mut self, chunk: Vec<Packed>, checked: &Checked) {
+    pub(super) fn submit(&mut self, chunk: Vec<Packed>, checked: &CheckedSituations) {
         match &self.give {
             None => self.in_flight.push_back(InFlight::Expanded(self.expander.expand_all(chunk, checked))),
             Some(give) => {

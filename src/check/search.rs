@@ -16,9 +16,9 @@ pub struct Counterexample {
     pub cycle_start: Option<usize>,
 }
 
-/// Progress of a pass, for the reporter.
+/// Explored of a pass, for the reporter.
 #[derive(Clone, Copy, Debug)]
-pub struct Progress {
+pub struct Explored {
     pub unique: usize,
     pub total: usize,
     pub depth: usize,

@@ -10,7 +10,7 @@
 //! - and `unknown` for everything else: a swarm never says "holds", and its report is always
 //!   bounded. Starving cycles are not looked for (a walk cannot tell a fair cycle).
 //!
-//! Coverage: the distinct states the walks met (settled as the exhaustive search keeps them, so
+//! SwarmCoverage: the distinct states the walks met (settled as the exhaustive search keeps them, so
 //! the count compares with the count of `--no-partial-order`, which keeps every interleaving),
 //! and the Good–Turing estimate of how likely the next visit is to meet a new state (states met
 //! exactly once, over all visits). It is a heuristic: visits along one walk are not independent
@@ -52,7 +52,7 @@ pub struct Swarm {
 
 /// What a swarm covered.
 #[derive(Clone, Debug, Serialize)]
-pub struct Coverage {
+pub struct SwarmCoverage {
     /// Walks taken (fewer than asked when a budget ran out), numbered from `first_walk`.
     pub walks: u64,
     pub first_walk: u64,
@@ -92,7 +92,7 @@ pub struct Found {
     /// Each broken property's shortest counterexample, and the walk that gave it.
     pub broken: BTreeMap<Property, (u64, Vec<Step>)>,
     pub reached: BTreeSet<Property>,
-    pub coverage: Coverage,
+    pub coverage: SwarmCoverage,
     pub longest: usize,
     /// The budget that stopped the swarm before its last walk, if one did.
     pub spent: Option<Spent>,
@@ -216,7 +216,7 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
         }
     }
     let once = seen.values().filter(|&&n| n == 1).count();
-    let coverage = Coverage {
+    let coverage = SwarmCoverage {
         walks,
         first_walk: swarm.first_walk,
         seed: swarm.seed,

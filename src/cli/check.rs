@@ -192,7 +192,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         })
     });
     crate::trace::check_writable(&args.trace_dir)?;
-    check::traces_replaceable(&scenario, &args.trace_dir, args.html).map_err(BadInput)?;
+    crate::trace_files::traces_replaceable(&scenario, &args.trace_dir, args.html).map_err(BadInput)?;
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,
@@ -214,7 +214,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     };
     stop_on_ctrl_c();
     let mut report = check::run(&scenario, &options);
-    report.write_traces(&args.trace_dir, args.html).map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
+    crate::trace_files::write(&mut report, &args.trace_dir, args.html)
+        .map_err(|e| BadInput(format!("cannot write traces: {e}")))?;
     if let (Some(shard), Some(total), Some(campaign)) = (args.shard, args.swarm, campaign) {
         let part = ShardReport::of_swarm(&report, campaign, total, shard);
         match args.json {

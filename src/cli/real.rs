@@ -11,7 +11,7 @@ use crate::real::{self, Ensemble, RealRun, Standing, Target};
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::parse_rates;
 use crate::trace::{write_output, Output};
-use crate::trace::{Trace, Verdict, FORMAT};
+use crate::trace::{Trace, TraceVerdict, FORMAT};
 use std::time::{Duration, Instant};
 use zklab_model::{FaultBudget, FaultKind, WorldConfig};
 use zklab_recipes::AnyRecipe;
@@ -264,7 +264,7 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
                 seed: Some(seed),
                 steps: run.steps.clone(),
                 times_us: run.times_us.clone(),
-                verdict: Verdict { property: broken.property, cycle_start: None, stalled: broken.stalled },
+                verdict: TraceVerdict { property: broken.property, cycle_start: None, stalled: broken.stalled },
                 summary: summary.clone(),
             };
             report.detail = Some(summary);

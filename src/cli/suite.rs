@@ -57,8 +57,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             break;
         }
         run += 1;
-        report
-            .write_traces(&args.trace_dir, false)
+        crate::trace_files::write(&mut report, &args.trace_dir, false)
             .map_err(|e| CliError::BadInput(format!("cannot write traces: {e}")))?;
         let unexpected = unexpected(case, &report);
         let verdict = if case.violated.is_empty() {

@@ -13,7 +13,7 @@ pub mod lessons;
 mod state;
 
 pub use lessons::{Lesson, LESSONS};
-pub use state::{position, Choice, NotEnabled, Position};
+pub use state::{position, Choice, NotAPosition, Position};
 
 use crate::check::{self, Options, Status};
 use crate::scenario::Scenario;

@@ -42,10 +42,10 @@ pub struct Choice {
 /// Why a list of steps is not a position.
 #[derive(Debug, thiserror::Error)]
 #[error("step {0} ({1}) is not enabled there")]
-pub struct NotEnabled(pub usize, pub Step);
+pub struct NotAPosition(pub usize, pub Step);
 
 /// Replays `steps` from `scenario`'s initial world.
-pub fn position(scenario: &Scenario, steps: &[Step]) -> Result<Position, NotEnabled> {
+pub fn position(scenario: &Scenario, steps: &[Step]) -> Result<Position, NotAPosition> {
     let mut world = scenario.world();
     let applicable = Property::applicable(&world);
     let mut before = None;
@@ -58,7 +58,7 @@ pub fn position(scenario: &Scenario, steps: &[Step]) -> Result<Position, NotEnab
             log = Some(Vec::new());
         }
         taken.push(step.to_string());
-        world.apply_logged(*step, &mut log).map_err(|_| NotEnabled(i, *step))?;
+        world.apply_logged(*step, &mut log).map_err(|_| NotAPosition(i, *step))?;
     }
     let notes: Vec<Note> = log.unwrap_or_default();
     let enabled = world.steps().into_iter().map(|step| choice(&world, step)).collect();

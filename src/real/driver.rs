@@ -11,7 +11,7 @@ use super::client::RealClient;
 use super::connection::{Arrival, Connection, Frame};
 use super::jute::{self, Reader};
 use super::lagging::LaggingFollower;
-use super::shadow::{Entry, Shadow, Standing};
+use super::shadow::{Shadow, ShadowStep, Standing};
 use super::unify::Unify;
 use super::wire_log::{WireEntry, WireLog};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -471,7 +471,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
                 let c = &mut self.clients[i as usize];
                 if !c.crashed && c.recipe.belief().is_holding() && !c.wrote {
                     c.wrote = true;
-                    let entry = Entry::new(now, Step::Write(i), c.recipe.belief());
+                    let entry = ShadowStep::new(now, Step::Write(i), c.recipe.belief());
                     self.shadow.push(i as usize, entry);
                 }
             }

@@ -24,7 +24,7 @@ use super::client::CutKind;
 use super::connection::{Arrival, Connection, Frame};
 use super::driver::{Driver, Event};
 use super::jute;
-use super::shadow::{Entry, Landing, Place};
+use super::shadow::{Landing, Place, ShadowStep};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 use zklab_model::world::{Link, Sending};
@@ -93,7 +93,7 @@ impl<R: Recipe> Driver<'_, R> {
             return self.pause(i);
         }
         let now = self.now_us();
-        let number = self.shadow.push(i, Entry::new(now, Step::Fault(fault, i as ClientId), c.recipe.belief()));
+        let number = self.shadow.push(i, ShadowStep::new(now, Step::Fault(fault, i as ClientId), c.recipe.belief()));
         let connected = c.link == Link::Up && c.conn.is_some();
         match (kind, connected) {
             (FaultKind::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
@@ -132,7 +132,7 @@ impl<R: Recipe> Driver<'_, R> {
         // session timeout never lets the server expire the session on its own.
         self.ping(i);
         let c = &mut self.clients[i];
-        self.shadow.push(i, Entry::new(now, Step::Fault(ClientFault::Pause, i as ClientId), c.recipe.belief()));
+        self.shadow.push(i, ShadowStep::new(now, Step::Fault(ClientFault::Pause, i as ClientId), c.recipe.belief()));
         c.paused = true;
         if self.target.script.is_some() {
             // Steered: the trace says when it resumes and whether it expires.
@@ -143,8 +143,9 @@ impl<R: Recipe> Driver<'_, R> {
         let c = &self.clients[i];
         let Some(expiry) = expiry.filter(|_| c.link != Link::Partitioned && !c.closed) else { return };
         let c = &self.clients[i];
-        let number =
-            self.shadow.push(i, Entry::new(now, Step::Fault(ClientFault::Expire, i as ClientId), c.recipe.belief()));
+        let number = self
+            .shadow
+            .push(i, ShadowStep::new(now, Step::Fault(ClientFault::Expire, i as ClientId), c.recipe.belief()));
         match c.link == Link::Up && c.conn.is_some() {
             true => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
             false => {
@@ -164,7 +165,7 @@ impl<R: Recipe> Driver<'_, R> {
             return;
         }
         c.paused = false;
-        self.shadow.push(i, Entry::new(now, Step::Resume(i as ClientId), c.recipe.belief()));
+        self.shadow.push(i, ShadowStep::new(now, Step::Resume(i as ClientId), c.recipe.belief()));
         self.deliver(i);
     }
 
@@ -208,7 +209,7 @@ impl<R: Recipe> Driver<'_, R> {
             format!("closeSession from a second connection: the expiry, zxid {zxid:#x}"),
         );
         let c = &mut self.clients[i];
-        let mut entry = Entry::new(now, Step::Expire(i as ClientId), c.recipe.belief());
+        let mut entry = ShadowStep::new(now, Step::Expire(i as ClientId), c.recipe.belief());
         entry.barrier = Some(Landing::At(Place::write(zxid)));
         self.shadow.push(i, entry);
         c.closed = true;

@@ -11,7 +11,7 @@ use super::client::{Cut, CutKind, Flight};
 use super::connection::{Arrival, Connection, Frame};
 use super::driver::{Driver, Event};
 use super::jute::{self, Reader, WireResponse};
-use super::shadow::{Entry, Landing, Place, Sent, Standing};
+use super::shadow::{Landing, Place, Sent, ShadowStep, Standing};
 use std::collections::VecDeque;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
@@ -70,7 +70,7 @@ impl<R: Recipe> Driver<'_, R> {
             Some(kind) => Step::Lossy(kind, sending, i as ClientId),
             None => sending.step(i as ClientId),
         };
-        let mut entry = Entry::new(self.now_us(), step, belief);
+        let mut entry = ShadowStep::new(self.now_us(), step, belief);
         entry.input = handed;
         let number = self.shadow.push(i, entry);
         if expired {
@@ -447,7 +447,7 @@ impl<R: Recipe> Driver<'_, R> {
         let now = self.now_us();
         let c = &mut self.clients[i];
         if conn.timeout_ms == 0 {
-            self.shadow.push(i, Entry::new(now, Step::Reconnect(i as ClientId), c.recipe.belief()));
+            self.shadow.push(i, ShadowStep::new(now, Step::Reconnect(i as ClientId), c.recipe.belief()));
             for request in c.outbound.drain(..) {
                 c.inbound.push_back(Input::Reply { request, result: Err(ZkError::SessionExpired) });
             }
@@ -477,7 +477,7 @@ impl<R: Recipe> Driver<'_, R> {
             Some(kind) => Step::Lossy(kind, Sending::Reconnect, i as ClientId),
             None => Step::Reconnect(i as ClientId),
         };
-        let number = self.shadow.push(i, Entry::new(now, step, c.recipe.belief()));
+        let number = self.shadow.push(i, ShadowStep::new(now, step, c.recipe.belief()));
         let c = &mut self.clients[i];
         if self.behaviour == ClientBehaviour::Java {
             let (data, exist, child) = c.watched();

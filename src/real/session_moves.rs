@@ -21,7 +21,7 @@
 use super::client::CutKind;
 use super::driver::{Driver, Event};
 use super::jute;
-use super::shadow::{Entry, Landing, Place};
+use super::shadow::{Landing, Place, ShadowStep};
 use std::time::Instant;
 use zklab_model::{ClientId, Recipe, Request, RequestFault, Step};
 use zklab_sim::draw_catch_up;
@@ -145,7 +145,7 @@ impl<R: Recipe> Driver<'_, R> {
         self.home_in_step(i);
         let c = &self.clients[i];
         let now = self.now_us();
-        let number = self.shadow.push(i, Entry::new(now, Step::CatchUp(i as ClientId), c.recipe.belief()));
+        let number = self.shadow.push(i, ShadowStep::new(now, Step::CatchUp(i as ClientId), c.recipe.belief()));
         let c = &mut self.clients[i];
         c.lag = None;
         let home = c.server;

@@ -1,7 +1,7 @@
 //! The model world kept in step with a real run, so the real run is judged by the same
 //! property code as the checker and the simulator, and its steps form an ordinary trace.
 //!
-//! Each thing that happens to a real client is an `Entry`: the model step it is (`Acquire`,
+//! Each thing that happens to a real client is an `ShadowStep`: the model step it is (`Acquire`,
 //! `Receive`, `Fault(Disconnect)`, `Lossy(LossAfterApply, Acquire)`, ...), the input its recipe
 //! was handed, the requests it sent and where the server applied each. The model applies a
 //! request the moment its step sends it; the real server applies it a little later, in an order
@@ -66,7 +66,7 @@ pub struct Sent {
 
 /// One step of one real client.
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub struct ShadowStep {
     pub at_us: u64,
     pub step: Step,
     /// For a `Receive`: what the real recipe was handed.
@@ -79,9 +79,9 @@ pub struct Entry {
     pub belief: Belief,
 }
 
-impl Entry {
-    pub fn new(at_us: u64, step: Step, belief: Belief) -> Entry {
-        Entry { at_us, step, input: None, sent: Vec::new(), barrier: None, belief }
+impl ShadowStep {
+    pub fn new(at_us: u64, step: Step, belief: Belief) -> ShadowStep {
+        ShadowStep { at_us, step, input: None, sent: Vec::new(), barrier: None, belief }
     }
 
     fn landings(&self) -> impl Iterator<Item = Landing> + '_ {
@@ -141,7 +141,7 @@ pub struct Shadow<R> {
     judge: Judge,
     unify: Unify,
     /// Every client's entries not yet taken, oldest first.
-    pending: Vec<VecDeque<Entry>>,
+    pending: Vec<VecDeque<ShadowStep>>,
     /// How many of each client's entries were taken.
     steps_of: Vec<u64>,
     /// The furthest place taken, and by whose step.
@@ -185,13 +185,13 @@ impl<R: Recipe> Shadow<R> {
 
     /// Records a step of client `i`; returns its index among the client's entries not yet
     /// taken, for `entry_mut`.
-    pub fn push(&mut self, i: usize, entry: Entry) -> u64 {
+    pub fn push(&mut self, i: usize, entry: ShadowStep) -> u64 {
         self.pending[i].push_back(entry);
         self.steps_of[i] + self.pending[i].len() as u64 - 1
     }
 
     /// An entry recorded earlier, by the number `push` gave it (`None` once taken).
-    pub fn entry_mut(&mut self, i: usize, number: u64) -> Option<&mut Entry> {
+    pub fn entry_mut(&mut self, i: usize, number: u64) -> Option<&mut ShadowStep> {
         let offset = number.checked_sub(self.steps_of[i])?;
         self.pending[i].get_mut(offset as usize)
     }
@@ -260,7 +260,7 @@ impl<R: Recipe> Shadow<R> {
                 continue;
             }
             if let Some(place) = e.key() {
-                let before = |(j, p): (usize, &VecDeque<Entry>)| {
+                let before = |(j, p): (usize, &VecDeque<ShadowStep>)| {
                     j != i && p.iter().any(|other| other.key().is_some_and(|q| q < place))
                 };
                 if self.pending.iter().enumerate().any(before) {
@@ -274,7 +274,7 @@ impl<R: Recipe> Shadow<R> {
         best.map(|(_, i)| i)
     }
 
-    fn take(&mut self, i: usize, entry: Entry) {
+    fn take(&mut self, i: usize, entry: ShadowStep) {
         let diverge =
             |why: String| Standing::Diverged { client: i as ClientId, step: entry.step, at_us: entry.at_us, why };
         if let (Some(key), Some((frontier, by, step))) = (entry.key(), self.frontier) {
@@ -325,7 +325,13 @@ impl<R: Recipe> Shadow<R> {
     }
 
     /// Whether the model's step did what the real one did.
-    fn compare(&mut self, i: usize, entry: &Entry, expected: Option<Input>, notes: Vec<Note>) -> Result<(), String> {
+    fn compare(
+        &mut self,
+        i: usize,
+        entry: &ShadowStep,
+        expected: Option<Input>,
+        notes: Vec<Note>,
+    ) -> Result<(), String> {
         if let (Some(real), Some(model)) = (&entry.input, &expected) {
             self.unify.input(real, model)?;
         }
@@ -393,14 +399,14 @@ mod tests {
         out
     }
 
-    fn acquire(client: usize, at_us: u64, landing: Landing, result: Option<ZkResult>) -> Entry {
+    fn acquire(client: usize, at_us: u64, landing: Landing, result: Option<ZkResult>) -> ShadowStep {
         let session = world().clients[client].session;
         let request = zklab_recipes::build("standard", "/lock").map(|mut r: AnyRecipe| {
             let mut out = Vec::new();
             r.handle(&zklab_model::Ctx { client: client as ClientId, session }, Input::Acquire, &mut out);
             out.remove(0)
         });
-        let mut e = Entry::new(at_us, Step::Acquire(client as ClientId), Belief::Acquiring);
+        let mut e = ShadowStep::new(at_us, Step::Acquire(client as ClientId), Belief::Acquiring);
         e.sent.push(Sent { request: request.unwrap(), landing, result });
         e
     }

@@ -31,7 +31,7 @@ use std::cell::{Cell, RefCell};
 
 /// What a walk does with each number it meets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Walk {
+enum WalkMode {
     /// Collects it, changing nothing.
     #[default]
     Collecting,
@@ -49,12 +49,12 @@ enum Walk {
     /// that number moved within its gap. A recipe renumbered by replay holds `at` exactly when
     /// replaying its inputs moved so gives another recipe than with none moved (see
     /// `crate::world::replay`). Zxid 0 stays, as ranking keeps it.
-    Probing(Option<(Kind, i64)>),
+    Probing(Option<(NumberKind, i64)>),
 }
 
 /// The kinds of number ranking ranks each on its own (a client's private numbers aside).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum NumberKind {
     Seq,
     Zxid,
 }
@@ -78,7 +78,7 @@ pub enum Lifted {
 /// and still a sequence number (a 32-bit counter).
 const LIFT: i64 = 1 << 26;
 
-/// `v` spread apart from its neighbours (see `Walk::Spreading`), lifted when `lift`; shifted
+/// `v` spread apart from its neighbours (see `WalkMode::Spreading`), lifted when `lift`; shifted
 /// instead under `Lifted::Shifted`.
 fn spread(v: i64, lifted: Lifted, lift: bool) -> i64 {
     match lifted {
@@ -90,7 +90,7 @@ fn spread(v: i64, lifted: Lifted, lift: bool) -> i64 {
 /// The numbers a state holds, by kind: collected on the first walk, ranked on the second.
 #[derive(Debug, Default)]
 pub struct Numbers {
-    walk: Walk,
+    walk: WalkMode,
     seqs: RefCell<Values>,
     zxids: RefCell<Values>,
     /// `(client, value)`: ranked among the values of the same client.
@@ -148,7 +148,7 @@ impl Collected {
     /// The numbers of the same part once renumbered with `ranks` (the walk maps each value
     /// it collected to its rank, and every cversion to 0 or 1).
     pub fn ranked(&self, ranks: &Numbers) -> Collected {
-        debug_assert!(ranks.walk == Walk::Ranking);
+        debug_assert!(ranks.walk == WalkMode::Ranking);
         Collected {
             seqs: self.seqs.iter().map(|v| ranks.seq(v)).collect(),
             zxids: self.zxids.iter().map(|v| ranks.zxid(v)).collect(),
@@ -277,45 +277,45 @@ impl Numbers {
     }
 
     /// Ready for a walk that moves every number to `2v`, and `at` (if any) to `2at + 1` (see
-    /// `Walk::Probing`).
-    pub fn probing(at: Option<(Kind, i64)>) -> Numbers {
-        Numbers { walk: Walk::Probing(at), ..Numbers::default() }
+    /// `WalkMode::Probing`).
+    pub fn probing(at: Option<(NumberKind, i64)>) -> Numbers {
+        Numbers { walk: WalkMode::Probing(at), ..Numbers::default() }
     }
 
     /// On the first walk, notes a number that an input handed a recipe renumbered by replay,
     /// and that the recipe no longer holds (see `forgotten_seqs`).
-    pub fn forget(&self, kind: Kind, v: i64) {
+    pub fn forget(&self, kind: NumberKind, v: i64) {
         debug_assert!(self.is_collecting());
         match kind {
-            Kind::Seq => self.forgotten_seqs.borrow_mut().insert(v),
-            Kind::Zxid => self.forgotten_zxids.borrow_mut().insert(v),
+            NumberKind::Seq => self.forgotten_seqs.borrow_mut().insert(v),
+            NumberKind::Zxid => self.forgotten_zxids.borrow_mut().insert(v),
         }
     }
 
     /// The numbers of each kind the first walk collected, sorted, each once (forgotten ones
     /// aside).
-    pub fn collected(&self, kind: Kind) -> Vec<i64> {
+    pub fn collected(&self, kind: NumberKind) -> Vec<i64> {
         let values = match kind {
-            Kind::Seq => &self.seqs,
-            Kind::Zxid => &self.zxids,
+            NumberKind::Seq => &self.seqs,
+            NumberKind::Zxid => &self.zxids,
         };
         values.borrow().sorted().listed
     }
 
     /// Ready for a walk that spreads every number apart and lifts one kind above the other
-    /// (see `Walk::Spreading`).
+    /// (see `WalkMode::Spreading`).
     pub fn spreading(lifted: Lifted) -> Numbers {
-        Numbers { walk: Walk::Spreading(lifted), ..Numbers::default() }
+        Numbers { walk: WalkMode::Spreading(lifted), ..Numbers::default() }
     }
 
     /// Whether this is the first walk, which only collects.
     pub fn is_collecting(&self) -> bool {
-        self.walk == Walk::Collecting
+        self.walk == WalkMode::Collecting
     }
 
     /// Whether this walk ranks (and so the numbers each part collected can follow it).
     pub fn is_ranking(&self) -> bool {
-        self.walk == Walk::Ranking
+        self.walk == WalkMode::Ranking
     }
 
     /// On the first walk, collects what `walk` collects from one part of the state, through
@@ -391,7 +391,7 @@ impl Numbers {
             self.opaque.set(true);
         }
         Numbers {
-            walk: Walk::Ranking,
+            walk: WalkMode::Ranking,
             seqs: RefCell::new(seqs),
             zxids: RefCell::new(zxids),
             locals: RefCell::new(sorted(self.locals.into_inner())),
@@ -421,7 +421,7 @@ impl Numbers {
             RefCell::new(Values { bits: 0, listed: sorted(all) })
         };
         Numbers {
-            walk: Walk::Ranking,
+            walk: WalkMode::Ranking,
             seqs: dense(&self.seqs, &self.forgotten_seqs),
             zxids: dense(&self.zxids, &self.forgotten_zxids),
             locals: self.locals.clone(),
@@ -493,18 +493,18 @@ impl Numbers {
 
     /// Where this walk takes `v` as a number of `kind`; `None` when it is a ranking walk that
     /// never collected `v` as one (no part of the state holds it as such). Never collects.
-    pub fn image(&self, kind: Kind, v: i64) -> Option<i64> {
+    pub fn image(&self, kind: NumberKind, v: i64) -> Option<i64> {
         let known = |values: &RefCell<Values>| values.borrow().listed.binary_search(&v).is_ok();
         let (ranked, forgotten) = match kind {
-            Kind::Seq => (&self.seqs, &self.forgotten_seqs),
-            Kind::Zxid => (&self.zxids, &self.forgotten_zxids),
+            NumberKind::Seq => (&self.seqs, &self.forgotten_seqs),
+            NumberKind::Zxid => (&self.zxids, &self.forgotten_zxids),
         };
         match self.walk {
-            Walk::Collecting => None,
-            Walk::Ranking if !(known(ranked) || (self.spaced && known(forgotten))) => None,
+            WalkMode::Collecting => None,
+            WalkMode::Ranking if !(known(ranked) || (self.spaced && known(forgotten))) => None,
             _ => Some(match kind {
-                Kind::Seq => self.seq(v),
-                Kind::Zxid => self.zxid(v),
+                NumberKind::Seq => self.seq(v),
+                NumberKind::Zxid => self.zxid(v),
             }),
         }
     }
@@ -512,23 +512,23 @@ impl Numbers {
     /// Whether `y` is where this walk takes some number it collected, of either kind.
     pub fn is_image(&self, y: i64) -> bool {
         let listed = |values: &RefCell<Values>| values.borrow().listed.clone();
-        let hits = |kind: Kind, values: Vec<i64>| values.into_iter().any(|v| self.image(kind, v) == Some(y));
-        hits(Kind::Seq, listed(&self.seqs))
-            || hits(Kind::Seq, listed(&self.forgotten_seqs))
-            || hits(Kind::Zxid, listed(&self.zxids))
-            || hits(Kind::Zxid, listed(&self.forgotten_zxids))
+        let hits = |kind: NumberKind, values: Vec<i64>| values.into_iter().any(|v| self.image(kind, v) == Some(y));
+        hits(NumberKind::Seq, listed(&self.seqs))
+            || hits(NumberKind::Seq, listed(&self.forgotten_seqs))
+            || hits(NumberKind::Zxid, listed(&self.zxids))
+            || hits(NumberKind::Zxid, listed(&self.forgotten_zxids))
     }
 
     /// A sequence number of one of the lock's children (or the lock's counter).
     pub fn seq(&self, v: i64) -> i64 {
         match self.walk {
-            Walk::Ranking if self.spaced => {
+            WalkMode::Ranking if self.spaced => {
                 spaced(&self.seqs.borrow().listed, &self.forgotten_seqs.borrow().listed, v, false, "sequence number")
             }
-            Walk::Ranking => rank(&self.seqs.borrow().listed, v, "sequence number"),
-            Walk::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Seqs),
-            Walk::Probing(at) => v.saturating_mul(2).saturating_add(i64::from(at == Some((Kind::Seq, v)))),
-            Walk::Collecting => {
+            WalkMode::Ranking => rank(&self.seqs.borrow().listed, v, "sequence number"),
+            WalkMode::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Seqs),
+            WalkMode::Probing(at) => v.saturating_mul(2).saturating_add(i64::from(at == Some((NumberKind::Seq, v)))),
+            WalkMode::Collecting => {
                 self.seqs.borrow_mut().insert(v);
                 v
             }
@@ -537,14 +537,14 @@ impl Numbers {
 
     pub fn zxid(&self, v: i64) -> i64 {
         match self.walk {
-            Walk::Ranking if self.spaced => {
+            WalkMode::Ranking if self.spaced => {
                 spaced(&self.zxids.borrow().listed, &self.forgotten_zxids.borrow().listed, v, true, "zxid")
             }
-            Walk::Ranking => rank(&self.zxids.borrow().listed, v, "zxid"),
-            Walk::Spreading(_) | Walk::Probing(_) if v == 0 => 0,
-            Walk::Probing(at) => v.saturating_mul(2).saturating_add(i64::from(at == Some((Kind::Zxid, v)))),
-            Walk::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Zxids),
-            Walk::Collecting => {
+            WalkMode::Ranking => rank(&self.zxids.borrow().listed, v, "zxid"),
+            WalkMode::Spreading(_) | WalkMode::Probing(_) if v == 0 => 0,
+            WalkMode::Probing(at) => v.saturating_mul(2).saturating_add(i64::from(at == Some((NumberKind::Zxid, v)))),
+            WalkMode::Spreading(lifted) => spread(v, lifted, lifted == Lifted::Zxids),
+            WalkMode::Collecting => {
                 self.zxids.borrow_mut().insert(v);
                 v
             }
@@ -554,16 +554,16 @@ impl Numbers {
     /// A number that only `client`'s recipe hands out, always larger than the ones before.
     pub fn local(&self, client: ClientId, v: i64) -> i64 {
         match self.walk {
-            Walk::Spreading(lifted) => spread(v, lifted, false),
-            Walk::Probing(_) => v,
-            Walk::Ranking => {
+            WalkMode::Spreading(lifted) => spread(v, lifted, false),
+            WalkMode::Probing(_) => v,
+            WalkMode::Ranking => {
                 let locals = self.locals.borrow();
                 let first = locals.partition_point(|(c, _)| *c < client);
                 let at =
                     locals.binary_search(&(client, v)).unwrap_or_else(|_| panic!("c{client}'s {v} was not collected"));
                 (at - first) as i64
             }
-            Walk::Collecting => {
+            WalkMode::Collecting => {
                 self.locals.borrow_mut().push((client, v));
                 v
             }
@@ -572,12 +572,12 @@ impl Numbers {
 
     pub fn cversion(&self, c: i32) -> i32 {
         match self.walk {
-            Walk::Ranking => c.min(1),
-            Walk::Probing(_) => c,
-            Walk::Spreading(_) if c <= 0 => c,
-            Walk::Spreading(Lifted::Shifted(k)) => c.saturating_add(i32::from(k)),
-            Walk::Spreading(_) => c.saturating_mul(2).saturating_add(1),
-            Walk::Collecting => {
+            WalkMode::Ranking => c.min(1),
+            WalkMode::Probing(_) => c,
+            WalkMode::Spreading(_) if c <= 0 => c,
+            WalkMode::Spreading(Lifted::Shifted(k)) => c.saturating_add(i32::from(k)),
+            WalkMode::Spreading(_) => c.saturating_mul(2).saturating_add(1),
+            WalkMode::Collecting => {
                 if c > 1 {
                     self.counted.set(true);
                 }
@@ -593,13 +593,13 @@ impl Numbers {
             Some(at) => {
                 let value = self.seq(name[at..].parse().expect("ten digits"));
                 match self.walk {
-                    Walk::Ranking | Walk::Spreading(_) | Walk::Probing(_) => {
+                    WalkMode::Ranking | WalkMode::Spreading(_) | WalkMode::Probing(_) => {
                         let mut renamed = String::with_capacity(name.len() + 1);
                         renamed.push_str(&name[..at]);
                         path::push_sequence_suffix(&mut renamed, value as i32);
                         renamed
                     }
-                    Walk::Collecting => name.to_string(),
+                    WalkMode::Collecting => name.to_string(),
                 }
             }
             None => name.to_string(),

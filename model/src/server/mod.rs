@@ -66,7 +66,7 @@ pub struct Notification {
 
 /// What one request did: its result, the zxid in the reply header, and the notifications.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Applied {
     pub result: ZkResult,
     pub zxid: i64,
     pub notifications: Vec<Notification>,
@@ -150,7 +150,7 @@ impl Server {
     }
 
     /// Applies one request from `session`.
-    pub fn apply(&mut self, session: SessionId, request: &Request) -> Outcome {
+    pub fn apply(&mut self, session: SessionId, request: &Request) -> Applied {
         let mut notifications = Vec::new();
         let result = self.execute(session, request, &mut notifications);
         // A lagging follower answers every read, a failed one too, from where it has got to. A
@@ -170,7 +170,7 @@ impl Server {
                 info.last_zxid = info.last_zxid.max(zxid);
             }
         }
-        Outcome { result, zxid, notifications }
+        Applied { result, zxid, notifications }
     }
 
     fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {

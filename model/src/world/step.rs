@@ -289,4 +289,27 @@ mod tests {
             assert_eq!(Step::unpacked(step.packed()), step);
         }
     }
+
+    #[test]
+    fn every_step_is_written_as_it_was_before_faults_were_typed() {
+        let written = |step: Step| serde_json::to_string(&step).unwrap();
+        assert_eq!(written(Step::Fault(ClientFault::Expire, 1)), r#"{"fault":["expire",1]}"#);
+        assert_eq!(
+            written(Step::Lossy(RequestFault::LossAfterApply, Sending::Acquire, 0)),
+            r#"{"lossy":["loss-after-apply","acquire",0]}"#
+        );
+        assert_eq!(written(Step::Server(ServerEvent::ReapParent)), r#"{"fault":["reap-parent",0]}"#);
+        let read = |text: &str| serde_json::from_str::<Step>(text).map_err(|e| e.to_string());
+        assert_eq!(read(r#"{"fault":["reap-parent",0]}"#), Ok(Step::Server(ServerEvent::ReapParent)));
+        assert_eq!(read(r#"{"catch-up":2}"#), Ok(Step::CatchUp(2)));
+        let refused = [
+            (r#"{"fault":["loss-after-apply",0]}"#, "strikes a request"),
+            (r#"{"lossy":["expire","acquire",0]}"#, "does not strike a request"),
+            (r#"{"fault":["reap-parent",1]}"#, "the server's"),
+        ];
+        for (text, why) in refused {
+            let error = read(text).expect_err(text);
+            assert!(error.contains(why), "{text}: {error}");
+        }
+    }
 }

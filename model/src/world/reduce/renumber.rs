@@ -50,8 +50,10 @@ fn recipes_correspond<R: Recipe>(here: &World<R>, moved: &World<R>, walk: &Numbe
                 continue;
             }
             let (Ok(x), Ok(y)) = (x.parse::<i64>(), y.parse::<i64>()) else { return false };
-            let images =
-                [walk.image(crate::reduce::renumber::Kind::Seq, x), walk.image(crate::reduce::renumber::Kind::Zxid, x)];
+            let images = [
+                walk.image(crate::reduce::renumber::NumberKind::Seq, x),
+                walk.image(crate::reduce::renumber::NumberKind::Zxid, x),
+            ];
             if images.contains(&Some(y)) {
                 continue;
             }

@@ -24,7 +24,7 @@
 
 use crate::recipe::{ClientId, Ctx, Input, Recipe};
 use crate::reduce::memo::digest;
-use crate::reduce::renumber::Kind;
+use crate::reduce::renumber::NumberKind;
 use crate::reduce::rewrite::Rewrite;
 use crate::world::{Client, World};
 use crate::{Numbers, Renamer, Renumber};
@@ -41,15 +41,15 @@ pub struct Handed<R> {
     start: Option<Arc<R>>,
     /// The latest input, which links to the ones before it: states share what they were handed
     /// before they parted.
-    last: Option<Arc<Entry>>,
+    last: Option<Arc<HandedInput>>,
 }
 
 /// One input handed to a recipe, with who it ran as then and what it did.
-struct Entry {
+struct HandedInput {
     ctx: Ctx,
     input: Input,
     seen: Seen,
-    before: Option<Arc<Entry>>,
+    before: Option<Arc<HandedInput>>,
     /// A digest of every input up to this one, so that the interner tells two histories apart
     /// without walking them.
     digest: u128,
@@ -123,11 +123,11 @@ impl<R: Recipe> Handed<R> {
     fn append(&mut self, ctx: Ctx, input: Input, seen: Seen) {
         let before = self.last.take();
         let digest = digest(&(before.as_ref().map_or(0, |e| e.digest), ctx, &input));
-        self.last = Some(Arc::new(Entry { ctx, input, seen, before, digest }));
+        self.last = Some(Arc::new(HandedInput { ctx, input, seen, before, digest }));
     }
 
     /// The inputs, oldest first.
-    fn entries(&self) -> Vec<&Entry> {
+    fn entries(&self) -> Vec<&HandedInput> {
         let mut entries = Vec::new();
         let mut at = self.last.as_deref();
         while let Some(entry) = at {
@@ -204,7 +204,7 @@ impl<R: Recipe> Handed<R> {
             return;
         }
         let printed = format!("{actual:?}");
-        let replayed = |at: Option<(Kind, i64)>| {
+        let replayed = |at: Option<(NumberKind, i64)>| {
             let probe = Numbers::probing(at);
             let token = |t| start.renumber_token(t, &probe);
             self.rewritten(start.clone(), &r.with(&probe), &probe, |ctx| ctx, &token, true, Some(&printed))
@@ -220,11 +220,11 @@ impl<R: Recipe> Handed<R> {
                 return;
             }
         };
-        for kind in [Kind::Seq, Kind::Zxid] {
+        for kind in [NumberKind::Seq, NumberKind::Zxid] {
             for v in handed.collected(kind) {
                 // Zxid 0 is the model's "none" and every state's (the root's czxid): ranked.
                 let held = match (kind, v) {
-                    (Kind::Zxid, 0) => true,
+                    (NumberKind::Zxid, 0) => true,
                     _ => match replayed(Some((kind, v))) {
                         Ok(moved) => moved != moved_none,
                         Err(why) => {
@@ -235,10 +235,10 @@ impl<R: Recipe> Handed<R> {
                     },
                 };
                 match (held, kind) {
-                    (true, Kind::Seq) => {
+                    (true, NumberKind::Seq) => {
                         r.numbers.seq(v);
                     }
-                    (true, Kind::Zxid) => {
+                    (true, NumberKind::Zxid) => {
                         r.numbers.zxid(v);
                     }
                     (false, _) => r.numbers.forget(kind, v),
@@ -267,7 +267,7 @@ fn renumbered_alike(actual: &str, replayed: &str, numbers: &Numbers) -> Result<(
                     return Err(format!("replayed, the recipe holds {y} where it held {x}"));
                 };
                 let image = |kind| numbers.image(kind, x) == Some(y);
-                if !(image(Kind::Seq) || image(Kind::Zxid)) {
+                if !(image(NumberKind::Seq) || image(NumberKind::Zxid)) {
                     return Err(format!(
                         "replayed, the recipe holds {y} where it held {x}, which its numbers do not take there"
                     ));
