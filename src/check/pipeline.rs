@@ -106,17 +106,18 @@ impl<'a, R: Recipe> Pipeline<'a, R> {
     }
 
     /// The expansions of the oldest chunk not yet taken back, in order, once all its parts are
-    /// in; none when no chunk is in flight.
-    pub(super) fn next_in_order(&mut self) -> Option<Vec<Expansion>> {
+    /// in (part by part: each is freed as soon as it is merged); none when no chunk is in flight.
+    pub(super) fn next_in_order(&mut self) -> Option<impl Iterator<Item = Expansion>> {
         let (chunk, parts) = match self.in_flight.pop_front()? {
-            InFlight::Expanded(expansions) => return Some(expansions),
+            InFlight::Expanded(expansions) => return Some(vec![expansions].into_iter().flatten()),
             InFlight::Sent { chunk, parts } => (chunk, parts),
         };
         while (0..parts).any(|part| !self.arrived.contains_key(&(chunk, part))) {
             let (chunk, part, expansions) = self.results.recv().expect("helpers run until the pass ends");
             self.arrived.insert((chunk, part), expansions);
         }
-        Some((0..parts).flat_map(|part| self.arrived.remove(&(chunk, part)).unwrap_or_default()).collect())
+        let parts: Vec<_> = (0..parts).map(|part| self.arrived.remove(&(chunk, part)).unwrap_or_default()).collect();
+        Some(parts.into_iter().flatten())
     }
 }
 

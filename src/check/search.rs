@@ -16,7 +16,7 @@ pub struct Counterexample {
     pub cycle_start: Option<usize>,
 }
 
-/// Explored of a pass, for the reporter.
+/// How far a pass has explored, for the reporter.
 #[derive(Clone, Copy, Debug)]
 pub struct Explored {
     pub unique: usize,

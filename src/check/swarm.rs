@@ -10,7 +10,7 @@
 //! - and `unknown` for everything else: a swarm never says "holds", and its report is always
 //!   bounded. Starving cycles are not looked for (a walk cannot tell a fair cycle).
 //!
-//! SwarmCoverage: the distinct states the walks met (settled as the exhaustive search keeps them, so
+//! Coverage: the distinct states the walks met (settled as the exhaustive search keeps them, so
 //! the count compares with the count of `--no-partial-order`, which keeps every interleaving),
 //! and the Good–Turing estimate of how likely the next visit is to meet a new state (states met
 //! exactly once, over all visits). It is a heuristic: visits along one walk are not independent

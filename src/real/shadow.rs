@@ -1,7 +1,7 @@
 //! The model world kept in step with a real run, so the real run is judged by the same
 //! property code as the checker and the simulator, and its steps form an ordinary trace.
 //!
-//! Each thing that happens to a real client is an `ShadowStep`: the model step it is (`Acquire`,
+//! Each thing that happens to a real client is a `ShadowStep`: the model step it is (`Acquire`,
 //! `Receive`, `Fault(Disconnect)`, `Lossy(LossAfterApply, Acquire)`, ...), the input its recipe
 //! was handed, the requests it sent and where the server applied each. The model applies a
 //! request the moment its step sends it; the real server applies it a little later, in an order
