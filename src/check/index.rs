@@ -15,7 +15,7 @@ use zklab_model::{Recipe, World};
 /// fingerprints agree on those bits (2^-102 per pair) or two of their distinct parts' digests
 /// collide (2^-128 per pair), for any states a recipe makes, since they are fixed before the
 /// key is drawn; `collision_probability` bounds it for a whole run, as TLC prints it.
-pub fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     zklab_model::reduce::memo::digest(world)
 }
 

@@ -73,37 +73,36 @@ impl<R: Recipe> Driver<'_, R> {
         if c.crashed || c.cut.is_some() {
             return;
         }
-        let enabled = match kind {
-            FaultKind::Disconnect => c.link == Link::Up && c.conn.is_some(),
+        let enabled = match fault {
+            ClientFault::Disconnect => c.link == Link::Up && c.conn.is_some(),
             // As the model: only a live session can be expired.
-            FaultKind::Expire => c.link != Link::Partitioned && !c.closed,
-            FaultKind::Crash => true,
-            FaultKind::Pause => !c.paused,
-            FaultKind::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
-            _ => false,
+            ClientFault::Expire => c.link != Link::Partitioned && !c.closed,
+            ClientFault::Crash => true,
+            ClientFault::Pause => !c.paused,
+            ClientFault::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
         };
         if !enabled {
             return;
         }
         self.metrics.faults += 1;
-        if kind == FaultKind::GiveUp {
+        if fault == ClientFault::GiveUp {
             return self.take(i, Sending::GiveUp, Input::Abandon);
         }
-        if kind == FaultKind::Pause {
+        if fault == ClientFault::Pause {
             return self.pause(i);
         }
         let now = self.now_us();
         let number = self.shadow.push(i, ShadowStep::new(now, Step::Fault(fault, i as ClientId), c.recipe.belief()));
         let connected = c.link == Link::Up && c.conn.is_some();
-        match (kind, connected) {
-            (FaultKind::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
-            (FaultKind::Expire, true) => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
-            (FaultKind::Expire, false) => {
+        match (fault, connected) {
+            (ClientFault::Disconnect, _) => self.begin_cut(i, CutKind::Drop, Some(number), Vec::new()),
+            (ClientFault::Expire, true) => self.begin_cut(i, CutKind::Partition, Some(number), Vec::new()),
+            (ClientFault::Expire, false) => {
                 self.clients[i].link = Link::Partitioned;
                 self.hold_session(i);
             }
-            (FaultKind::Crash, true) => self.begin_cut(i, CutKind::Crash, Some(number), Vec::new()),
-            (FaultKind::Crash, false) => {
+            (ClientFault::Crash, true) => self.begin_cut(i, CutKind::Crash, Some(number), Vec::new()),
+            (ClientFault::Crash, false) => {
                 self.hold_session(i);
                 let c = &mut self.clients[i];
                 c.crashed = true;
@@ -112,9 +111,9 @@ impl<R: Recipe> Driver<'_, R> {
                 c.inbound.clear();
                 c.watches.clear();
             }
-            _ => unreachable!("enabled above"),
+            (ClientFault::GiveUp | ClientFault::Pause, _) => unreachable!("taken above"),
         }
-        if matches!(kind, FaultKind::Expire | FaultKind::Crash) && !self.clients[i].closed {
+        if matches!(fault, ClientFault::Expire | ClientFault::Crash) && !self.clients[i].closed {
             // When the server would expire it, as the simulator draws it; then exactly.
             let (lo, hi) = self.timing.expiry_window();
             let at = now + between(&mut self.fault_streams[kind.index()], lo, hi);

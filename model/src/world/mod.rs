@@ -185,11 +185,10 @@ impl<R: Recipe> World<R> {
 
     /// Whether `step` can happen now.
     pub fn enabled(&self, step: Step) -> bool {
-        let Some(i) = step.client() else {
-            let Step::Server(event) = step else { unreachable!("a step of no client is the server's") };
+        if let Step::Server(event) = step {
             return self.server_event_enabled(event);
-        };
-        let Some(c) = self.clients.get(i as usize) else {
+        }
+        let Some(c) = step.client().and_then(|i| self.clients.get(i as usize)) else {
             return false;
         };
         let alive = || self.server.is_alive(c.session);
@@ -228,11 +227,11 @@ impl<R: Recipe> World<R> {
             self.derived.routed.clear();
             self.derived.refused = None;
         }
-        let Some(i) = step.client().map(|c| c as usize) else {
-            let Step::Server(event) = step else { unreachable!("a step of no client is the server's") };
+        if let Step::Server(event) = step {
             self.server_event(event, log);
             return Ok(());
-        };
+        }
+        let i = step.client().expect("every other step is a client's") as usize;
         match step {
             Step::Acquire(_) => {
                 // A re-entrant acquire is answered from the recipe's own count: no new round.
