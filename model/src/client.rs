@@ -102,6 +102,19 @@ impl ClientWatches {
         ClientWatches(self.0.iter().map(|(path, kind)| (r.path(path), *kind)).collect())
     }
 
+    /// Forgets the exist watches whose path `dead` says no create can make again (the checker's
+    /// dead-watch reduction); whether it forgot any.
+    pub fn forget_dead_exist_watches(&mut self, dead: impl Fn(&str) -> bool) -> bool {
+        let before = self.0.len();
+        self.0.retain(|(path, kind)| *kind != WatchKind::Exist || !dead(path));
+        self.0.len() != before
+    }
+
+    /// Whether it holds an exist watch `dead` says no create can make again.
+    pub fn has_dead_exist_watch(&self, dead: impl Fn(&str) -> bool) -> bool {
+        self.0.iter().any(|(path, kind)| *kind == WatchKind::Exist && dead(path))
+    }
+
     pub fn contains(&self, path: &str, kind: WatchKind) -> bool {
         self.0.contains(&(path.to_string(), kind))
     }

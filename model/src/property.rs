@@ -142,7 +142,16 @@ impl Property {
         }
     }
 
-    /// Whether this state property (safety, or a `reached:*` item) holds in `world`. Transition
+    /// A `reached:*` item met on a step rather than held by a state: what the step saw is not
+    /// part of the state it leads to (see `World::predecessor_went`), so the item is judged on
+    /// every step, into new states and known ones alike, and a checker that judges states only
+    /// (stateright's) cannot judge it.
+    pub fn met_on_steps(self) -> bool {
+        self == Property::Reached(Reach::PredecessorGone)
+    }
+
+    /// Whether this state property (safety, or a `reached:*` item) holds in `world`; for an item
+    /// met on steps (`met_on_steps`), whether the step that led to `world` met it. Transition
     /// and liveness properties are not properties of one state: true.
     pub fn holds<R: Recipe>(self, world: &World<R>) -> bool {
         match self {
@@ -156,7 +165,7 @@ impl Property {
                 Reach::Fault(kind) => world.fault_happened(kind),
                 Reach::StaleWriteRefused => world.resource.refused_stale,
                 Reach::Handoff => world.coverage.handoff,
-                Reach::PredecessorGone => world.coverage.predecessor_gone,
+                Reach::PredecessorGone => world.predecessor_went(),
                 Reach::SharedHold => world.shared_hold(),
             },
         }

@@ -40,9 +40,9 @@ impl CrossCheck {
     }
 }
 
-/// Whether stateright can judge a property of this kind: states, not the steps between them.
-fn judged_by_stateright(kind: Kind) -> bool {
-    matches!(kind, Kind::Safety | Kind::Reached)
+/// Whether stateright can judge a property: of states, not of the steps between them.
+fn judged_by_stateright(property: Property) -> bool {
+    matches!(property.kind(), Kind::Safety | Kind::Reached) && !property.met_on_steps()
 }
 
 /// Runs stateright on `init` within `budget` and compares its answer with the graph pass's
@@ -56,7 +56,7 @@ pub fn run<R: Recipe>(
     unique: usize,
     verdicts: &[Verdict],
 ) -> CrossCheck {
-    let judged: Vec<Property> = properties.iter().copied().filter(|p| judged_by_stateright(p.kind())).collect();
+    let judged: Vec<Property> = properties.iter().copied().filter(|p| judged_by_stateright(*p)).collect();
     let stop = Arc::new(AtomicBool::new(false));
     let model = WorldModel { init: init.clone(), properties: judged.clone(), stop: stop.clone() };
     let mut builder = model.checker().threads(options.threads);
@@ -93,7 +93,7 @@ pub fn run<R: Recipe>(
         disagreements
             .push(format!("stateright found {stateright_unique_states} unique states, the graph pass {unique}"));
     }
-    for verdict in verdicts.iter().filter(|v| judged_by_stateright(v.kind())) {
+    for verdict in verdicts.iter().filter(|v| judged_by_stateright(v.property)) {
         let ours = match verdict.kind() {
             Kind::Safety => verdict.status == Status::Violated,
             _ => verdict.status == Status::Holds,

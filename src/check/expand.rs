@@ -7,7 +7,7 @@
 
 use super::index::{fingerprint, Index};
 use super::intern::{Interner, Packed};
-use super::search::{judge, judge_step, represent, Reduction};
+use super::search::{judge, judge_met, judge_step, represent, Reduction};
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 use zklab_model::{Property, Recipe, Step, World};
@@ -20,6 +20,8 @@ pub(super) struct Successor {
     pub(super) new: Option<(Packed, u64)>,
     /// Bit `i` set: the step violates the transition property `properties[i]`.
     pub(super) broken: u64,
+    /// Bit `i` set: the step met the `reached:*` item `properties[i]` (see `judge_met`).
+    pub(super) met: u64,
 }
 
 /// One expanded state.
@@ -187,6 +189,7 @@ impl<R: Recipe> Expander<'_, R> {
         let mut settled = Vec::with_capacity(taken.len());
         for (step, next) in taken {
             let broken = judge_step(world, step, &next, self.properties);
+            let met = judge_met(&next, self.properties);
             // Copied only where settling may renumber it: most runs' successors need no copy.
             let raw = (renumbers && refuted.is_none()).then(|| next.clone());
             let (step, next, renumbered) = settle((step, next));
@@ -203,14 +206,14 @@ impl<R: Recipe> Expander<'_, R> {
                     }
                 }
             }
-            settled.push((step, next, broken));
+            settled.push((step, next, broken, met));
         }
         if check_ranking && refuted.is_none() {
             let every_settled: Vec<(Step, World<R>)> = every
                 .map(|all| all.into_iter().map(settle).map(|(step, next, _)| (step, next)).collect())
                 .unwrap_or_default();
             let pairs: Vec<_> = match every_settled.is_empty() {
-                true => settled.iter().map(|(step, next, _)| (*step, next)).collect(),
+                true => settled.iter().map(|(step, next, ..)| (*step, next)).collect(),
                 false => every_settled.iter().map(|(step, next)| (*step, next)).collect(),
             };
             match world.ranking_commutes(&pairs, observed) {
@@ -225,7 +228,7 @@ impl<R: Recipe> Expander<'_, R> {
         }
         let successors = settled
             .into_iter()
-            .map(|(step, next, broken)| {
+            .map(|(step, next, broken, met)| {
                 let next = represent(next, self.reduction);
                 let fingerprint = fingerprint(&next);
                 // The index only grows, so a state known now is known at the merge; one unknown now
@@ -234,7 +237,7 @@ impl<R: Recipe> Expander<'_, R> {
                     let holds = judge(&next, self.properties);
                     (self.interner.pack_successor(next, world, packed), holds)
                 });
-                Successor { step, fingerprint, new, broken }
+                Successor { step, fingerprint, new, broken, met }
             })
             .collect();
         Expansion {

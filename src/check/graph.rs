@@ -148,11 +148,12 @@ impl Graph {
             }
             self.waiting.push(expansion.waiting);
             self.holding.push(expansion.holding);
-            for Successor { step, fingerprint, new, broken } in expansion.successors {
+            for Successor { step, fingerprint, new, broken, met } in expansion.successors {
                 self.total += 1;
                 if broken != 0 {
                     self.record_step(id, step, broken, properties);
                 }
+                self.record_met(met, properties);
                 let target = match index.get(fingerprint) {
                     Some(t) => t,
                     None => {
@@ -185,6 +186,12 @@ impl Graph {
                 _ => {}
             }
         }
+    }
+
+    /// Records the `reached:*` items a step met (see `judge_met`), whether its state is new or not.
+    fn record_met(&mut self, met: u64, properties: &[Property]) {
+        let met = properties.iter().enumerate().filter(|(i, _)| met & (1 << i) != 0);
+        self.reached.extend(met.map(|(_, property)| *property));
     }
 
     /// Records that `step` from state `id` violates the transition properties in `broken`.

@@ -83,6 +83,16 @@ pub(super) fn judge_step<R: Recipe>(before: &World<R>, step: Step, after: &World
         .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
+/// Bit `i` set: `step` into the raw successor `after` met the `reached:*` item `properties[i]`,
+/// one met on steps (`Property::met_on_steps`).
+pub(super) fn judge_met<R: Recipe>(after: &World<R>, properties: &[Property]) -> u64 {
+    properties
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.met_on_steps() && p.holds(after))
+        .fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
 /// Whether a state where the clients in `waiting` wait, and `steps` are enabled, is
 /// `eventual_acquire`'s deadlock: someone waits and nothing but a fault can happen.
 pub(super) fn deadlocked(waiting: u8, mut steps: impl Iterator<Item = Step>) -> bool {

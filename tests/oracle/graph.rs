@@ -153,6 +153,7 @@ impl<R: Recipe> Graph<R> {
             if p::herd(&world, step, &next).len() >= 2 {
                 self.violations.entry(p::NO_HERD.to_string()).or_insert((state, Some(step)));
             }
+            self.reached.extend(p::met_on_step(&next));
             let to = match self.ids.get(&next) {
                 Some(&id) => id,
                 None => self.add_world(next),

@@ -144,7 +144,7 @@ pub fn deadlock<R: Recipe>(w: &World<R>) -> bool {
 ///   loss-after-apply (`lost_after_apply`), expire (`expired`) and lagging-read
 ///   (`lagged_read`); `faults_used[k.index()] > 0` for the rest);
 /// - `reached:handoff` (`coverage.handoff`);
-/// - `reached:predecessor-gone` (`coverage.predecessor_gone`);
+/// - `reached:predecessor-gone`: judged on steps, not here (see `met_on_step`);
 /// - `reached:stale-write-refused` (`resource.refused_stale`);
 /// - `reached:shared-hold` (two or more live clients hold at once).
 pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
@@ -167,9 +167,6 @@ pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
     if w.coverage.handoff {
         items.push("reached:handoff".to_string());
     }
-    if w.coverage.predecessor_gone {
-        items.push("reached:predecessor-gone".to_string());
-    }
     if w.resource.refused_stale {
         items.push("reached:stale-write-refused".to_string());
     }
@@ -177,6 +174,17 @@ pub fn reached_items<R: Recipe>(w: &World<R>) -> Vec<String> {
         items.push("reached:shared-hold".to_string());
     }
     items
+}
+
+/// The items of `reached:*` that the step into `after` met: `reached:predecessor-gone` when the
+/// model says the step's exists or getData with a watch, below the lock, found no node
+/// (`World::predecessor_went`). The fact is the step's, not the state's, so it is judged on
+/// every step, into new worlds and known ones.
+pub fn met_on_step<R: Recipe>(after: &World<R>) -> Vec<String> {
+    match after.predecessor_went() {
+        true => vec!["reached:predecessor-gone".to_string()],
+        false => Vec::new(),
+    }
 }
 
 /// The client taking `step`, if any: "`Step::Expire(_)` and `Step::Server(ServerEvent::ReapParent)`

@@ -52,7 +52,7 @@ pub mod usage;
 #[allow(unused_imports)]
 pub use case::{case, Case, Mix};
 #[allow(unused_imports)]
-pub use program::{Program, Variant};
+pub use program::{Op, Program, Variant};
 pub use recipe::RandomRecipe;
 #[allow(unused_imports)]
 pub use tally::{Refusals, Tally};

@@ -67,6 +67,10 @@ pub enum Op {
     GetNum,
     /// Reads its own node's stat (exists, without a watch).
     StatMine,
+    /// Creates its predecessor's name by hand (ephemeral, not sequential), as a recipe that
+    /// "takes over" a vanished name would: a sequential name made again, which a watch left on
+    /// it sees, so the checker's dead-watch reduction must refuse the run.
+    CreatePredByHand,
 }
 /// The base ops, in the order the base draws index them.
 const OPS: [Op; 13] = [
@@ -286,6 +290,16 @@ impl Program {
                     *cell = action(&mut rng, quiet, &ops);
                 } else if !(phase == 0 && class == Class::Acquire as usize) && rng.random_bool(0.15) {
                     cell.ops[rng.random_range(0..2)] = Some(new[rng.random_range(0..new.len())]);
+                }
+            }
+        }
+        // From a stream of its own, so that the draws above stay what they were: some programs
+        // take over their predecessor's name once they find it gone.
+        let mut by_hand = ChaCha8Rng::seed_from_u64(self.seed ^ 0x4a2d_c4ea_7e0f_5eed);
+        if by_hand.random_bool(0.3) {
+            for row in self.table.iter_mut() {
+                for class in [Class::ExistsNull, Class::WatchDeleted, Class::ReadFailed] {
+                    row[class as usize].ops[1] = Some(Op::CreatePredByHand);
                 }
             }
         }

@@ -290,6 +290,11 @@ impl RandomRecipe {
                 Request::get_data(&self.target(write.target, client)?, write.watch)
             }
             Op::StatMine => Request::exists(self.node.as_ref()?, false),
+            Op::CreatePredByHand => {
+                let request = Request::create(self.pred.as_ref()?, CreateMode::Ephemeral);
+                note(Feature::ByHand);
+                request
+            }
         })
     }
 

@@ -34,10 +34,12 @@ pub enum Feature {
     Abandon,
     /// Took a re-entrant acquire while holding (`accepts_reentry`).
     Reentry,
+    /// Created its predecessor's sequential name by hand (`Op::CreatePredByHand`).
+    ByHand,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 9] = [
+    pub const ALL: [Feature; 10] = [
         Feature::StatFields,
         Feature::DataNumbers,
         Feature::Session,
@@ -47,6 +49,7 @@ impl Feature {
         Feature::Deep,
         Feature::Abandon,
         Feature::Reentry,
+        Feature::ByHand,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +63,7 @@ impl Feature {
             Feature::Deep => "deep paths",
             Feature::Abandon => "giving up",
             Feature::Reentry => "re-entry",
+            Feature::ByHand => "sequential names by hand",
         }
     }
 

@@ -129,3 +129,35 @@ impl Server {
         }
     }
 }
+
+impl Server {
+    /// Whether no create can ever make `path` again while its parent lives: it is absent, and
+    /// its name is a sequential name its parent's counter has already passed (`0 <= n <
+    /// next_seq`), so no sequential create under this parent names it again. A create by hand
+    /// of such a name, or a new parent (whose counter starts again at 0), could: the world's
+    /// dead-watch reduction refuses those (see `world::reduce::dead_watches`).
+    pub fn unrevivable(&self, path: &str) -> bool {
+        if path == "/" || self.tree.get(path).is_some() {
+            return false;
+        }
+        let name = crate::path::name(path);
+        let Some(prefix) = name.len().checked_sub(10).and_then(|at| name.get(..at)) else { return false };
+        let parent = self.tree.get(crate::path::parent(path));
+        match (crate::path::sequence_of(name, prefix), parent) {
+            (Some(n), Some(parent)) => 0 <= n && n < parent.next_seq,
+            _ => false,
+        }
+    }
+
+    /// The paths under a data or exist watch that no create can make again (`unrevivable`).
+    pub fn dead_data_watches(&self) -> Vec<String> {
+        self.data_watches.keys().filter(|path| self.unrevivable(path)).cloned().collect()
+    }
+
+    /// Forgets every data or exist watch on `paths`.
+    pub fn forget_data_watches(&mut self, paths: &[String]) {
+        if !paths.is_empty() {
+            Arc::make_mut(&mut self.data_watches).retain(|path, _| !paths.contains(path));
+        }
+    }
+}

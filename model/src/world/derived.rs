@@ -30,6 +30,11 @@ pub(crate) struct Derived {
     /// The reply the last step's client refused for its length, if any (the simulator counts
     /// them).
     pub(crate) refused: Option<RefusedReply>,
+    /// Why the last step could make a forgotten dead watch's name again, if it could (see
+    /// `reduce::dead_watches`): settling then refuses.
+    pub(crate) revived: Option<String>,
+    /// The last step met the delete-before-watch race (see `World::predecessor_went`).
+    pub(crate) predecessor_went: bool,
 }
 
 impl Hash for Derived {

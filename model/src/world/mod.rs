@@ -119,6 +119,8 @@ impl<R: Recipe> World<R> {
                 by_session,
                 routed: Vec::new(),
                 refused: None,
+                revived: None,
+                predecessor_went: false,
             },
         };
         world.keep_inputs_for_replay();
@@ -226,6 +228,8 @@ impl<R: Recipe> World<R> {
         if !matches!(step, Step::Lossy(..)) {
             self.derived.routed.clear();
             self.derived.refused = None;
+            self.derived.revived = None;
+            self.derived.predecessor_went = false;
         }
         if let Step::Server(event) = step {
             self.server_event(event, log);
@@ -306,6 +310,9 @@ impl<R: Recipe> World<R> {
     /// `renumbered_or_refuted`), the state then left with its numbers.
     pub fn settle_or_refute(&mut self) -> Result<bool, String> {
         self.settle_keeping_numbers();
+        if let Some(why) = self.derived.revived.take() {
+            return Err(why);
+        }
         match self.renumbered_or_refuted()? {
             Some(renumbered) => {
                 *self = renumbered;
@@ -338,6 +345,7 @@ impl<R: Recipe> World<R> {
                 self.clients[i].drop_zxid = drop_zxid;
             }
         }
+        self.forget_dead_watches();
     }
 
     /// Sends client `i`'s queued requests while its connection is up. The server applies a
@@ -355,7 +363,11 @@ impl<R: Recipe> World<R> {
             }
             let session = self.clients[i].session;
             let lagging = self.answered_lagging(i, armed, &request, log);
+            let revival = self.revival(&request);
             let outcome = self.server.apply(session, &request);
+            if outcome.result.is_ok() && revival.is_some() {
+                self.derived.revived = revival;
+            }
             if lagging {
                 self.server.catch_up(session);
             }

@@ -7,11 +7,13 @@ use crate::{Request, Response, ZkError, ZkResult};
 use serde::{Deserialize, Serialize};
 
 /// Races and events that a run has reached, for non-vacuity: a proof under faults means
-/// nothing unless the faults and races it claims to cover happened somewhere.
+/// nothing unless the faults and races it claims to cover happened somewhere. Each is part of
+/// the state, so it must be a fact the rest of the state already implies (a fault's count, a
+/// session's status, a grant count of two), or it would split every state reached both ways in
+/// two. The delete-before-watch race is not: it is seen on the step that meets it
+/// (`World::predecessor_went`), and judged on steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Coverage {
-    /// A lock node vanished between a client listing it and setting its watch on it.
-    pub predecessor_gone: bool,
     /// A client acquired after another had held the lock.
     pub handoff: bool,
     /// The server expired a session.
@@ -33,8 +35,16 @@ impl<R: Recipe> World<R> {
                 | (Request::GetData { watch: true, .. }, Err(ZkError::NoNode))
         );
         if under_lock && gone {
-            self.coverage.predecessor_gone = true;
+            self.derived.predecessor_went = true;
         }
+    }
+
+    /// Whether the step that led here met the delete-before-watch race: a node below the lock
+    /// vanished between a client listing it and setting its watch on it (its exists or getData
+    /// with a watch found no node). Not part of the state: `reached:predecessor-gone` is judged on
+    /// every step, into new states and known ones alike.
+    pub fn predecessor_went(&self) -> bool {
+        self.derived.predecessor_went
     }
 
     /// Live clients that believe they hold the lock (`Client::holds`): a crashed process's last

@@ -85,6 +85,8 @@ impl<R: Recipe> World<R> {
             by_session: World::index_sessions(&clients),
             routed: Vec::new(),
             refused: None,
+            revived: None,
+            predecessor_went: self.derived.predecessor_went,
         };
         Some(World {
             server: self.server.renamed(&renamer),
