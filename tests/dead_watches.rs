@@ -145,3 +145,46 @@ fn deleting_a_parent_whose_counter_has_moved_makes_settling_refuse() {
     // A parent whose counter never moved gives no name back.
     assert!(deleted_from(0).is_ok());
 }
+
+/// Creates a node below its own lock node, then deletes both: the node it deletes had counted,
+/// but no watch below it is ever forgotten (only the lock node's children are), so nothing is
+/// refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct Nester {
+    phase: u8,
+}
+
+impl Recipe for Nester {
+    fn name(&self) -> String {
+        "nester".to_string()
+    }
+
+    fn handle(&mut self, _: &Ctx, input: Input, out: &mut Vec<Request>) {
+        match (self.phase, input) {
+            (0, Input::Acquire) => {
+                self.phase = 1;
+                out.push(Request::create("/lock/mine", CreateMode::Persistent));
+                out.push(Request::create("/lock/mine/sub", CreateMode::Persistent));
+                out.push(Request::delete("/lock/mine/sub"));
+                out.push(Request::delete("/lock/mine"));
+            }
+            _ => self.phase = 2,
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        Belief::Idle
+    }
+
+    fn owned_node(&self) -> Option<&str> {
+        None
+    }
+}
+
+#[test]
+fn deleting_any_other_node_that_had_counted_refuses_nothing() {
+    let mut world = World::new(WorldConfig::default(), vec![Nester::default()]);
+    world.apply(Step::Acquire(0)).unwrap();
+    assert!(world.server.tree().get("/lock/mine").is_none(), "made and deleted");
+    assert!(world.settle_or_refute().is_ok());
+}

@@ -107,6 +107,10 @@ fn renumbering_commutes<R: Recipe, T: PartialEq>(
         let (mut from_raw, mut from_kept) = (raw.clone(), kept.clone());
         from_raw.apply(step).expect("enabled");
         from_kept.apply(step).expect("enabled in the same state renumbered");
+        // A step after which settling refuses says why itself (see `World::revived`).
+        if let Some(why) = from_raw.revived() {
+            return Err(format!("step `{step}` is {why}"));
+        }
         from_raw.settle();
         from_kept.settle();
         if from_raw != from_kept {

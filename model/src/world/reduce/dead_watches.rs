@@ -6,6 +6,8 @@
 //! and in its client library, for the rest of its session. The watch fires only when a node of
 //! that name is created. A sequential create under the same parent never names it again: the
 //! parent's counter has passed it and only grows (`Server::unrevivable`: `0 <= n < next_seq`).
+//! Only the lock node's children are forgotten this way: they are the names recipes wait on,
+//! and the lock node is the one parent whose deletion the reduction then has to watch for.
 //!
 //! **What a dead watch can change, and why that is nothing.** A state `s` and the same state
 //! with its dead watches forgotten, `d(s)`, offer the same steps, and each step leads from them
@@ -28,10 +30,10 @@
 //! world (whose steps are the same).
 //!
 //! **When a name can come back**, and what the reduction does then:
-//! - a create by hand (not sequential) of a name that reads as a sequential one, under a
-//!   parent whose counter has passed it, names a node that may carry a forgotten watch;
-//! - a new parent starts its counter at 0: a parent deleted by a request while its counter
-//!   is past 0 may be created again and count through the names again;
+//! - a create by hand (not sequential) of a name that reads as a sequential one, under the lock
+//!   node whose counter has passed it, names a node that may carry a forgotten watch;
+//! - a new lock node starts its counter at 0: the lock node deleted by a request while its
+//!   counter is past 0 may be created again and count through the names again;
 //! - the server reaping the parent (`reap-parent`) is the same, so while that fault may still
 //!   strike no watch is forgotten (afterwards, the counter read is the new parent's).
 //!
@@ -51,35 +53,45 @@ impl<R: Recipe> World<R> {
         if !self.derived.config.renumber || !self.fault_spent(FaultKind::ReapParent) {
             return;
         }
-        let dead = self.server.dead_data_watches();
+        let lock = self.derived.config.lock_path.clone();
+        let under_lock = |path: &str| crate::path::parent(path) == lock;
+        let dead: Vec<String> = self.server.dead_data_watches().into_iter().filter(|path| under_lock(path)).collect();
         self.server.forget_data_watches(&dead);
+        let server = &self.server;
+        let forgettable = |path: &str| under_lock(path) && server.unrevivable(path);
         for i in 0..self.clients.len() {
-            let unrevivable = |path: &str| self.server.unrevivable(path);
             // Written only when it changes, so clients shared with other states stay shared.
-            if self.clients[i].watches.has_dead_exist_watch(unrevivable) {
-                let server = &self.server;
-                self.clients[i].watches.forget_dead_exist_watches(|path| server.unrevivable(path));
+            if self.clients[i].watches.has_dead_exist_watch(forgettable) {
+                self.clients[i].watches.forget_dead_exist_watches(forgettable);
             }
         }
     }
 
+    /// Why the last step could make a forgotten watch's name again, if it could (`revival`):
+    /// settling refuses after it.
+    pub fn revived(&self) -> Option<&str> {
+        self.derived.revived.as_deref()
+    }
+
     /// Why `request`, if it succeeds, could make a forgotten watch's name again (see the
-    /// module): a create by hand of a sequential name its parent's counter has passed, or the
-    /// delete of a parent whose counter is past 0. Asked before the request is applied.
+    /// module): a create by hand of a sequential name the lock node's counter has passed, or the
+    /// delete of the lock node once its counter is past 0. Asked before the request is applied.
     pub(in crate::world) fn revival(&self, request: &Request) -> Option<String> {
+        let lock = &self.derived.config.lock_path;
         if !self.derived.config.renumber {
             return None;
         }
-        let tree = self.server.tree();
         match request {
-            Request::Create { path, mode, .. } if !mode.is_sequential() => self
+            Request::Create { path, mode, .. } if !mode.is_sequential() && crate::path::parent(path) == lock => self
                 .server
                 .unrevivable(path)
-                .then(|| format!("a create by hand of {path}, a sequential name its parent's counter has passed")),
-            Request::Delete { path, .. } => tree
+                .then(|| format!("a create by hand of {path}, a sequential name the lock node's counter has passed")),
+            Request::Delete { path, .. } if path == lock => self
+                .server
+                .tree()
                 .get(path)
                 .is_some_and(|node| node.next_seq > 0)
-                .then(|| format!("the delete of {path}, whose sequence counter a new node would start again")),
+                .then(|| format!("the delete of {path}, whose sequence counter a new lock node would start again")),
             _ => None,
         }
     }
