@@ -106,18 +106,19 @@ fn the_checker_explores_a_world_that_makes_names_by_hand_without_the_reduction()
     assert!(refused.contains("by hand"), "refused: {refused:?}");
 }
 
-/// Deletes the lock's parent node when asked for the lock.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-struct Evictor;
+/// Sends its requests, in order, when asked for the lock: the steps the guard watches for,
+/// written out.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct OnAcquire(Vec<Request>);
 
-impl Recipe for Evictor {
+impl Recipe for OnAcquire {
     fn name(&self) -> String {
-        "evictor".to_string()
+        "on-acquire".to_string()
     }
 
     fn handle(&mut self, _: &Ctx, input: Input, out: &mut Vec<Request>) {
         if input == Input::Acquire {
-            out.push(Request::delete("/lock"));
+            out.extend(self.0.iter().cloned());
         }
     }
 
@@ -130,14 +131,22 @@ impl Recipe for Evictor {
     }
 }
 
+/// `requests` sent in one step, from a world whose lock node counts from `first_sequence`,
+/// and what settling says after them.
+fn settled_after(first_sequence: i32, requests: Vec<Request>) -> (World<OnAcquire>, Result<bool, String>) {
+    let config = WorldConfig { first_sequence, ..WorldConfig::default() };
+    let mut world = World::new(config, vec![OnAcquire(requests)]);
+    world.apply(Step::Acquire(0)).unwrap();
+    let settled = world.clone().settle_or_refute();
+    (world, settled)
+}
+
 #[test]
 fn deleting_a_parent_whose_counter_has_moved_makes_settling_refuse() {
     let deleted_from = |first_sequence| {
-        let config = WorldConfig { first_sequence, ..WorldConfig::default() };
-        let mut world = World::new(config, vec![Evictor]);
-        world.apply(Step::Acquire(0)).unwrap();
+        let (world, settled) = settled_after(first_sequence, vec![Request::delete("/lock")]);
         assert!(world.server.tree().get("/lock").is_none(), "the lock's parent is gone");
-        world.settle_or_refute()
+        settled
     };
     // A new parent would count from 0 again, through names the old one had passed.
     let why = deleted_from(5).expect_err("the counter had passed 0");
@@ -146,45 +155,18 @@ fn deleting_a_parent_whose_counter_has_moved_makes_settling_refuse() {
     assert!(deleted_from(0).is_ok());
 }
 
-/// Creates a node below its own lock node, then deletes both: the node it deletes had counted,
-/// but no watch below it is ever forgotten (only the lock node's children are), so nothing is
-/// refused.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-struct Nester {
-    phase: u8,
-}
-
-impl Recipe for Nester {
-    fn name(&self) -> String {
-        "nester".to_string()
-    }
-
-    fn handle(&mut self, _: &Ctx, input: Input, out: &mut Vec<Request>) {
-        match (self.phase, input) {
-            (0, Input::Acquire) => {
-                self.phase = 1;
-                out.push(Request::create("/lock/mine", CreateMode::Persistent));
-                out.push(Request::create("/lock/mine/sub", CreateMode::Persistent));
-                out.push(Request::delete("/lock/mine/sub"));
-                out.push(Request::delete("/lock/mine"));
-            }
-            _ => self.phase = 2,
-        }
-    }
-
-    fn belief(&self) -> Belief {
-        Belief::Idle
-    }
-
-    fn owned_node(&self) -> Option<&str> {
-        None
-    }
-}
-
+/// A node made below the lock node, a node below it, both deleted: the second delete removes a
+/// node that had counted, but no watch below it is ever forgotten (only the lock node's
+/// children are), so nothing is refused.
 #[test]
 fn deleting_any_other_node_that_had_counted_refuses_nothing() {
-    let mut world = World::new(WorldConfig::default(), vec![Nester::default()]);
-    world.apply(Step::Acquire(0)).unwrap();
+    let nested = vec![
+        Request::create("/lock/mine", CreateMode::Persistent),
+        Request::create("/lock/mine/sub", CreateMode::Persistent),
+        Request::delete("/lock/mine/sub"),
+        Request::delete("/lock/mine"),
+    ];
+    let (world, settled) = settled_after(0, nested);
     assert!(world.server.tree().get("/lock/mine").is_none(), "made and deleted");
-    assert!(world.settle_or_refute().is_ok());
+    assert!(settled.is_ok());
 }

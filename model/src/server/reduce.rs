@@ -149,9 +149,11 @@ impl Server {
         }
     }
 
-    /// The paths under a data or exist watch that no create can make again (`unrevivable`).
-    pub fn dead_data_watches(&self) -> Vec<String> {
-        self.data_watches.keys().filter(|path| self.unrevivable(path)).cloned().collect()
+    /// The children of `parent` under a data or exist watch that no create can make again
+    /// (`unrevivable`).
+    pub fn dead_data_watches(&self, parent: &str) -> Vec<String> {
+        let dead = |path: &&String| crate::path::parent(path) == parent && self.unrevivable(path);
+        self.data_watches.keys().filter(dead).cloned().collect()
     }
 
     /// Forgets every data or exist watch on `paths`.

@@ -53,12 +53,11 @@ impl<R: Recipe> World<R> {
         if !self.derived.config.renumber || !self.fault_spent(FaultKind::ReapParent) {
             return;
         }
-        let lock = self.derived.config.lock_path.clone();
-        let under_lock = |path: &str| crate::path::parent(path) == lock;
-        let dead: Vec<String> = self.server.dead_data_watches().into_iter().filter(|path| under_lock(path)).collect();
+        let lock = &self.derived.config.lock_path;
+        let dead = self.server.dead_data_watches(lock);
         self.server.forget_data_watches(&dead);
         let server = &self.server;
-        let forgettable = |path: &str| under_lock(path) && server.unrevivable(path);
+        let forgettable = |path: &str| crate::path::parent(path) == lock && server.unrevivable(path);
         for i in 0..self.clients.len() {
             // Written only when it changes, so clients shared with other states stay shared.
             if self.clients[i].watches.has_dead_exist_watch(forgettable) {
