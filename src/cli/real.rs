@@ -4,7 +4,7 @@
 //! replays; a run the model could not follow is reported as such, never as passed.
 
 use super::real_args::{ensemble, exit, seeds, Args};
-use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
+use super::{progress_to_stderr, CliError};
 use crate::exit::Exit;
 use crate::real::libraries::Library;
 use crate::real::{self, Ensemble, RealRun, Standing, Target};
@@ -127,7 +127,6 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     }
 
     let ensemble = ensemble(args)?;
-    stop_on_ctrl_c();
     let started = Instant::now();
     let mut reports = Vec::new();
     for (k, seed) in seeds(args, first, started) {
@@ -364,7 +363,6 @@ fn reproduce(args: &Args) -> Result<Exit, CliError> {
         traces.push((path.clone(), trace));
     }
     let ensemble = ensemble(args)?;
-    stop_on_ctrl_c();
     let mut rows = Vec::new();
     for (k, (path, trace)) in traces.iter().enumerate() {
         if crate::interrupt::interrupted() {

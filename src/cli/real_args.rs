@@ -84,8 +84,11 @@ pub struct Args {
     pub html: bool,
 }
 
-/// The servers to run against: the user's, or started here.
+/// The servers to run against: the user's, or started here. Ctrl-C is caught from here on, before
+/// the servers are started or their address printed: a signal that comes while they start stops
+/// the command with its report (no seed run) and the servers torn down, never kills it outright.
 pub(super) fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
+    super::stop_on_ctrl_c();
     let ensemble = match &args.server {
         Some(list) => {
             let servers: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();

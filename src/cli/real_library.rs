@@ -4,7 +4,7 @@
 //! exclusion, every client done, no node left.
 
 use super::real_args::{ensemble, exit, seeds, Args};
-use super::{stop_on_ctrl_c, CliError};
+use super::CliError;
 use crate::exit::Exit;
 use crate::real::history::Tally;
 use crate::real::libraries::{run_library, Library};
@@ -32,7 +32,6 @@ struct Report {
 
 pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64) -> Result<Exit, CliError> {
     let ensemble = ensemble(args)?;
-    stop_on_ctrl_c();
     let started = Instant::now();
     let mut reports = Vec::new();
     for (k, seed) in seeds(args, first, started) {

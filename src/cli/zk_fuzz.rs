@@ -35,6 +35,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if save_dir.exists() && !save_dir.is_dir() {
         return Err(CliError::BadInput(format!("--save-dir {} exists and is not a directory", save_dir.display())));
     }
+    // Caught before the server starts, so a signal while it starts stops the run, not the process.
+    super::stop_on_ctrl_c();
     // Kept to the end of the run: dropping it stops the server it started.
     let started = match &args.server {
         Some(_) => None,
@@ -52,7 +54,6 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         max_shrink_iters: args.max_shrink,
         progress: Some(progress_to_stderr),
     };
-    super::stop_on_ctrl_c();
     let report = crate::conformance::fuzz(options).map_err(|e| CliError::BadInput(e.to_string()))?;
     let Some(mismatch) = report.mismatch else {
         if report.interrupted {
