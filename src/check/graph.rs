@@ -3,7 +3,7 @@
 //! numbers what the expansions found in the order one thread would have met it.
 
 use super::chunked::Chunked;
-use super::expand::{CheckedSituations, Expansion, Refusal, Successor};
+use super::expand::{CheckedSituations, Expansion, Refusal, Situation, Successor};
 use super::index::Index;
 use super::intern::Packed;
 use super::properties::Kind;
@@ -64,7 +64,7 @@ pub struct Graph {
     /// The recipe situations whose claims to symmetry and renumbering have been checked (see
     /// `situations`), as of the level being expanded, and those checked since.
     checked: CheckedSituations,
-    newly_checked: Vec<u128>,
+    newly_checked: Vec<Situation>,
     /// Under symmetry, states stand for their class (see `World::canonical`): paths are in the
     /// representatives' client numbering. Under either reduction a cycle cannot be judged for
     /// fairness.

@@ -27,7 +27,8 @@ pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
 /// collided. Those are at most `parts_per_state` (`World::digested_parts`) for each state met,
 /// as many again for its raw successor, whose changed clients the interner looks up by digest
 /// before it is settled (`Interner::share_changed`), and a recipe situation for each client of
-/// each expanded state (`situations`: a collision there would skip a claim's check), so fewer
+/// each expanded state (`Client::situation`, which the claim checks key on: a collision there
+/// would skip a claim's check), so fewer
 /// than `((2 × transitions + states) × parts_per_state)²` pairs.
 pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
     let met = transitions.max(states) as f64;
