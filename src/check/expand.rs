@@ -63,14 +63,14 @@ pub(super) struct Situation {
     /// `Client::situation`.
     situation: u128,
     /// For a renumbering check of a successor, the client's situation once renumbered (see
-    /// `renumbered_situations`); 0 otherwise.
-    renumbered: u128,
+    /// `renumbered_situations`).
+    renumbered: Option<u128>,
 }
 
 /// Each client's situation in `world`, for `claim`.
 fn situations<R: Recipe>(world: &World<R>, claim: Claim) -> Vec<Situation> {
     (0..world.clients.len())
-        .map(|i| Situation { claim, client: i, situation: world.clients[i].situation(), renumbered: 0 })
+        .map(|i| Situation { claim, client: i, situation: world.clients[i].situation(), renumbered: None })
         .collect()
 }
 
@@ -82,7 +82,7 @@ fn renumbered_situations<R: Recipe>(raw: &World<R>, kept: &World<R>) -> Vec<Situ
             claim: Claim::Renumbering,
             client: i,
             situation: raw.clients[i].situation(),
-            renumbered: kept.clients[i].situation(),
+            renumbered: Some(kept.clients[i].situation()),
         })
         .collect()
 }
