@@ -149,11 +149,16 @@ impl Server {
         }
     }
 
+    /// Whether `path` is a child of `parent` that no create can make again (`unrevivable`): the
+    /// names the world's dead-watch reduction forgets watches on, and guards.
+    pub fn unrevivable_child(&self, parent: &str, path: &str) -> bool {
+        crate::path::parent(path) == parent && self.unrevivable(path)
+    }
+
     /// The children of `parent` under a data or exist watch that no create can make again
-    /// (`unrevivable`).
+    /// (`unrevivable_child`).
     pub fn dead_data_watches(&self, parent: &str) -> Vec<String> {
-        let dead = |path: &&String| crate::path::parent(path) == parent && self.unrevivable(path);
-        self.data_watches.keys().filter(dead).cloned().collect()
+        self.data_watches.keys().filter(|path| self.unrevivable_child(parent, path)).cloned().collect()
     }
 
     /// Forgets every data or exist watch on `paths`.

@@ -57,7 +57,7 @@ impl<R: Recipe> World<R> {
         let dead = self.server.dead_data_watches(lock);
         self.server.forget_data_watches(&dead);
         let server = &self.server;
-        let forgettable = |path: &str| crate::path::parent(path) == lock && server.unrevivable(path);
+        let forgettable = |path: &str| server.unrevivable_child(lock, path);
         for i in 0..self.clients.len() {
             // Written only when it changes, so clients shared with other states stay shared.
             if self.clients[i].watches.has_dead_exist_watch(forgettable) {
@@ -76,14 +76,14 @@ impl<R: Recipe> World<R> {
     /// module): a create by hand of a sequential name the lock node's counter has passed, or the
     /// delete of the lock node once its counter is past 0. Asked before the request is applied.
     pub(in crate::world) fn revival(&self, request: &Request) -> Option<String> {
-        let lock = &self.derived.config.lock_path;
         if !self.derived.config.renumber {
             return None;
         }
+        let lock = &self.derived.config.lock_path;
         match request {
-            Request::Create { path, mode, .. } if !mode.is_sequential() && crate::path::parent(path) == lock => self
+            Request::Create { path, mode, .. } if !mode.is_sequential() => self
                 .server
-                .unrevivable(path)
+                .unrevivable_child(lock, path)
                 .then(|| format!("a create by hand of {path}, a sequential name the lock node's counter has passed")),
             Request::Delete { path, .. } if path == lock => self
                 .server
