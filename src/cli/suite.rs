@@ -50,7 +50,14 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     super::stop_on_ctrl_c();
     let (mut failures, mut run) = (0, 0);
     say!("{:<18} {:>2}  {:<50} {:>9} {:>8}  verdict", "recipe", "N", "faults", "states", "ms");
-    for case in CASES {
+    for (i, case) in CASES.iter().enumerate() {
+        // Which case runs, as the manifest says it: most take well under the second after which
+        // a check prints its own progress.
+        let faults = match case.client {
+            Java => case.faults.to_string(),
+            Kazoo => format!("{} (kazoo)", case.faults),
+        };
+        eprintln!("[{}/{}] {} x{} {faults}", i + 1, CASES.len(), case.recipe, case.clients);
         let mut report = check::run(&case.scenario(), &options);
         if report.bounded_by == Some(check::search::Spent::Interrupted) {
             // Stopped by a signal: this case has no verdict, and the rest are not run.
@@ -67,10 +74,6 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         };
         let verdict = if unexpected.is_empty() { verdict } else { format!("UNEXPECTED: {}", unexpected.join(", ")) };
         failures += usize::from(!unexpected.is_empty());
-        let faults = match case.client {
-            Java => case.faults.to_string(),
-            Kazoo => format!("{} (kazoo)", case.faults),
-        };
         say!(
             "{:<18} {:>2}  {:<50} {:>9} {:>8}  {verdict}",
             case.recipe,
