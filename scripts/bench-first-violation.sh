@@ -6,7 +6,8 @@
 # Usage: scripts/bench-first-violation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+# The profile for long checks (Cargo.toml: whole-program optimisation).
+cargo build --profile dist --quiet
 python3 - <<'PY'
 import json, re, subprocess
 
@@ -20,7 +21,7 @@ cases.append(("blind-retry", "2", "all", "Java", "0"))
 
 def run(case, extra):
     recipe, clients, faults, client, first = case
-    args = ["./target/release/zklab", "check", "--recipe", recipe, "--clients", clients, "--faults", faults,
+    args = ["./target/dist/zklab", "check", "--recipe", recipe, "--clients", clients, "--faults", faults,
             "--client", client.lower(), "--first-sequence", first, "--json", "-q",
             "--trace-dir", "target/bench-traces", "--timeout", "600"] + extra
     r = json.loads(subprocess.run(args, capture_output=True, text=True).stdout)

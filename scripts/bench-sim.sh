@@ -9,12 +9,13 @@
 # Usage: scripts/bench-sim.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+# The profile for long checks (Cargo.toml: whole-program optimisation).
+cargo build --profile dist --quiet
 [ -x /usr/bin/time ] || { echo "needs GNU time for peak memory: apt-get install time" >&2; exit 2; }
 run() {
   local out
   # The run's last line (steps, wall time, operations/s), then GNU time's peak resident memory.
-  out=$( { /usr/bin/time -f 'peak %M KiB, %e s with start-up' ./target/release/zklab simulate "$@" \
+  out=$( { /usr/bin/time -f 'peak %M KiB, %e s with start-up' ./target/dist/zklab simulate "$@" \
     --trace-dir target/bench-traces -q || true; } 2>&1 | tail -2 | paste -sd ' ')
   printf '%-70s %s\n' "$*" "$out"
 }
