@@ -108,6 +108,36 @@ fn renumbering_commutes_with_every_step() {
     assert!(total > 25_000, "{total} states checked");
 }
 
+/// Settling hands the checker back the state as the step left it beside a state it renumbered
+/// (the check that renumbering commutes compares the two), copying it only where settling
+/// changes it before renumbering: both ways must hand back the state before settling.
+#[test]
+fn settling_hands_back_the_state_before_it_where_it_renumbers() {
+    use FaultKind::*;
+    let (mut renumbered, mut changed_first) = (0, 0);
+    for faults in [&[LossAfterApply, Expire][..], &[Disconnect, Expire], &[LossBeforeApply, Disconnect]] {
+        let mut config = config(faults, 3);
+        config.client_behaviour = ClientBehaviour::Java;
+        let init = world("standard", 3, config);
+        let mut states = reachable(init.clone(), 3_000);
+        states.extend(random_runs(&init, 60, 80));
+        for before in states {
+            let mut settled = before.clone();
+            let Ok(Some(raw)) = settled.settle_keeping_raw() else { continue };
+            assert!(raw == before, "the state as it was, not as settled:\n{before:#?}");
+            renumbered += 1;
+            let mut kept_numbers = before.clone();
+            kept_numbers.settle_keeping_numbers();
+            changed_first += usize::from(kept_numbers != before);
+            let mut again = before.clone();
+            assert_eq!(again.settle_or_refute(), Ok(true), "settling unasked renumbers it too");
+            assert!(again == settled, "the same state settled either way");
+        }
+    }
+    assert!(renumbered > 1_000, "states renumbered: {renumbered}");
+    assert!(changed_first > 20, "states that settling changes before renumbering: {changed_first}");
+}
+
 #[test]
 fn renumbering_ranks_sequence_numbers_zxids_and_protected_uuids() {
     // The latches before CURATOR-644 reset each other forever: go round their cycle many times.

@@ -185,19 +185,24 @@ impl<R: Recipe> Expander<'_, R> {
         }
         // A successor whose recipe, renumbered by replay, breaks the claim refutes it for the run.
         let replay_refuted = std::cell::RefCell::new(None);
-        let settle = |(step, mut next): (Step, World<R>)| {
-            let mut renumbered = false;
+        // Settles a successor; with `keep_raw`, one that settling renumbers comes with the state
+        // as the step left it.
+        let settle = |(step, mut next): (Step, World<R>), keep_raw: bool| {
+            let mut raw = None;
             if self.reduction.settle {
                 self.interner.share_changed(&mut next, world);
-                renumbered = match next.settle_or_refute() {
-                    Ok(renumbered) => renumbered,
+                let settled = match keep_raw {
+                    true => next.settle_keeping_raw(),
+                    false => next.settle_or_refute().map(|_| None),
+                };
+                match settled {
+                    Ok(before) => raw = before,
                     Err(why) => {
                         replay_refuted.borrow_mut().get_or_insert(format!("after step `{step}`, {why}"));
-                        false
                     }
-                };
+                }
             }
-            (step, next, renumbered)
+            (step, next, raw)
         };
         let observed = |w: &World<R>| (judge(w, self.properties), w.waiting_mask(), w.holding_mask());
         // Each successor the pass keeps renumbered must behave as it did before (see
@@ -206,10 +211,8 @@ impl<R: Recipe> Expander<'_, R> {
         for (step, next) in taken {
             let broken = judge_step(world, step, &next, self.properties);
             let met = judge_met(&next, self.properties);
-            // Copied only where settling may renumber it: most runs' successors need no copy.
-            let raw = (renumbers && refuted.is_none()).then(|| next.clone());
-            let (step, next, renumbered) = settle((step, next));
-            if let Some(raw) = raw.filter(|_| renumbered) {
+            let (step, next, raw) = settle((step, next), renumbers && refuted.is_none());
+            if let Some(raw) = raw {
                 // Asked once per pair of situations, each client's as the step left it and as
                 // renumbered: what a recipe does depends on its situation, so a pair checked before
                 // behaves alike. The situation as the step left it alone would not do: how it is
@@ -226,7 +229,9 @@ impl<R: Recipe> Expander<'_, R> {
         }
         if check_ranking && refuted.is_none() {
             let every_settled: Vec<(Step, World<R>)> = every
-                .map(|all| all.into_iter().map(settle).map(|(step, next, _)| (step, next)).collect())
+                .map(|all| {
+                    all.into_iter().map(|taken| settle(taken, false)).map(|(step, next, _)| (step, next)).collect()
+                })
                 .unwrap_or_default();
             let pairs: Vec<_> = match every_settled.is_empty() {
                 true => settled.iter().map(|(step, next, ..)| (*step, next)).collect(),

@@ -119,14 +119,35 @@ impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
 }
 
 /// A state as the frontier keeps it: the numbers of its shell, shared with every state of the
-/// same shell (a run meets a few thousand), and of its clients. 40 bytes at five clients, where
-/// the world is about 380 (see `zklab_model::world::Shell`).
-pub(super) struct Packed(Box<[Number]>);
+/// same shell (a run meets a few thousand), and of its clients. 40 bytes, where the world is
+/// about 380 at five clients (see `zklab_model::world::Shell`). Held inline rather than boxed:
+/// a packed state is made on one thread and expanded and dropped on another, and a boxed one
+/// cost an allocation each, freed across threads, which two threads measured at 6 % of their
+/// time (docs/reference.md, "A second thread").
+pub(super) struct Packed {
+    numbers: [Number; PACKED],
+    len: u8,
+}
+
+/// The most numbers a packed state holds: its shell's and one per client, for the most clients
+/// a check explores.
+const PACKED: usize = crate::scenario::MAX_CLIENTS + 1;
 
 impl Packed {
+    /// `len` numbers, all 0 until set.
+    fn of_len(len: usize) -> Packed {
+        assert!(len <= PACKED, "a check explores at most {} clients", PACKED - 1);
+        Packed { numbers: [0; PACKED], len: len as u8 }
+    }
+
+    /// The shell's number, then the clients'.
+    fn numbers(&self) -> &[Number] {
+        &self.numbers[..usize::from(self.len)]
+    }
+
     /// The clients' numbers.
     fn clients(&self) -> &[Number] {
-        &self.0[1..]
+        &self.numbers()[1..]
     }
 }
 
@@ -174,7 +195,8 @@ impl<R: Recipe> Interner<R> {
     }
 
     fn pack(&self, mut world: World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
-        let mut numbers = vec![0; world.clients.len() + 1];
+        let mut packed = Packed::of_len(world.clients.len() + 1);
+        let numbers = &mut packed.numbers;
         world.clients.share(|i, client| {
             if let Some((from, packed)) = from {
                 if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
@@ -194,14 +216,14 @@ impl<R: Recipe> Interner<R> {
             |watches| by_content(&self.watches, watches),
         );
         let shell = Arc::new(world.into_shell().0);
-        numbers[0] = self.shells.file(shell.clone(), &shell).0;
-        Packed(numbers.into_boxed_slice())
+        packed.numbers[0] = self.shells.file(shell.clone(), &shell).0;
+        packed
     }
 
     /// The state `packed` stands for, equal to the one packed (see the module).
     pub(super) fn unpack(&self, packed: &Packed) -> World<R> {
         let clients = packed.clients().iter().map(|&number| self.clients.get(number)).collect();
-        self.shells.get(packed.0[0]).with(clients)
+        self.shells.get(packed.numbers()[0]).with(clients)
     }
 }
 
@@ -256,7 +278,11 @@ mod tests {
             let again = interner.pack_successor(next.clone(), world, packed);
             assert!(interner.unpack(&again) == next, "unpacks to the state packed");
             let fresh = interner.pack_first(next);
-            assert_eq!(fresh.0, again.0, "the same numbers, whether parts were looked up or kept from the parent");
+            assert_eq!(
+                fresh.numbers(),
+                again.numbers(),
+                "the same numbers, whether parts were looked up or kept from the parent"
+            );
             again
         });
         assert!(met > 2_000, "enough states: {met}");

@@ -309,16 +309,32 @@ impl<R: Recipe> World<R> {
     /// `settle`, or why the recipe's claim to renumbering breaks here (see
     /// `renumbered_or_refuted`), the state then left with its numbers.
     pub fn settle_or_refute(&mut self) -> Result<bool, String> {
-        self.settle_keeping_numbers();
+        self.settled(false).map(|(renumbered, _)| renumbered)
+    }
+
+    /// `settle_or_refute`, handing back the state as it was before settling where settling
+    /// renumbered it (`None` where it did not): for the checker's check that renumbering
+    /// commutes, which compares the two.
+    pub fn settle_keeping_raw(&mut self) -> Result<Option<World<R>>, String> {
+        self.settled(true).map(|(_, raw)| raw)
+    }
+
+    /// Settles this state; says whether it renumbered it and, with `keep_raw`, hands back the
+    /// state as it was where it did. That state is copied only where settling changes it before
+    /// renumbering, which few states need: otherwise the state settled so far is the state
+    /// before, and it is handed back whole.
+    fn settled(&mut self, keep_raw: bool) -> Result<(bool, Option<World<R>>), String> {
+        let mut copy = None;
+        self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));
         if let Some(why) = self.derived.revived.take() {
             return Err(why);
         }
         match self.renumbered_or_refuted()? {
             Some(renumbered) => {
-                *self = renumbered;
-                Ok(true)
+                let settled = std::mem::replace(self, renumbered);
+                Ok((true, keep_raw.then(|| copy.unwrap_or(settled))))
             }
-            None => Ok(false),
+            None => Ok((false, None)),
         }
     }
 
@@ -328,6 +344,17 @@ impl<R: Recipe> World<R> {
     /// number's value, in a run where every later state is kept as it is (a node below one of
     /// the lock's children), would never have its claim checked.
     pub fn settle_keeping_numbers(&mut self) {
+        self.settle_keeping_numbers_copying(None);
+    }
+
+    /// `settle_keeping_numbers`, putting in `before`, if given, a copy of the state as it was
+    /// before its first change, if it changes it.
+    fn settle_keeping_numbers_copying(&mut self, mut before: Option<&mut Option<World<R>>>) {
+        let mut about_to_change = |world: &World<R>| {
+            if let Some(slot) = before.as_mut().filter(|slot| slot.is_none()) {
+                **slot = Some(world.clone());
+            }
+        };
         for i in 0..self.clients.len() {
             let c = &self.clients[i];
             // Only a dropped connection of a live session, and only the Java client, re-arms
@@ -342,10 +369,11 @@ impl<R: Recipe> World<R> {
             };
             // Written only when it changes, so clients shared with other states stay shared.
             if drop_zxid != c.drop_zxid {
+                about_to_change(self);
                 self.clients[i].drop_zxid = drop_zxid;
             }
         }
-        self.forget_dead_watches();
+        self.forget_dead_watches(&mut about_to_change);
     }
 
     /// Sends client `i`'s queued requests while its connection is up. The server applies a

@@ -49,20 +49,27 @@ use crate::{FaultKind, Request};
 impl<R: Recipe> World<R> {
     /// Forgets every dead exist watch, on the server and in each client's library (see the
     /// module), where the reduction applies: with renumbering on and no reaping left to come.
-    pub(in crate::world) fn forget_dead_watches(&mut self) {
+    /// `about_to_change` is shown the state before it changes, if it does.
+    pub(in crate::world) fn forget_dead_watches(&mut self, about_to_change: impl FnOnce(&World<R>)) {
         if !self.derived.config.renumber || !self.fault_spent(FaultKind::ReapParent) {
             return;
         }
         let lock = &self.derived.config.lock_path;
         let dead = self.server.dead_data_watches(lock);
+        let forgettable = |server: &crate::Server, path: &str| server.unrevivable_child(lock, path);
+        // Only the clients that hold one are written, so clients shared with other states stay shared.
+        let holders: Vec<usize> = (0..self.clients.len())
+            .filter(|&i| self.clients[i].watches.has_dead_exist_watch(|path| forgettable(&self.server, path)))
+            .collect();
+        if dead.is_empty() && holders.is_empty() {
+            return;
+        }
+        about_to_change(self);
+        let lock = &self.derived.config.lock_path;
         self.server.forget_data_watches(&dead);
         let server = &self.server;
-        let forgettable = |path: &str| server.unrevivable_child(lock, path);
-        for i in 0..self.clients.len() {
-            // Written only when it changes, so clients shared with other states stay shared.
-            if self.clients[i].watches.has_dead_exist_watch(forgettable) {
-                self.clients[i].watches.forget_dead_exist_watches(forgettable);
-            }
+        for i in holders {
+            self.clients[i].watches.forget_dead_exist_watches(|path| server.unrevivable_child(lock, path));
         }
     }
 
