@@ -57,6 +57,8 @@ def files(d):
     edit("times-max.json", lambda c: c.update(times_us=[0] * (len(c["steps"]) - 1) + [2**64 - 1]))
     edit("times-count.json", lambda c: c.update(times_us=[0]))
     edit("zero-rounds.json", lambda c: c["scenario"]["config"].update(rounds=0))
+    # A simulator's trace (it has a seed) may have more clients than the checker explores.
+    edit("sim-9-clients.json", lambda c: (c.update(seed=1), c["scenario"].update(recipes=["wait-on-null"] * 9)))
     shard = {"format": 1, "campaign": {"command": "simulate"}, "total": 4, "can_pass": True, "shards": [1], "count": 2,
              "covered": {"units": 2, "steps": 10}, "findings": [], "reached": []}
     put("shard.json", shard)
@@ -164,7 +166,7 @@ def cases(f):
     c.append(["replay", "--mermaid", f["not-json.json"]])
     ex = ["explore"]
     c += [ex + ["--recipe", "nope"], ex + ["--recipe", "standard", "--faults", "expire,expire"],
-          ex + ["--trace", "/no/such.json"], ex + ["--trace", f["not-json.json"]],
+          ex + ["--trace", "/no/such.json"], ex + ["--trace", f["not-json.json"]], ex + ["--trace", f["sim-9-clients.json"]],
           ex + ["--trace", TRACE, "--clients", "5"], ex + ["--trace", TRACE, "--faults", "expire"],
           ex + ["--trace", TRACE, "--rounds", "3"], ex + ["--trace", TRACE, "--client", "kazoo"],
           ex + ["--recipe", "standard", "--goal-timeout", "0"], ex + ["--recipe", "standard", "--goal-timeout", "3601"],

@@ -114,10 +114,18 @@ fn renumbering_commutes_with_every_step() {
 #[test]
 fn settling_hands_back_the_state_before_it_where_it_renumbers() {
     use FaultKind::*;
-    let (mut renumbered, mut changed_first) = (0, 0);
-    for faults in [&[LossAfterApply, Expire][..], &[Disconnect, Expire], &[LossBeforeApply, Disconnect]] {
+    // States renumbered; of them, those settling first changed a dropped client's zxid, and
+    // those it first forgot a dead watch in.
+    let (mut renumbered, mut coarser_zxid, mut forgot_a_watch) = (0, 0, 0);
+    let cases: &[(&[FaultKind], ClientBehaviour)] = &[
+        (&[LossAfterApply, Expire], ClientBehaviour::Java),
+        (&[Disconnect, Expire], ClientBehaviour::Java),
+        (&[LossBeforeApply, Disconnect], ClientBehaviour::Java),
+        (&[Disconnect, LossAfterApply], ClientBehaviour::Kazoo),
+    ];
+    for &(faults, client_behaviour) in cases {
         let mut config = config(faults, 3);
-        config.client_behaviour = ClientBehaviour::Java;
+        config.client_behaviour = client_behaviour;
         let init = world("standard", 3, config);
         let mut states = reachable(init.clone(), 3_000);
         states.extend(random_runs(&init, 60, 80));
@@ -128,14 +136,20 @@ fn settling_hands_back_the_state_before_it_where_it_renumbers() {
             renumbered += 1;
             let mut kept_numbers = before.clone();
             kept_numbers.settle_keeping_numbers();
-            changed_first += usize::from(kept_numbers != before);
+            let zxids = |w: &World<AnyRecipe>| w.clients.iter().map(|c| c.drop_zxid).collect::<Vec<_>>();
+            let watches = |w: &World<AnyRecipe>| {
+                (w.server.clone(), w.clients.iter().map(|c| c.watches.clone()).collect::<Vec<_>>())
+            };
+            coarser_zxid += usize::from(zxids(&kept_numbers) != zxids(&before));
+            forgot_a_watch += usize::from(watches(&kept_numbers) != watches(&before));
             let mut again = before.clone();
             assert_eq!(again.settle_or_refute(), Ok(true), "settling unasked renumbers it too");
             assert!(again == settled, "the same state settled either way");
         }
     }
     assert!(renumbered > 1_000, "states renumbered: {renumbered}");
-    assert!(changed_first > 20, "states that settling changes before renumbering: {changed_first}");
+    assert!(coarser_zxid > 1_000, "states whose dropped zxid settling changes first: {coarser_zxid}");
+    assert!(forgot_a_watch > 1_000, "states whose dead watch settling forgets first: {forgot_a_watch}");
 }
 
 #[test]

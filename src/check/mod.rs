@@ -23,7 +23,7 @@ pub use builder::{check, Builder, Checked};
 
 pub use crate::budget::default_max_memory_mib;
 use crate::exit::Exit;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, MAX_CLIENTS};
 use crate::trace::{Trace, TraceVerdict, FORMAT};
 use cross_check::CrossCheck;
 use liveness::Liveness;
@@ -373,8 +373,12 @@ impl Outcome {
 
 /// Explores every interleaving and fault from `init` and judges every property that applies.
 /// The budgets (`max_states`, `timeout`, `max_memory_mib`) are for the whole call: a run repeated
-/// without a reduction shares them with the run before.
+/// without a reduction shares them with the run before. `init` has at most `MAX_CLIENTS`
+/// clients (a state is packed and judged with a bit per client), as the check builder and the
+/// command line ask.
 pub fn explore<R: Recipe>(init: World<R>, options: &Options) -> Outcome {
+    let clients = init.clients.len();
+    assert!(clients <= MAX_CLIENTS, "a check explores at most {MAX_CLIENTS} clients, not {clients}");
     let started = Instant::now();
     // A timeout past what the clock can count is no deadline at all.
     let deadline = options.timeout.and_then(|t| started.checked_add(t));

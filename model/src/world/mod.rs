@@ -320,9 +320,10 @@ impl<R: Recipe> World<R> {
     }
 
     /// Settles this state; says whether it renumbered it and, with `keep_raw`, hands back the
-    /// state as it was where it did. That state is copied only where settling changes it before
-    /// renumbering, which few states need: otherwise the state settled so far is the state
-    /// before, and it is handed back whole.
+    /// state as it was where it did. With `keep_raw`, the state is copied where settling
+    /// changes it before renumbering, which few states need (the copy is dropped if it is not
+    /// renumbered after all); otherwise the state settled so far is the state before, and it is
+    /// handed back whole.
     fn settled(&mut self, keep_raw: bool) -> Result<(bool, Option<World<R>>), String> {
         let mut copy = None;
         self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));

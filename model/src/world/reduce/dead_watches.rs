@@ -56,6 +56,7 @@ impl<R: Recipe> World<R> {
         }
         let lock = &self.derived.config.lock_path;
         let dead = self.server.dead_data_watches(lock);
+        // The names no create can make again, read off the tree, which forgetting leaves alone.
         let forgettable = |server: &crate::Server, path: &str| server.unrevivable_child(lock, path);
         // Only the clients that hold one are written, so clients shared with other states stay shared.
         let holders: Vec<usize> = (0..self.clients.len())
@@ -65,11 +66,10 @@ impl<R: Recipe> World<R> {
             return;
         }
         about_to_change(self);
-        let lock = &self.derived.config.lock_path;
         self.server.forget_data_watches(&dead);
-        let server = &self.server;
         for i in holders {
-            self.clients[i].watches.forget_dead_exist_watches(|path| server.unrevivable_child(lock, path));
+            let server = &self.server;
+            self.clients[i].watches.forget_dead_exist_watches(|path| forgettable(server, path));
         }
     }
 
