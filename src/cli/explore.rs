@@ -45,17 +45,15 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let (scenario, start, property) = match &args.trace {
         Some(file) => {
             let trace = Trace::load(file).map_err(|e| BadInput(e.to_string()))?;
-            // A simulator's trace may have thousands of clients; the explorer's goal is the
-            // checker's shortest violation, and the checker explores at most MAX_CLIENTS.
-            let clients = trace.scenario.recipes.len();
-            if clients > crate::scenario::MAX_CLIENTS {
-                return Err(BadInput(format!(
-                    "{}: {clients} clients, and the explorer checks at most {} (`zklab replay` reads a simulator's trace of any size)",
+            // A simulator's trace may have more clients than the checker, which finds the
+            // explorer's goal, explores: the limit of a scenario written for a check.
+            trace.scenario.validate().map_err(|e| {
+                BadInput(format!(
+                    "{}: to explore it, {} (`zklab replay` reads a simulator's trace of any size)",
                     file.display(),
-                    crate::scenario::MAX_CLIENTS
+                    e.0
                 ))
-                .into());
-            }
+            })?;
             (trace.scenario, trace.steps, Some(trace.verdict.property))
         }
         None => {
