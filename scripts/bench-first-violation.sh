@@ -6,10 +6,10 @@
 # Usage: scripts/bench-first-violation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The profile for long checks (Cargo.toml: whole-program optimisation).
-cargo build --profile dist --quiet
-python3 - <<'PY'
-import json, re, subprocess
+# The build for long checks: whole-program and profile-guided optimisation (scripts/build-pgo.sh).
+zklab=$(scripts/build-pgo.sh)
+ZKLAB=$zklab python3 - <<'PY'
+import json, os, re, subprocess
 
 cases = []
 for line in open("src/suite.rs"):
@@ -21,7 +21,7 @@ cases.append(("blind-retry", "2", "all", "Java", "0"))
 
 def run(case, extra):
     recipe, clients, faults, client, first = case
-    args = ["./target/dist/zklab", "check", "--recipe", recipe, "--clients", clients, "--faults", faults,
+    args = [os.environ["ZKLAB"], "check", "--recipe", recipe, "--clients", clients, "--faults", faults,
             "--client", client.lower(), "--first-sequence", first, "--json", "-q",
             "--trace-dir", "target/bench-traces", "--timeout", "600"] + extra
     r = json.loads(subprocess.run(args, capture_output=True, text=True).stdout)

@@ -9,13 +9,13 @@
 # Usage: scripts/bench-sim.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The profile for long checks (Cargo.toml: whole-program optimisation).
-cargo build --profile dist --quiet
+# The build for long checks: whole-program and profile-guided optimisation (scripts/build-pgo.sh).
+zklab=$(scripts/build-pgo.sh)
 [ -x /usr/bin/time ] || { echo "needs GNU time for peak memory: apt-get install time" >&2; exit 2; }
 run() {
   local out
   # The run's last line (steps, wall time, operations/s), then GNU time's peak resident memory.
-  out=$( { /usr/bin/time -f 'peak %M KiB, %e s with start-up' ./target/dist/zklab simulate "$@" \
+  out=$( { /usr/bin/time -f 'peak %M KiB, %e s with start-up' "$zklab" simulate "$@" \
     --trace-dir target/bench-traces -q || true; } 2>&1 | tail -2 | paste -sd ' ')
   printf '%-70s %s\n' "$*" "$out"
 }

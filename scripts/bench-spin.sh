@@ -19,13 +19,13 @@ command -v spin >/dev/null || { echo "error: spin is not installed (apt-get inst
 [ -f "$(dirname "$spin_run")/zklock.pml" ] || { echo "error: no zklock.pml beside $spin_run" >&2; exit 2; }
 spin_run=$(cd "$(dirname "$spin_run")" && pwd)/$(basename "$spin_run")
 cd "$(dirname "$0")/.."
-# The profile for long checks (Cargo.toml: whole-program optimisation).
-cargo build --profile dist --quiet
+# The build for long checks: whole-program and profile-guided optimisation (scripts/build-pgo.sh).
+zklab=$(scripts/build-pgo.sh)
 # row N FAULTS [SECONDS]: one zklab run, bounded to SECONDS (no bound when empty).
 row() {
   local n=$1 faults=$2 seconds=${3:-} json bound=()
   [ -n "$seconds" ] && bound=(--timeout "$seconds")
-  json=$(./target/dist/zklab check --recipe standard --clients "$n" --faults "$faults" --symmetry \
+  json=$("$zklab" check --recipe standard --clients "$n" --faults "$faults" --symmetry \
     "${bound[@]}" --max-states 400000000 --json -q --trace-dir target/bench-traces || true)
   python3 - "$n" "$faults" "$seconds" "$json" <<'PY'
 import json, sys

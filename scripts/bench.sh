@@ -8,14 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 max_states=${1:-20000000}
 timeout=${2:-300}
-# The profile for long checks (Cargo.toml: whole-program optimisation).
-cargo build --profile dist --quiet
+# The build for long checks: whole-program and profile-guided optimisation (scripts/build-pgo.sh).
+zklab=$(scripts/build-pgo.sh)
 printf '%-2s %-4s %-42s %12s %12s %9s %12s %10s %11s %s\n' N mode faults unique total ms states/s peak-MiB bytes/state bounded
 for faults in none loss-before-apply,loss-after-apply,expire; do
   for n in 2 3 4 5; do
     for mode in full sym; do
       flag=(); [ "$mode" = sym ] && flag=(--symmetry)
-      json=$(./target/dist/zklab check --recipe standard --clients "$n" --faults "$faults" "${flag[@]}" \
+      json=$("$zklab" check --recipe standard --clients "$n" --faults "$faults" "${flag[@]}" \
         --max-states "$max_states" --timeout "$timeout" --max-memory 16000 --json -q --trace-dir target/bench-traces || true)
       python3 - "$n" "$mode" "$faults" "$json" <<'PY'
 import json, sys

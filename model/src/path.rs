@@ -21,8 +21,18 @@ pub enum PathError {
 /// Validates `path` as the Java client does. A sequential create validates the path with a digit
 /// appended, so `/lock/` is a valid sequential prefix but not a valid node.
 pub fn validate(path: &str, sequential: bool) -> Result<(), PathError> {
+    // Every request the server applies is validated, and nearly every path a recipe sends is
+    // plain: answered without the copy a sequential path's check makes or a walk by character.
+    match plainly_valid(path.as_bytes(), sequential) {
+        true => Ok(()),
+        false => validate_by_characters(path, sequential),
+    }
+}
+
+/// `validate`, walking the path character by character as the Java client's `PathUtils` does.
+fn validate_by_characters(path: &str, sequential: bool) -> Result<(), PathError> {
     if sequential {
-        return validate(&format!("{path}1"), false).map_err(|e| strip_digit(e, path));
+        return validate_by_characters(&format!("{path}1"), false).map_err(|e| strip_digit(e, path));
     }
     if path.is_empty() {
         return Err(PathError::Empty);
@@ -50,6 +60,38 @@ pub fn validate(path: &str, sequential: bool) -> Result<(), PathError> {
         offset += segment.len() + 1;
     }
     Ok(())
+}
+
+/// Whether `path` is valid by a test of its bytes alone, for the paths a recipe sends: printable
+/// ASCII (no character `invalid_char` refuses), absolute, no empty, `.` or `..` segment, and no
+/// trailing `/` (which a sequential path may have: a digit is appended to it). `false` says
+/// nothing: `validate` then decides, and tells why.
+fn plainly_valid(path: &[u8], sequential: bool) -> bool {
+    let [b'/', rest @ ..] = path else { return false };
+    if rest.is_empty() {
+        return true;
+    }
+    let last = rest.len() - 1;
+    let mut segment = 0;
+    for (i, &b) in rest.iter().enumerate() {
+        if !(0x20..0x7f).contains(&b) {
+            return false;
+        }
+        if b != b'/' {
+            segment += 1;
+            continue;
+        }
+        // A segment ends: it must not be empty or all dots (`.` or `..`).
+        if segment == 0 || (segment <= 2 && rest[i - segment..i].iter().all(|&d| d == b'.')) {
+            return false;
+        }
+        segment = 0;
+        if i == last {
+            return sequential;
+        }
+    }
+    // The last segment, to which a sequential path's digit is appended.
+    sequential || !(segment <= 2 && rest[last + 1 - segment..].iter().all(|&d| d == b'.'))
 }
 
 fn strip_digit(error: PathError, original: &str) -> PathError {
@@ -180,6 +222,29 @@ pub fn push_decimal(out: &mut String, n: u64, width: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// The test by bytes never accepts a path the walk by characters refuses, and accepts
+        /// every plain one: paths drawn from slashes, dots, letters and characters it must
+        /// leave to the walk.
+        #[test]
+        fn the_test_by_bytes_agrees_with_the_walk_by_characters(
+            path in proptest::collection::vec(
+                prop::sample::select(vec!['/', '/', '.', '.', 'a', 'b', ' ', '~', '\u{1}', '\u{7f}', '\u{e9}']), 0..9)
+                .prop_map(|cs| cs.into_iter().collect::<String>()),
+            sequential: bool,
+        ) {
+            let walked = validate_by_characters(&path, sequential);
+            prop_assert_eq!(validate(&path, sequential), walked.clone());
+            if plainly_valid(path.as_bytes(), sequential) {
+                prop_assert_eq!(walked.clone(), Ok(()));
+            }
+            let plain = path.bytes().all(|b| (0x20..0x7f).contains(&b));
+            prop_assert_eq!(plainly_valid(path.as_bytes(), sequential), plain && walked.is_ok());
+        }
+    }
 
     #[test]
     fn child_of_names_only_direct_children() {
