@@ -38,7 +38,7 @@ print(f'{n:<2} {faults:<28} {r["unique_states"]:>12} {r["elapsed_ms"]:>10} {(r.g
 PY
 }
 header() {
-  echo "zklab (standard lock, --symmetry, 2 threads, $1):"
+  echo "zklab (standard lock, --symmetry, 2 threads, the profile-guided build, $1):"
   printf '%-2s %-28s %12s %10s %10s %11s %s\n' N faults classes ms peak-MiB bytes/class verdict
 }
 header "--timeout 60"

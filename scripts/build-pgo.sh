@@ -31,7 +31,7 @@ git rev-parse --git-dir >/dev/null 2>&1 || {
 llvm=$(rustc -vV | sed -n 's/^LLVM version: //p')
 profdata=$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
 if [ ! -x "$profdata" ]; then
-  if command -v llvm-profdata >/dev/null && llvm-profdata --version | grep -q "LLVM version ${llvm%%.*}\."; then
+  if command -v llvm-profdata >/dev/null && llvm-profdata merge --version 2>/dev/null | grep "LLVM version ${llvm%%.*}\." >/dev/null; then
     profdata=$(command -v llvm-profdata)
   else
     echo "error: no llvm-profdata for rustc's LLVM $llvm: run \`rustup component add llvm-tools\`" >&2
@@ -39,8 +39,9 @@ if [ ! -x "$profdata" ]; then
   fi
 fi
 
-# What the binary is made of: the compiler, this script (its training set) and every source.
-stamp=$({ rustc -vV; cat "$0"; git ls-files -z -- Cargo.toml Cargo.lock build.rs src model recipes sim |
+# What the binary is made of: the compiler and its flags, this script (its training set) and
+# every source.
+stamp=$({ rustc -vV; echo "${RUSTFLAGS:-}"; cat "$0"; git ls-files -z -- Cargo.toml Cargo.lock build.rs src model recipes sim |
   xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
 if [ -x "$out" ] && [ "$(cat target/pgo/stamp 2>/dev/null)" = "$stamp" ]; then
   echo "$root/$out"
