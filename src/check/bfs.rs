@@ -15,6 +15,7 @@ use super::index::{fingerprint, Index};
 use super::intern::Interner;
 use super::pipeline::{Pipeline, CHUNK};
 use super::search::{judge, represent, Budget, Explored, Reduction};
+use super::transitions::Transitions;
 use zklab_model::{Property, Recipe, World};
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -44,7 +45,8 @@ pub fn explore<R: Recipe>(
     graph.record(0, judge(&init, properties), properties);
     let mut level = Level::default();
     level.push(interner.pack_first(init));
-    let expander = Expander { known: &index, interner: &interner, properties, reduction };
+    let transitions = Transitions::new();
+    let expander = Expander { known: &index, interner: &interner, properties, reduction, transitions: &transitions };
     std::thread::scope(|scope| {
         let mut pipeline = Pipeline::start(scope, &expander, threads);
         let mut depth = 0;

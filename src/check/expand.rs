@@ -8,7 +8,8 @@
 use super::index::{fingerprint, Index};
 use super::intern::{Interner, Packed};
 use super::search::{judge, judge_met, judge_step, represent, Reduction};
-use rustc_hash::FxHashSet;
+use super::transitions::{Next, Transitions};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 use zklab_model::{Property, Recipe, Step, World};
 
@@ -16,12 +17,36 @@ use zklab_model::{Property, Recipe, Step, World};
 /// which properties hold there, so the merge only numbers them.
 pub(super) struct Successor {
     pub(super) step: Step,
-    pub(super) fingerprint: u128,
-    pub(super) new: Option<(Packed, u64)>,
+    pub(super) target: Target,
+    /// The name of the raw successor, for the merge to file as another name of the state it
+    /// settles into (see `raw_name`).
+    pub(super) alias: Option<u128>,
     /// Bit `i` set: the step violates the transition property `properties[i]`.
     pub(super) broken: u64,
     /// Bit `i` set: the step met the `reached:*` item `properties[i]` (see `judge_met`).
     pub(super) met: u64,
+}
+
+/// A successor of the state being expanded, on its way to the merge. A state has a handful, held
+/// for the length of its expansion: boxing the world would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+enum Settled<R> {
+    /// Found by the name of its raw successor: what the merge needs of it.
+    Found(Successor),
+    /// Settled, with what its step was judged to do and the name to file for it.
+    Settled { step: Step, next: World<R>, broken: u64, reached: u64, alias: Option<u128> },
+}
+
+/// Which state a successor is.
+pub(super) enum Target {
+    /// The state numbered so, as the index had it when the successor was found.
+    Known(u32),
+    /// The state of this fingerprint, which the merge knows by the time it gets here: found
+    /// earlier in the same part of a chunk (see `expand_all`).
+    Met(u128),
+    /// The state of this fingerprint, unknown when the successor was found: packed, with which
+    /// properties hold there, for the merge to number if it is still unknown then.
+    Unknown { fingerprint: u128, packed: Packed, holds: u64 },
 }
 
 /// One expanded state.
@@ -140,18 +165,47 @@ pub(super) struct Expander<'a, R> {
     /// The properties the pass judges, in the order of their bits.
     pub(super) properties: &'a [Property],
     pub(super) reduction: Reduction,
+    /// The steps taken so far, by the parts they read.
+    pub(super) transitions: &'a Transitions,
+}
+
+/// A name for the raw successor a step made, before it is settled: a keyed digest of the
+/// numbers of its parts (`Transitions::successor`), which stand for their values, so two raw
+/// successors share a name exactly when they are one state (up to the collision bound). The
+/// state a raw successor settles into is a function of it (settling, renumbering and the
+/// representative read nothing else), so the merge files the name as another name of that
+/// state, and a raw successor met again is found by name without being settled, renamed or
+/// fingerprinted (45 % of them at four clients under loss-after-apply and expire).
+fn raw_name(numbers: &Packed) -> u128 {
+    zklab_model::reduce::memo::digest_numbers(numbers.numbers())
 }
 
 impl<R: Recipe> Expander<'_, R> {
     /// Unpacks and expands `states` in order, dropping each once expanded (the merging thread
     /// would otherwise).
     pub(super) fn expand_all(&self, states: Vec<Packed>, checked: &CheckedSituations) -> Vec<Expansion> {
-        states.into_iter().map(|p| self.expand(&self.interner.unpack(&p), &p, checked)).collect()
+        // The raw successors met so far in these states, by name, with the fingerprint of the
+        // state each settled into and its number if the index had it: raw successors repeat most often close together, from
+        // states next to each other in a level, before the merge has named them.
+        let mut met = FxHashMap::default();
+        states.into_iter().map(|p| self.expand(&self.interner.unpack(&p), &p, checked, &mut met)).collect()
     }
 
-    /// Expands `world`, which the frontier kept as `packed`.
-    fn expand(&self, world: &World<R>, packed: &Packed, checked: &CheckedSituations) -> Expansion {
-        let taken = world.successors(self.reduction.partial_order);
+    /// Expands `world`, which the frontier kept as `packed`; `met` holds the raw successors
+    /// met before it in its part of a chunk (see `expand_all`).
+    fn expand(
+        &self,
+        world: &World<R>,
+        packed: &Packed,
+        checked: &CheckedSituations,
+        met: &mut FxHashMap<u128, (u128, Option<u32>)>,
+    ) -> Expansion {
+        let mut successor = |step| self.transitions.successor(self.interner, world, packed, step, self.properties);
+        let invisible = |step, next: &Next<R>| match next {
+            Next::Filed(_, made) => made.invisible,
+            Next::Taken(next) => world.invisible(step, next),
+        };
+        let taken = world.successors_with(self.reduction.partial_order, &mut successor, &invisible);
         // Each claim is checked once per client situation (see `situations`): a state whose every
         // client is in a situation checked before (in any state) hands each recipe an input it was
         // shown to handle as the claim says. A check looks at every successor of the state, not
@@ -170,27 +224,56 @@ impl<R: Recipe> Expander<'_, R> {
         let check_symmetry = unchecked(&symmetric);
         // A state renumbering keeps as it is checks nothing (see `World::ranking_commutes`).
         let check_ranking = unchecked(&ranked) && world.ranking_checkable();
-        // Partial order took fewer steps than are enabled (asked only when a claim is checked).
-        let reduced = || taken.len() < world.steps().len();
-        let every = match (check_symmetry || check_ranking) && reduced() {
-            true => Some(world.successors(false)),
-            false => None,
-        };
-        let claimed = every.as_ref().unwrap_or(&taken);
+        let to_world = |(step, next): (Step, Next<R>)| (step, next.world(self.interner, world, step));
+        // Every successor, not only those partial order took, as worlds (asked only when a claim
+        // is checked).
+        let every: Option<Vec<(Step, World<R>)>> =
+            (check_symmetry || check_ranking).then(|| match taken.len() < world.steps().len() {
+                true => world.successors_with(false, &mut successor, &invisible).into_iter().map(to_world).collect(),
+                false => Vec::new(),
+            });
         let mut newly_checked = Vec::new();
         let mut refuted = None;
+        // The successors partial order took, each judged on its step and named if its parts are
+        // filed (see `raw_name`), as worlds where a claim is checked.
+        let mut taken: Vec<_> = taken
+            .into_iter()
+            .map(|(step, next)| {
+                let (broken, reached, name) = match &next {
+                    Next::Filed(numbers, made) => {
+                        // Settling reads one thing beside the state: whether the step could revive
+                        // a forgotten watch (`World::revived`), after which it refuses. Such a
+                        // successor is not named.
+                        (made.broken, made.met, (!made.revives()).then(|| raw_name(numbers)))
+                    }
+                    Next::Taken(next) => {
+                        (judge_step(world, step, next, self.properties), judge_met(next, self.properties), None)
+                    }
+                };
+                (step, next, broken, reached, name)
+            })
+            .collect();
         if check_symmetry {
-            refuted = world.renaming_commutes(claimed).err().map(Refusal::Symmetry);
+            let claimed: Vec<(Step, World<R>)> = match &every {
+                Some(every) if !every.is_empty() => every.clone(),
+                _ => taken.iter().map(|(step, next, ..)| (*step, next.clone())).map(to_world).collect(),
+            };
+            refuted = world.renaming_commutes(&claimed).err().map(Refusal::Symmetry);
             newly_checked = symmetric;
         }
         // A successor whose recipe, renumbered by replay, breaks the claim refutes it for the run.
         let replay_refuted = std::cell::RefCell::new(None);
-        // Settles a successor; with `keep_raw`, one that settling renumbers comes with the state
-        // as the step left it.
-        let settle = |(step, mut next): (Step, World<R>), keep_raw: bool| {
+        // Settles a successor (one whose parts are not all `filed` is handed the kept copies of
+        // its changed clients first); with `keep_raw`, one that settling renumbers comes with the
+        // state as the step left it. Says whether settling refused, after which the raw successor
+        // is not named.
+        let settle = |(step, mut next): (Step, World<R>), keep_raw: bool, filed: bool| {
             let mut raw = None;
+            let mut refused = false;
             if self.reduction.settle {
-                self.interner.share_changed(&mut next, world);
+                if !filed {
+                    self.interner.share_changed(&mut next, world);
+                }
                 let settled = match keep_raw {
                     true => next.settle_keeping_raw(),
                     false => next.settle_or_refute().map(|_| None),
@@ -198,20 +281,36 @@ impl<R: Recipe> Expander<'_, R> {
                 match settled {
                     Ok(before) => raw = before,
                     Err(why) => {
+                        refused = true;
                         replay_refuted.borrow_mut().get_or_insert(format!("after step `{step}`, {why}"));
                     }
                 }
             }
-            (step, next, raw)
+            (step, next, raw, refused)
         };
         let observed = |w: &World<R>| (judge(w, self.properties), w.waiting_mask(), w.holding_mask());
-        // Each successor the pass keeps renumbered must behave as it did before (see
-        // `renumbering_commutes`).
+        // A raw successor met before is found by name instead of settled: unless the ranking
+        // check below reads every settled successor of this state.
+        let by_name = !check_ranking;
+        // In the order the steps were taken, which the merge numbers new states in.
         let mut settled = Vec::with_capacity(taken.len());
-        for (step, next) in taken {
-            let broken = judge_step(world, step, &next, self.properties);
-            let met = judge_met(&next, self.properties);
-            let (step, next, raw) = settle((step, next), renumbers && refuted.is_none());
+        for (step, next, broken, reached, name) in taken.drain(..) {
+            let found = name.filter(|_| by_name).and_then(|name| match met.get(&name) {
+                // Settled earlier in this part of the chunk, which the merge numbers first.
+                Some(&(_, Some(id))) => Some(Target::Known(id)),
+                Some(&(fingerprint, None)) => Some(Target::Met(fingerprint)),
+                None => self.known.get(name).map(Target::Known),
+            });
+            if let Some(target) = found {
+                settled.push(Settled::Found(Successor { step, target, alias: None, broken, met: reached }));
+                continue;
+            }
+            let filed = matches!(next, Next::Filed(..));
+            let next = next.world(self.interner, world, step);
+            // Each successor the pass keeps renumbered must behave as it did before (see
+            // `renumbering_commutes`).
+            let (step, next, raw, refused) = settle((step, next), renumbers && refuted.is_none(), filed);
+            let alias = name.filter(|_| !refused);
             if let Some(raw) = raw {
                 // Asked once per pair of situations, each client's as the step left it and as
                 // renumbered: what a recipe does depends on its situation, so a pair checked before
@@ -225,16 +324,26 @@ impl<R: Recipe> Expander<'_, R> {
                     }
                 }
             }
-            settled.push((step, next, broken, met));
+            settled.push(Settled::Settled { step, next, broken, reached, alias });
         }
         if check_ranking && refuted.is_none() {
             let every_settled: Vec<(Step, World<R>)> = every
                 .map(|all| {
-                    all.into_iter().map(|taken| settle(taken, false)).map(|(step, next, _)| (step, next)).collect()
+                    all.into_iter()
+                        .map(|taken| settle(taken, false, false))
+                        .map(|(step, next, ..)| (step, next))
+                        .collect()
                 })
                 .unwrap_or_default();
             let pairs: Vec<_> = match every_settled.is_empty() {
-                true => settled.iter().map(|(step, next, ..)| (*step, next)).collect(),
+                // None was found by name (`by_name`).
+                true => settled
+                    .iter()
+                    .filter_map(|s| match s {
+                        Settled::Settled { step, next, .. } => Some((*step, next)),
+                        Settled::Found(_) => None,
+                    })
+                    .collect(),
                 false => every_settled.iter().map(|(step, next)| (*step, next)).collect(),
             };
             match world.ranking_commutes(&pairs, observed) {
@@ -249,16 +358,34 @@ impl<R: Recipe> Expander<'_, R> {
         }
         let successors = settled
             .into_iter()
-            .map(|(step, next, broken, met)| {
+            .map(|settled| {
+                let (step, next, broken, reached, alias) = match settled {
+                    Settled::Found(successor) => return successor,
+                    Settled::Settled { step, next, broken, reached, alias } => (step, next, broken, reached, alias),
+                };
                 let next = represent(next, self.reduction);
                 let fingerprint = fingerprint(&next);
                 // The index only grows, so a state known now is known at the merge; one unknown now
                 // may have been found by then (by an earlier state of this chunk or the last).
-                let new = self.known.get(fingerprint).is_none().then(|| {
-                    let holds = judge(&next, self.properties);
-                    (self.interner.pack_successor(next, world, packed), holds)
-                });
-                Successor { step, fingerprint, new, broken, met }
+                let target = match self.known.get(fingerprint) {
+                    Some(id) => Target::Known(id),
+                    None => {
+                        let holds = judge(&next, self.properties);
+                        Target::Unknown {
+                            fingerprint,
+                            packed: self.interner.pack_successor(next, world, packed),
+                            holds,
+                        }
+                    }
+                };
+                if let Some(name) = alias {
+                    let id = match target {
+                        Target::Known(id) => Some(id),
+                        _ => None,
+                    };
+                    met.insert(name, (fingerprint, id));
+                }
+                Successor { step, target, alias, broken, met: reached }
             })
             .collect();
         Expansion {

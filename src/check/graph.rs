@@ -3,7 +3,7 @@
 //! numbers what the expansions found in the order one thread would have met it.
 
 use super::chunked::Chunked;
-use super::expand::{CheckedSituations, Expansion, Refusal, Situation, Successor};
+use super::expand::{CheckedSituations, Expansion, Refusal, Situation, Successor, Target};
 use super::index::Index;
 use super::intern::Packed;
 use super::properties::Kind;
@@ -148,24 +148,30 @@ impl Graph {
             }
             self.waiting.push(expansion.waiting);
             self.holding.push(expansion.holding);
-            for Successor { step, fingerprint, new, broken, met } in expansion.successors {
+            for Successor { step, target, alias, broken, met } in expansion.successors {
                 self.total += 1;
                 if broken != 0 {
                     self.record_step(id, step, broken, properties);
                 }
                 self.record_met(met, properties);
-                let target = match index.get(fingerprint) {
-                    Some(t) => t,
-                    None => {
-                        let (next, holds) = new.expect("a state unknown at the merge was unknown before");
-                        let t = index.insert(fingerprint);
-                        self.states += 1;
-                        self.depth = depth + 1;
-                        self.record(t, holds, properties);
-                        next_level.push(next);
-                        t
-                    }
+                let target = match target {
+                    Target::Known(t) => t,
+                    Target::Met(fingerprint) => index.get(fingerprint).expect("numbered earlier in its chunk"),
+                    Target::Unknown { fingerprint, packed, holds } => match index.get(fingerprint) {
+                        Some(t) => t,
+                        None => {
+                            let t = index.insert(fingerprint);
+                            self.states += 1;
+                            self.depth = depth + 1;
+                            self.record(t, holds, properties);
+                            next_level.push(packed);
+                            t
+                        }
+                    },
                 };
+                if let Some(alias) = alias {
+                    index.alias(alias, target);
+                }
                 self.edges.push((target, step.packed()));
             }
             self.offsets.push(self.edges.len() as u32);

@@ -79,6 +79,12 @@ impl Index {
         self.shard(fingerprint).write().expect("no thread panics holding it").insert(Self::key(fingerprint), id);
         id
     }
+
+    /// Files `alias` as another name of the known state `id` (see `expand`'s raw successors),
+    /// unless it names one already. It numbers no state. Only the merging thread files.
+    pub(super) fn alias(&self, alias: u128, id: u32) {
+        self.shard(alias).write().expect("no thread panics holding it").entry(Self::key(alias)).or_insert(id);
+    }
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ pub(super) struct Interner<R> {
 }
 
 /// A part's number in its table: its place in its shard times `SHARDS`, plus the shard.
-type Number = u32;
+pub(super) type Number = u32;
 
 /// Parts filed under a key, found again by key or by number: the clients and the shells that
 /// packed states name, and the trees.
@@ -124,6 +124,7 @@ impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
 /// a packed state is made on one thread and expanded and dropped on another, and a boxed one
 /// cost an allocation each, freed across threads (docs/reference.md, "Fewer shared pointers
 /// written across threads").
+#[derive(Clone)]
 pub(super) struct Packed {
     numbers: [Number; PACKED],
     len: u8,
@@ -140,13 +141,29 @@ impl Packed {
     }
 
     /// The shell's number, then the clients'.
-    fn numbers(&self) -> &[Number] {
+    pub(super) fn numbers(&self) -> &[Number] {
         &self.numbers[..usize::from(self.len)]
     }
 
+    /// The shell's number.
+    pub(super) fn shell(&self) -> Number {
+        self.numbers[0]
+    }
+
     /// The clients' numbers.
-    fn clients(&self) -> &[Number] {
+    pub(super) fn clients(&self) -> &[Number] {
         &self.numbers()[1..]
+    }
+
+    /// The same numbers with the shell's replaced by `shell` and, given, client `i`'s by its
+    /// number: a state one step away whose step changed at most that client.
+    pub(super) fn moved(&self, shell: Number, client: Option<(usize, Number)>) -> Packed {
+        let mut moved = Packed { numbers: self.numbers, len: self.len };
+        moved.numbers[0] = shell;
+        if let Some((i, number)) = client {
+            moved.numbers[i + 1] = number;
+        }
+        moved
     }
 }
 
@@ -194,6 +211,37 @@ impl<R: Recipe> Interner<R> {
     }
 
     fn pack(&self, mut world: World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
+        let mut packed = self.share_and_number(&mut world, from);
+        let shell = Arc::new(world.into_shell().0);
+        packed.numbers[0] = self.shells.file(shell.clone(), &shell).0;
+        packed
+    }
+
+    /// `next`, the state a step led to from `from` (unpacked from `packed`), filed with its
+    /// parts as a state the pass keeps is, without settling it: its parts are replaced by the
+    /// kept copies, which carry what is memoized on them, and its numbers are returned. What a
+    /// step made, filed once, is then found by number (see `transitions`).
+    pub(super) fn file_raw(&self, next: &mut World<R>, from: &World<R>, packed: &Packed) -> Packed {
+        let mut numbers = self.share_and_number(next, Some((from, packed)));
+        let shell = Arc::new(next.clone().into_shell().0);
+        numbers.numbers[0] = self.shells.file(shell.clone(), &shell).0;
+        numbers
+    }
+
+    /// The client filed with `number`.
+    pub(super) fn client(&self, number: Number) -> Arc<Client<R>> {
+        self.clients.get(number)
+    }
+
+    /// The shell filed with `number`.
+    pub(super) fn shell(&self, number: Number) -> Arc<Shell<R>> {
+        self.shells.get(number)
+    }
+
+    /// Files `world`'s clients and its server's parts, putting the kept copies in their place,
+    /// and returns the clients' numbers (the shell's is left 0). Parts `from`'s state shares
+    /// (a step left them alone) take its numbers and need no lookup.
+    fn share_and_number(&self, world: &mut World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
         let mut packed = Packed::of_len(world.clients.len() + 1);
         let numbers = &mut packed.numbers;
         world.clients.share(|i, client| {
@@ -214,8 +262,6 @@ impl<R: Recipe> Interner<R> {
             |sessions| by_content(&self.sessions, sessions),
             |watches| by_content(&self.watches, watches),
         );
-        let shell = Arc::new(world.into_shell().0);
-        packed.numbers[0] = self.shells.file(shell.clone(), &shell).0;
         packed
     }
 

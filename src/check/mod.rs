@@ -18,6 +18,7 @@ pub mod properties;
 pub mod search;
 pub mod stateright_adapter;
 pub mod swarm;
+mod transitions;
 
 pub use builder::{check, Builder, Checked};
 

@@ -76,18 +76,37 @@ pub fn digest(value: &impl std::hash::Hash) -> u128 {
 
 /// The keyed digest of `bytes` (see `digest`).
 fn digest_bytes(bytes: &[u8]) -> u128 {
-    let (k0, k1) = key();
+    static KEY: OnceLock<(u64, u64)> = OnceLock::new();
+    digest_with(key(&KEY), bytes)
+}
+
+/// The keyed digest of a list of numbers a checker handed out (the numbers of the parts of a
+/// state, say), under a second key drawn apart from `digest`'s: the two are independent
+/// pseudo-random functions, so a digest of numbers equals a digest of a value (whose bytes may
+/// well be the same) only by the chance the collision bound counts, never because the bytes
+/// are.
+pub fn digest_numbers(numbers: &[u32]) -> u128 {
+    static KEY: OnceLock<(u64, u64)> = OnceLock::new();
+    assert!(numbers.len() <= 16, "at most 16 numbers");
+    let mut bytes = [0u8; 4 * 16];
+    let bytes = &mut bytes[..4 * numbers.len()];
+    for (at, n) in bytes.chunks_exact_mut(4).zip(numbers) {
+        at.copy_from_slice(&n.to_le_bytes());
+    }
+    digest_with(key(&KEY), bytes)
+}
+
+fn digest_with((k0, k1): (u64, u64), bytes: &[u8]) -> u128 {
     let mut hasher = siphasher::sip128::SipHasher13::new_with_keys(k0, k1);
     std::hash::Hasher::write(&mut hasher, bytes);
     siphasher::sip128::Hasher128::finish128(&hasher).as_u128()
 }
 
-/// The digests' secret: 128 bits from the operating system, drawn once per process on first
-/// use (every digest of a process must use one key: parts memoize theirs). It is a key, not a
+/// A digest's secret: 128 bits from the operating system, drawn once per process on first use
+/// (every digest of a process must use one key: parts memoize theirs). It is a key, not a
 /// source of behaviour (see `digest`).
-fn key() -> (u64, u64) {
-    static KEY: OnceLock<(u64, u64)> = OnceLock::new();
-    *KEY.get_or_init(|| {
+fn key(slot: &OnceLock<(u64, u64)>) -> (u64, u64) {
+    *slot.get_or_init(|| {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).expect("the operating system hands out random bytes");
         let (k0, k1) = bytes.split_at(8);

@@ -3,7 +3,7 @@
 //! hashes to nothing and equals every other, and `World` derives `Hash` and `Eq` over all of
 //! its fields: a field added to `World` is part of the state unless it is added here instead.
 
-use super::{RefusedReply, WorldConfig};
+use super::{StepOutputs, WorldConfig};
 use crate::recipe::ClientId;
 use crate::SessionId;
 use std::collections::BTreeMap;
@@ -24,17 +24,11 @@ pub(crate) struct Derived {
     /// Which client each live handle's session belongs to: derived from the clients; it spares
     /// routing a walk over thousands of clients.
     pub(crate) by_session: Arc<BTreeMap<SessionId, ClientId>>,
-    /// The clients the last step queued a watch notification for (the simulator schedules
-    /// their deliveries).
-    pub(crate) routed: Vec<ClientId>,
-    /// The reply the last step's client refused for its length, if any (the simulator counts
-    /// them).
-    pub(crate) refused: Option<RefusedReply>,
-    /// Why the last step could make a forgotten dead watch's name again, if it could (see
-    /// `reduce::dead_watches`): settling then refuses.
-    pub(crate) revived: Option<String>,
-    /// The last step met the delete-before-watch race (see `World::predecessor_went`).
-    pub(crate) predecessor_went: bool,
+    /// What the last step left beside the state (see `StepOutputs`).
+    pub(crate) outputs: StepOutputs,
+    /// The client whose step is being taken (none for a server event), which `StepOutputs` tells
+    /// other clients' notifications apart from.
+    pub(crate) acting: Option<ClientId>,
 }
 
 impl Hash for Derived {

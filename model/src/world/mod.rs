@@ -10,6 +10,7 @@ mod derived;
 mod faults;
 mod note;
 mod observe;
+mod outputs;
 mod reduce;
 mod resource;
 mod shell;
@@ -22,6 +23,7 @@ use derived::Derived;
 pub use faults::{ClientFault, Fault, FaultBudget, FaultKind, RequestFault, ServerEvent};
 pub use note::Note;
 pub use observe::Coverage;
+pub use outputs::StepOutputs;
 pub use resource::Resource;
 pub use shell::Shell;
 pub use step::{Sending, Step};
@@ -117,10 +119,8 @@ impl<R: Recipe> World<R> {
                 interchangeable,
                 one_recipe,
                 by_session,
-                routed: Vec::new(),
-                refused: None,
-                revived: None,
-                predecessor_went: false,
+                outputs: StepOutputs::default(),
+                acting: None,
             },
         };
         world.keep_inputs_for_replay();
@@ -133,12 +133,17 @@ impl<R: Recipe> World<R> {
 
     /// The clients the last step queued a watch notification for.
     pub fn routed(&self) -> &[ClientId] {
-        &self.derived.routed
+        &self.derived.outputs.routed
+    }
+
+    /// What the last step left beside the state (see `StepOutputs`).
+    pub fn step_outputs(&self) -> &StepOutputs {
+        &self.derived.outputs
     }
 
     /// The reply the last step's client refused as longer than its `jute.maxbuffer`.
     pub fn refused(&self) -> Option<RefusedReply> {
-        self.derived.refused
+        self.derived.outputs.refused
     }
 
     pub fn config(&self) -> &WorldConfig {
@@ -226,10 +231,8 @@ impl<R: Recipe> World<R> {
             return Err(NotEnabled(step));
         }
         if !matches!(step, Step::Lossy(..)) {
-            self.derived.routed.clear();
-            self.derived.refused = None;
-            self.derived.revived = None;
-            self.derived.predecessor_went = false;
+            self.derived.outputs = StepOutputs::default();
+            self.derived.acting = step.client();
         }
         if let Step::Server(event) = step {
             self.server_event(event, log);
@@ -327,7 +330,7 @@ impl<R: Recipe> World<R> {
     fn settled(&mut self, keep_raw: bool) -> Result<(bool, Option<World<R>>), String> {
         let mut copy = None;
         self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));
-        if let Some(why) = self.derived.revived.take() {
+        if let Some(why) = self.derived.outputs.revived.take() {
             return Err(why);
         }
         match self.renumbered_or_refuted()? {
@@ -395,7 +398,7 @@ impl<R: Recipe> World<R> {
             let revival = self.revival(&request);
             let outcome = self.server.apply(session, &request);
             if outcome.result.is_ok() && revival.is_some() {
-                self.derived.revived = revival;
+                self.derived.outputs.revived = revival;
             }
             if lagging {
                 self.server.catch_up(session);
@@ -445,7 +448,7 @@ impl<R: Recipe> World<R> {
                         refused.frame_bytes
                     ))
                 });
-                self.derived.refused = Some(refused);
+                self.derived.outputs.refused = Some(refused);
                 self.drop_link(i, Link::Down, Some(request));
                 return;
             }
@@ -475,9 +478,10 @@ impl<R: Recipe> World<R> {
     fn route(&mut self, notifications: Vec<Notification>, log: &mut Option<Vec<Note>>) {
         for n in notifications {
             let Some(&to) = self.derived.by_session.get(&n.session) else { continue };
+            self.derived.outputs.notified_another |= self.derived.acting != Some(to);
             let c = &mut self.clients[to as usize];
             if c.session == n.session && c.link == Link::Up && !c.crashed {
-                self.derived.routed.push(to);
+                self.derived.outputs.routed.push(to);
                 note(log, || Note::Notified { session: n.session, event: n.event.clone() });
                 c.watches.on_event(&n.event);
                 c.inbound.push_back(Input::Watch(n.event));

@@ -35,7 +35,7 @@ impl<R: Recipe> World<R> {
                 | (Request::GetData { watch: true, .. }, Err(ZkError::NoNode))
         );
         if under_lock && gone {
-            self.derived.predecessor_went = true;
+            self.derived.outputs.predecessor_went = true;
         }
     }
 
@@ -44,7 +44,7 @@ impl<R: Recipe> World<R> {
     /// with a watch found no node). Not part of the state: `reached:predecessor-gone` is judged on
     /// every step, into new states and known ones alike.
     pub fn predecessor_went(&self) -> bool {
-        self.derived.predecessor_went
+        self.derived.outputs.predecessor_went
     }
 
     /// Live clients that believe they hold the lock (`Client::holds`): a crashed process's last

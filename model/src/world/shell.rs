@@ -7,11 +7,10 @@
 //!
 //! A shell's identity is its state's, minus the clients, plus which client each session belongs
 //! to: that index is derived from the clients, so two shells taken from states with different
-//! clients may differ in it while their states' other fields are equal. The last step's
-//! outputs (the clients it routed notifications to, a refused reply) are not part of a state
-//! and are left behind.
+//! clients may differ in it while their states' other fields are equal. What the last step
+//! left beside the state (`StepOutputs`) is not part of it and is left behind.
 
-use super::{Clients, World};
+use super::{Clients, StepOutputs, World};
 use crate::recipe::Recipe;
 use std::hash::{Hash, Hasher};
 
@@ -23,8 +22,7 @@ impl<R: Recipe> World<R> {
     /// This state as its shell and its clients: `Shell::with` puts them back together.
     pub fn into_shell(mut self) -> (Shell<R>, Clients<R>) {
         let clients = std::mem::take(&mut self.clients);
-        self.derived.routed = Vec::new();
-        self.derived.refused = None;
+        self.derived.outputs = StepOutputs::default();
         (Shell(self), clients)
     }
 }
@@ -38,6 +36,15 @@ impl<R: Recipe> Shell<R> {
             "the clients it was taken with"
         );
         World { clients, ..self.0.clone() }
+    }
+
+    /// The state a step led to, given as this shell (the step's own) and its clients, with what
+    /// the step left beside it (`World::step_outputs`): the world `apply` made, put back together from
+    /// its parts.
+    pub fn after_step(&self, clients: Clients<R>, outputs: &StepOutputs) -> World<R> {
+        let mut world = self.with(clients);
+        world.derived.outputs = outputs.clone();
+        world
     }
 }
 

@@ -76,7 +76,7 @@ impl<R: Recipe> World<R> {
     /// Why the last step could make a forgotten watch's name again, if it could (`revival`):
     /// settling refuses after it.
     pub fn revived(&self) -> Option<&str> {
-        self.derived.revived.as_deref()
+        self.derived.outputs.revived.as_deref()
     }
 
     /// Why `request`, if it succeeds, could make a forgotten watch's name again (see the

@@ -134,13 +134,26 @@ impl<R: Recipe> World<R> {
     /// with `partial_order`, only the local step when there is one. The states tried as local
     /// steps are not computed twice.
     pub fn successors(&self, partial_order: bool) -> Vec<(Step, World<R>)> {
+        self.successors_with(partial_order, &mut |step| self.successor(step), &|step, next| self.invisible(step, next))
+    }
+
+    /// `successors`, each successor made by `successor` as whatever stands for it (a checker's
+    /// memo of the steps it took before stands for a world by the numbers of its parts: see its
+    /// `transitions`), and a local candidate judged by `invisible`, which must say what
+    /// `World::invisible` says of this state, the step and the world the successor stands for.
+    pub fn successors_with<S>(
+        &self,
+        partial_order: bool,
+        successor: &mut dyn FnMut(Step) -> S,
+        invisible: &dyn Fn(Step, &S) -> bool,
+    ) -> Vec<(Step, S)> {
         let enabled = self.steps();
         let mut tried = Vec::new();
         if partial_order {
             for i in 0..self.clients.len() as ClientId {
                 if let Some(step) = self.local_candidate(i, &enabled) {
-                    let next = self.successor(step);
-                    if self.invisible(step, &next) {
+                    let next = successor(step);
+                    if invisible(step, &next) {
                         return vec![(step, next)];
                     }
                     tried.push((step, next));
@@ -151,7 +164,7 @@ impl<R: Recipe> World<R> {
             .into_iter()
             .map(|step| match tried.iter().position(|(s, _)| *s == step) {
                 Some(at) => tried.swap_remove(at),
-                None => (step, self.successor(step)),
+                None => (step, successor(step)),
             })
             .collect()
     }
@@ -205,10 +218,13 @@ impl<R: Recipe> World<R> {
     }
 
     /// Whether the local candidate `step` leading to `next` changed nothing but its client's
-    /// own channel and recipe, and nothing a property reads (see the module).
-    fn invisible(&self, step: Step, next: &World<R>) -> bool {
+    /// own channel and recipe, and nothing a property reads (see the module). It reads, besides
+    /// the step's own client before and after, only the rest of the state without its clients
+    /// (the server, the resource, the fault counts, the grants, the coverage), what the step
+    /// left (`StepOutputs`), and whether the other clients are as they were.
+    pub fn invisible(&self, step: Step, next: &World<R>) -> bool {
         let i = step.client().expect("a local step is a client's") as usize;
-        let unchanged_elsewhere = next.derived.routed.is_empty()
+        let unchanged_elsewhere = next.derived.outputs.routed.is_empty()
             && next.server == self.server
             && next.resource == self.resource
             && next.faults_used == self.faults_used

@@ -8,7 +8,7 @@
 use crate::recipe::{Belief, Recipe};
 use crate::reduce::rewrite::Rewrite;
 use crate::world::derived::Derived;
-use crate::world::{Client, Clients, World};
+use crate::world::{Client, Clients, StepOutputs, World};
 use crate::{ClientId, Renamer, Renaming, SessionId};
 
 impl<R: Recipe> World<R> {
@@ -83,10 +83,8 @@ impl<R: Recipe> World<R> {
             interchangeable: self.derived.interchangeable,
             one_recipe: self.derived.one_recipe,
             by_session: World::index_sessions(&clients),
-            routed: Vec::new(),
-            refused: None,
-            revived: None,
-            predecessor_went: self.derived.predecessor_went,
+            outputs: StepOutputs { predecessor_went: self.derived.outputs.predecessor_went, ..StepOutputs::default() },
+            acting: None,
         };
         Some(World {
             server: self.server.renamed(&renamer),
