@@ -21,10 +21,13 @@ pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
 
 /// An upper bound on the probability that two distinct states, or two distinct parts of states,
 /// of a run were taken for one, so that a state went unexplored or one never reached was
-/// explored in its place: each of `transitions` lookups could have matched any of the `states`
-/// fingerprints on the bits the index compares by chance (TLC's "optimistic" estimate is the
-/// same product, over its 64 bits), or two of the 128-bit digests taken on the way could have
-/// collided. Those are at most `parts_per_state` (`World::digested_parts`) for each state met,
+/// explored in its place: each lookup could have matched another entry of the index on the bits
+/// it compares by chance (TLC's "optimistic" estimate is the same product, over its 64 bits),
+/// or two of the 128-bit digests taken on the way could have collided. The index holds the
+/// `states` fingerprints and at most one alias a transition (the name of its raw successor, a
+/// keyed digest of its parts' numbers under a key of its own: `expand::raw_name`), and each
+/// transition looks up at most its name and its fingerprint, so there are fewer than
+/// `2 × transitions × (states + transitions)` such pairs. Those are at most `parts_per_state` (`World::digested_parts`) for each state met,
 /// as many again for its raw successor, whose changed clients the interner looks up by digest
 /// before it is settled (`Interner::share_changed`), and a recipe situation for each client of
 /// each expanded state (`Client::situation`, which the claim checks key on: a collision there
@@ -33,7 +36,7 @@ pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
 pub fn collision_probability(states: usize, transitions: usize, parts_per_state: usize) -> f64 {
     let met = transitions.max(states) as f64;
     let parts = (2.0 * met + states as f64) * parts_per_state as f64;
-    states as f64 * met / 2f64.powi(INDEX_BITS) + parts * parts / 2f64.powi(128)
+    2.0 * met * (states as f64 + met) / 2f64.powi(INDEX_BITS) + parts * parts / 2f64.powi(128)
 }
 
 /// Which state each fingerprint is, readable by the expanding threads while the merging
