@@ -71,6 +71,7 @@ pub fn explore<R: Recipe>(
             }
             drop(checked);
             graph.end_level();
+            index.next_level();
             level = next_level;
             depth += 1;
             if budget.stop_at_violation && graph.complete && !level.is_empty() && graph.found_a_violation() {

@@ -299,7 +299,7 @@ impl<R: Recipe> Expander<'_, R> {
                 // Settled earlier in this part of the chunk, which the merge numbers first.
                 Some(&(_, Some(id))) => Some(Target::Known(id)),
                 Some(&(fingerprint, None)) => Some(Target::Met(fingerprint)),
-                None => self.known.get(name).map(Target::Known),
+                None => self.known.named(name).map(Target::Known),
             });
             if let Some(target) = found {
                 settled.push(Settled::Found(Successor { step, target, alias: None, broken, met: reached }));

@@ -170,7 +170,7 @@ impl Graph {
                     },
                 };
                 if let Some(alias) = alias {
-                    index.alias(alias, target);
+                    index.name(alias, target);
                 }
                 self.edges.push((target, step.packed()));
             }

@@ -9,6 +9,7 @@ mod builder;
 mod chunked;
 pub mod cross_check;
 mod expand;
+mod fingerprints;
 mod graph;
 pub mod index;
 mod intern;
