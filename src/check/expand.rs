@@ -6,12 +6,13 @@
 //! Runs on the helper threads (see `pipeline`), so it reads the index and never writes it.
 
 use super::index::{fingerprint, Index};
-use super::intern::{Interner, Packed};
+use super::intern::{Interner, Number, Packed};
 use super::search::{judge, judge_met, judge_step, represent, Reduction};
 use super::transitions::{Next, Transitions};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
-use zklab_model::{Property, Recipe, Step, World};
+use zklab_model::world::ClientSteps;
+use zklab_model::{ClientId, Property, Recipe, Step, World};
 
 /// A successor as a worker found it: unknown states come with the state itself, packed, and
 /// which properties hold there, so the merge only numbers them.
@@ -180,32 +181,79 @@ fn raw_name(numbers: &Packed) -> u128 {
     zklab_model::reduce::memo::digest_numbers(numbers.numbers())
 }
 
-impl<R: Recipe> Expander<'_, R> {
-    /// Unpacks and expands `states` in order, dropping each once expanded (the merging thread
-    /// would otherwise).
-    pub(super) fn expand_all(&self, states: Vec<Packed>, checked: &CheckedSituations) -> Vec<Expansion> {
-        // The raw successors met so far in these states, by name, with the fingerprint of the
-        // state each settled into and its number if the index had it: raw successors repeat most often close together, from
-        // states next to each other in a level, before the merge has named them.
-        let mut met = FxHashMap::default();
-        states.into_iter().map(|p| self.expand(&self.interner.unpack(&p), &p, checked, &mut met)).collect()
+/// What one expanding thread remembers from one state to the next: no other thread reads it,
+/// and nothing it answers depends on which states it met before (each of its entries says of
+/// one state what any thread would work out of it), so it costs no lock and changes no count.
+#[derive(Default)]
+pub(super) struct Local {
+    /// The raw successors this thread settled, by name, with the fingerprint of the state each
+    /// settled into and its number if the index had it: raw successors repeat most often close
+    /// together, from states next to each other in a level, before the merge has named them
+    /// (`Index::named`). A thread takes the parts of a chunk, and the chunks, in the order the
+    /// merge numbers them, so what it settled before is numbered before the successors it
+    /// finds here.
+    met: FxHashMap<u128, (u128, Option<u32>)>,
+    /// Each client's steps (`World::client_steps`) by the numbers of its shell and of the client at
+    /// its index, which they read alone.
+    steps: FxHashMap<(Number, usize, Number), ClientSteps>,
+}
+
+/// Raw successors a thread remembers before it starts again: those of the last few chunks,
+/// which the merge has not named yet (older ones it finds by name).
+const MET: usize = 1 << 16;
+
+/// Clients' steps a thread remembers before it starts again (some ten megabytes).
+const STEPS: usize = 1 << 17;
+
+impl Local {
+    /// Keeps what is remembered within `MET` and `STEPS` entries.
+    fn bound(&mut self) {
+        if self.met.len() > MET {
+            self.met.clear();
+        }
+        if self.steps.len() > STEPS {
+            self.steps.clear();
+        }
     }
 
-    /// Expands `world`, which the frontier kept as `packed`; `met` holds the raw successors
-    /// met before it in its part of a chunk (see `expand_all`).
-    fn expand(
+    /// The steps enabled in `world`, kept as `packed` (`World::steps`).
+    fn steps<R: Recipe>(&mut self, world: &World<R>, packed: &Packed) -> Vec<Step> {
+        let shell = packed.shell();
+        for (i, &client) in packed.clients().iter().enumerate() {
+            self.steps.entry((shell, i, client)).or_insert_with(|| world.client_steps(i as ClientId));
+        }
+        let clients: Vec<&ClientSteps> =
+            packed.clients().iter().enumerate().map(|(i, &client)| &self.steps[&(shell, i, client)]).collect();
+        let mut steps = Vec::new();
+        world.steps_from(&clients, &mut steps);
+        steps
+    }
+}
+
+impl<R: Recipe> Expander<'_, R> {
+    /// Unpacks and expands `states` in order, dropping each once expanded (the merging thread
+    /// would otherwise), with what this thread remembers (`local`).
+    pub(super) fn expand_all(
         &self,
-        world: &World<R>,
-        packed: &Packed,
+        states: Vec<Packed>,
         checked: &CheckedSituations,
-        met: &mut FxHashMap<u128, (u128, Option<u32>)>,
-    ) -> Expansion {
+        local: &mut Local,
+    ) -> Vec<Expansion> {
+        local.bound();
+        states.into_iter().map(|p| self.expand(&self.interner.unpack(&p), &p, checked, local)).collect()
+    }
+
+    /// Expands `world`, which the frontier kept as `packed`.
+    fn expand(&self, world: &World<R>, packed: &Packed, checked: &CheckedSituations, local: &mut Local) -> Expansion {
+        let enabled = local.steps(world, packed);
+        let met = &mut local.met;
         let mut successor = |step| self.transitions.successor(self.interner, world, packed, step, self.properties);
         let invisible = |step, next: &Next<R>| match next {
             Next::Filed(_, made) => made.invisible,
             Next::Taken(next) => world.invisible(step, next),
         };
-        let taken = world.successors_with(self.reduction.partial_order, &mut successor, &invisible);
+        let every_step = enabled.len();
+        let taken = world.successors_with(self.reduction.partial_order, enabled.clone(), &mut successor, &invisible);
         // Each claim is checked once per client situation (see `situations`): a state whose every
         // client is in a situation checked before (in any state) hands each recipe an input it was
         // shown to handle as the claim says. A check looks at every successor of the state, not
@@ -228,8 +276,12 @@ impl<R: Recipe> Expander<'_, R> {
         // Every successor, not only those partial order took, as worlds (asked only when a claim
         // is checked).
         let every: Option<Vec<(Step, World<R>)>> =
-            (check_symmetry || check_ranking).then(|| match taken.len() < world.steps().len() {
-                true => world.successors_with(false, &mut successor, &invisible).into_iter().map(to_world).collect(),
+            (check_symmetry || check_ranking).then(|| match taken.len() < every_step {
+                true => world
+                    .successors_with(false, enabled, &mut successor, &invisible)
+                    .into_iter()
+                    .map(to_world)
+                    .collect(),
                 false => Vec::new(),
             });
         let mut newly_checked = Vec::new();

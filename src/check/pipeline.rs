@@ -4,7 +4,7 @@
 //! is submitted. Either way chunks come back in the order they were submitted, which is what
 //! keeps the graph, its counterexamples and its counts independent of the number of threads.
 
-use super::expand::{CheckedSituations, Expander, Expansion};
+use super::expand::{CheckedSituations, Expander, Expansion, Local};
 use super::intern::Packed;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{mpsc, Arc, Mutex};
@@ -46,6 +46,8 @@ pub(super) struct Pipeline<'a, R> {
     in_flight: VecDeque<InFlight>,
     /// Parts that came back before the chunks ahead of theirs were taken.
     arrived: BTreeMap<(usize, usize), Vec<Expansion>>,
+    /// What this thread remembers when it expands the chunks itself (no helpers).
+    local: Local,
 }
 
 impl<'a, R: Recipe> Pipeline<'a, R> {
@@ -63,11 +65,14 @@ impl<'a, R: Recipe> Pipeline<'a, R> {
         let helpers = if threads > 1 { threads } else { 0 };
         for _ in 0..helpers {
             let (done, work) = (done.clone(), work.clone());
-            scope.spawn(move || loop {
-                let next = work.lock().expect("no helper panics holding it").recv();
-                let Ok((chunk, part, states, checked)) = next else { return };
-                if done.send((chunk, part, expander.expand_all(states, &checked))).is_err() {
-                    return;
+            scope.spawn(move || {
+                let mut local = Local::default();
+                loop {
+                    let next = work.lock().expect("no helper panics holding it").recv();
+                    let Ok((chunk, part, states, checked)) = next else { return };
+                    if done.send((chunk, part, expander.expand_all(states, &checked, &mut local))).is_err() {
+                        return;
+                    }
                 }
             });
         }
@@ -79,6 +84,7 @@ impl<'a, R: Recipe> Pipeline<'a, R> {
             submitted: 0,
             in_flight: VecDeque::new(),
             arrived: BTreeMap::new(),
+            local: Local::default(),
         }
     }
 
@@ -91,7 +97,10 @@ impl<'a, R: Recipe> Pipeline<'a, R> {
     /// Submits `chunk` for expansion, `checked` being the situations checked before its level.
     pub(super) fn submit(&mut self, chunk: Vec<Packed>, checked: &CheckedSituations) {
         match &self.give {
-            None => self.in_flight.push_back(InFlight::Expanded(self.expander.expand_all(chunk, checked))),
+            None => {
+                let expanded = self.expander.expand_all(chunk, checked, &mut self.local);
+                self.in_flight.push_back(InFlight::Expanded(expanded))
+            }
             Some(give) => {
                 let cut = split(chunk, self.helpers * PARTS_PER_HELPER);
                 let parts = cut.len();

@@ -289,21 +289,38 @@ impl fmt::Display for ServerEvent {
 
 impl<R: Recipe> World<R> {
     /// Every fault step enabled now, in the world's fixed order after the clients' own steps:
-    /// by kind in `FaultKind::ALL` order, each over the clients (a server event once).
-    pub(super) fn fault_steps_into(&self, steps: &mut Vec<Step>) {
-        let clients = 0..self.clients.len() as ClientId;
+    /// by kind in `FaultKind::ALL` order, each over the clients (a server event once), given each
+    /// client's steps (`World::client_steps`).
+    pub(super) fn fault_steps_from(&self, clients: &[&super::ClientSteps], steps: &mut Vec<Step>) {
         for kind in FaultKind::ALL {
             // A fault whose budget is spent is enabled nowhere.
             if self.fault_spent(kind) {
                 continue;
             }
+            match kind.typed() {
+                Fault::Server(event) => steps.extend(Some(Step::Server(event)).filter(|step| self.enabled(*step))),
+                _ => {
+                    for client in clients {
+                        steps.extend(client.0.iter().filter(|step| step.fault_kind() == Some(kind)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Client `i`'s fault steps enabled now, by kind in `FaultKind::ALL` order.
+    pub(super) fn client_fault_steps_into(&self, i: ClientId, steps: &mut Vec<Step>) {
+        for kind in FaultKind::ALL {
+            if self.fault_spent(kind) {
+                continue;
+            }
             let enabled = |step: &Step| self.enabled(*step);
             match kind.typed() {
-                Fault::Request(fault) => steps.extend(
-                    clients.clone().flat_map(|i| Sending::ALL.map(|s| Step::Lossy(fault, s, i))).filter(enabled),
-                ),
-                Fault::Client(fault) => steps.extend(clients.clone().map(|i| Step::Fault(fault, i)).filter(enabled)),
-                Fault::Server(event) => steps.extend(Some(Step::Server(event)).filter(enabled)),
+                Fault::Request(fault) => {
+                    steps.extend(Sending::ALL.map(|s| Step::Lossy(fault, s, i)).into_iter().filter(enabled))
+                }
+                Fault::Client(fault) => steps.extend(Some(Step::Fault(fault, i)).filter(enabled)),
+                Fault::Server(_) => {}
             }
         }
     }

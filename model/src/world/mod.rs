@@ -74,6 +74,11 @@ pub const DEFAULT_LAG_WINDOW: u8 = 1;
 /// of rounds every run ends and no client can be overtaken forever.
 pub const UNBOUNDED_ROUNDS: u8 = u8::MAX;
 
+/// The steps one client may take in a state, in the order the world lists them (see
+/// `World::client_steps`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientSteps(Vec<Step>);
+
 /// A step that is not enabled in the current state (a replayed trace that does not fit).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("step `{0}` is not enabled here")]
@@ -180,14 +185,27 @@ impl<R: Recipe> World<R> {
     }
 
     pub fn steps_into(&self, steps: &mut Vec<Step>) {
-        for i in 0..self.clients.len() as ClientId {
-            for step in Step::of_client(i) {
-                if self.enabled(step) {
-                    steps.push(step);
-                }
-            }
+        let clients: Vec<ClientSteps> = (0..self.clients.len() as ClientId).map(|i| self.client_steps(i)).collect();
+        self.steps_from(&clients.iter().collect::<Vec<_>>(), steps);
+    }
+
+    /// The steps client `i` may take now, its own and its faults': they read only that client
+    /// and the state without its clients (`enabled`, `fault_steps_from`), so a checker may keep
+    /// them for the pair.
+    pub fn client_steps(&self, i: ClientId) -> ClientSteps {
+        let mut steps: Vec<Step> = Step::of_client(i).into_iter().filter(|step| self.enabled(*step)).collect();
+        self.client_fault_steps_into(i, &mut steps);
+        ClientSteps(steps)
+    }
+
+    /// Every enabled step, in the order `steps` lists them, given each client's (`client_steps`
+    /// of client `i` at `clients[i]`): the clients' own steps, then the faults by kind, each over
+    /// the clients.
+    pub fn steps_from(&self, clients: &[&ClientSteps], steps: &mut Vec<Step>) {
+        for client in clients {
+            steps.extend(client.0.iter().filter(|step| !step.is_fault()));
         }
-        self.fault_steps_into(steps);
+        self.fault_steps_from(clients, steps);
     }
 
     /// Whether `step` can happen now.

@@ -187,6 +187,16 @@ impl Step {
         }
     }
 
+    /// The kind of fault the step is, if it is one.
+    pub fn fault_kind(self) -> Option<FaultKind> {
+        match self {
+            Step::Lossy(fault, ..) => Some(fault.kind()),
+            Step::Fault(fault, _) => Some(fault.kind()),
+            Step::Server(event) => Some(event.kind()),
+            _ => None,
+        }
+    }
+
     pub fn is_fault(self) -> bool {
         matches!(self, Step::Fault(..) | Step::Lossy(..) | Step::Server(..))
     }

@@ -134,20 +134,23 @@ impl<R: Recipe> World<R> {
     /// with `partial_order`, only the local step when there is one. The states tried as local
     /// steps are not computed twice.
     pub fn successors(&self, partial_order: bool) -> Vec<(Step, World<R>)> {
-        self.successors_with(partial_order, &mut |step| self.successor(step), &|step, next| self.invisible(step, next))
+        let (successor, invisible) =
+            (&mut |step| self.successor(step), &|step, next: &World<R>| self.invisible(step, next));
+        self.successors_with(partial_order, self.steps(), successor, invisible)
     }
 
-    /// `successors`, each successor made by `successor` as whatever stands for it (a checker's
-    /// memo of the steps it took before stands for a world by the numbers of its parts: see its
-    /// `transitions`), and a local candidate judged by `invisible`, which must say what
-    /// `World::invisible` says of this state, the step and the world the successor stands for.
+    /// `successors`, given the enabled steps (`steps`), each successor made by `successor` as
+    /// whatever stands for it (a checker's memo of the steps it took before stands for a world
+    /// by the numbers of its parts: see its `transitions`), and a local candidate judged by
+    /// `invisible`, which must say what `World::invisible` says of this state, the step and the
+    /// world the successor stands for.
     pub fn successors_with<S>(
         &self,
         partial_order: bool,
+        enabled: Vec<Step>,
         successor: &mut dyn FnMut(Step) -> S,
         invisible: &dyn Fn(Step, &S) -> bool,
     ) -> Vec<(Step, S)> {
-        let enabled = self.steps();
         let mut tried = Vec::new();
         if partial_order {
             for i in 0..self.clients.len() as ClientId {
