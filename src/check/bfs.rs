@@ -11,7 +11,7 @@
 
 use super::expand::Expander;
 use super::graph::{Graph, Level};
-use super::index::{fingerprint, Index};
+use super::index::{fingerprint, name, Index};
 use super::intern::Interner;
 use super::pipeline::{Pipeline, CHUNK};
 use super::search::{judge, represent, Budget, Explored, Reduction};
@@ -41,12 +41,21 @@ pub fn explore<R: Recipe>(
     let index = Index::new();
     let interner = Interner::new();
     let mut graph = Graph::new(init.clients.len(), reduction);
-    index.insert(fingerprint(&init));
     graph.record(0, judge(&init, properties), properties);
+    // Where the run renumbers by replay, the interner tells apart equal clients handed other
+    // inputs: states are then named by their digests (see `Expander::by_numbers`).
+    let by_numbers = !init.renumbers_by_replay();
+    let named = match by_numbers {
+        true => None,
+        false => Some(fingerprint(&init)),
+    };
+    let first = interner.pack_first(init);
+    index.insert(named.unwrap_or_else(|| name(&first)));
     let mut level = Level::default();
-    level.push(interner.pack_first(init));
+    level.push(first);
     let transitions = Transitions::new();
-    let expander = Expander { known: &index, interner: &interner, properties, reduction, transitions: &transitions };
+    let expander =
+        Expander { known: &index, interner: &interner, properties, reduction, transitions: &transitions, by_numbers };
     std::thread::scope(|scope| {
         let mut pipeline = Pipeline::start(scope, &expander, threads);
         let mut depth = 0;
@@ -71,7 +80,6 @@ pub fn explore<R: Recipe>(
             }
             drop(checked);
             graph.end_level();
-            index.next_level();
             level = next_level;
             depth += 1;
             if budget.stop_at_violation && graph.complete && !level.is_empty() && graph.found_a_violation() {

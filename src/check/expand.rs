@@ -1,13 +1,15 @@
-//! Expanding one state of the graph pass: its successors (partial order choosing among them),
-//! each judged on the step that reached it, settled, renamed to its class's representative and
-//! fingerprinted; the new ones packed for the merge. Where the recipe claims symmetry or
-//! renumbering, the claim is checked here on every situation met the first time (see
-//! `situations`), and a refuted claim travels back with the expansion.
-//! Runs on the helper threads (see `pipeline`), so it reads the index and never writes it.
+//! Expanding one state of the graph pass: its successors (partial order choosing among them,
+//! each put together from the steps taken before: `transitions`), each judged on the step that
+//! reached it, then found by the name of its parts' numbers if it was met before (`raw_name`),
+//! or settled, renamed to its class's representative and named (`index::name`); the new ones
+//! packed for the merge. Where the recipe claims symmetry or renumbering, the claim is checked
+//! here on every situation met the first time (see `situations`), and a refuted claim travels
+//! back with the expansion. Runs on the helper threads (see `pipeline`), so it reads the index
+//! and never writes it.
 
-use super::index::{fingerprint, Index};
+use super::index::{fingerprint as state_fingerprint, name, Index};
 use super::intern::{Interner, Number, Packed};
-use super::search::{judge, judge_met, judge_step, represent, Reduction};
+use super::search::{judge, judge_met, judge_step, represent_telling, Reduction};
 use super::transitions::{Next, Transitions};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -34,8 +36,17 @@ pub(super) struct Successor {
 enum Settled<R> {
     /// Found by the name of its raw successor: what the merge needs of it.
     Found(Successor),
-    /// Settled, with what its step was judged to do and the name to file for it.
-    Settled { step: Step, next: World<R>, broken: u64, reached: u64, alias: Option<u128> },
+    /// Settled, with what its step was judged to do, the name to file for it, and the numbers
+    /// of its parts where settling left the raw successor's as they were.
+    Settled { step: Step, next: World<R>, broken: u64, reached: u64, alias: Option<u128>, numbers: Option<Packed> },
+}
+
+/// What settling a successor did.
+struct Settling {
+    /// It changed the state (or refused, which leaves it as it was).
+    changed: bool,
+    /// It refused (see `World::settle_or_refute`).
+    refused: bool,
 }
 
 /// Which state a successor is.
@@ -168,17 +179,24 @@ pub(super) struct Expander<'a, R> {
     pub(super) reduction: Reduction,
     /// The steps taken so far, by the parts they read.
     pub(super) transitions: &'a Transitions,
+    /// States are named by the numbers of their parts (`index::name`); otherwise by their
+    /// digests (`index::fingerprint`): where the run renumbers by replay, the interner tells
+    /// apart equal clients that were handed other inputs (`Client::interned_as`).
+    pub(super) by_numbers: bool,
 }
 
-/// A name for the raw successor a step made, before it is settled: a keyed digest of the
-/// numbers of its parts (`Transitions::successor`), which stand for their values, so two raw
-/// successors share a name exactly when they are one state (up to the collision bound). The
-/// state a raw successor settles into is a function of it (settling, renumbering and the
-/// representative read nothing else), so the merge files the name as another name of that
-/// state, and a raw successor met again is found by name without being settled, renamed or
-/// fingerprinted (45 % of them at four clients under loss-after-apply and expire).
+/// A name for the raw successor a step made, before it is settled: the name of its parts'
+/// numbers (`index::name`, the parts filed by `Transitions::successor`), which stand for their
+/// values (with what each client's recipe was handed, where the run renumbers by replay), so
+/// two raw successors share a name exactly when they are one state (up to the collision bound).
+/// The state a raw successor settles into is a function of it (settling, renumbering and the
+/// representative read nothing else, but a revival, after which no raw successor is named), so a raw successor met
+/// again is found by name without being settled, renamed or named itself (45 % of them at four
+/// clients under loss-after-apply and expire): where settling and the representative leave it
+/// as it is (most do), its name is the state's own; otherwise the merge files it as another
+/// name of the state.
 fn raw_name(numbers: &Packed) -> u128 {
-    zklab_model::reduce::memo::digest_numbers(numbers.numbers())
+    name(numbers)
 }
 
 /// What one expanding thread remembers from one state to the next: no other thread reads it,
@@ -188,8 +206,8 @@ fn raw_name(numbers: &Packed) -> u128 {
 pub(super) struct Local {
     /// The raw successors this thread settled, by name, with the fingerprint of the state each
     /// settled into and its number if the index had it: raw successors repeat most often close
-    /// together, from states next to each other in a level, before the merge has named them
-    /// (`Index::named`). A thread takes the parts of a chunk, and the chunks, in the order the
+    /// together, from states next to each other in a level, before the merge has filed them
+    /// (`Index::alias`). A thread takes the parts of a chunk, and the chunks, in the order the
     /// merge numbers them, so what it settled before is numbered before the successors it
     /// finds here.
     met: FxHashMap<u128, (u128, Option<u32>)>,
@@ -317,28 +335,28 @@ impl<R: Recipe> Expander<'_, R> {
         let replay_refuted = std::cell::RefCell::new(None);
         // Settles a successor (one whose parts are not all `filed` is handed the kept copies of
         // its changed clients first); with `keep_raw`, one that settling renumbers comes with the
-        // state as the step left it. Says whether settling refused, after which the raw successor
-        // is not named.
+        // state as the step left it. Says whether settling changed it, and whether it refused,
+        // after which the raw successor is not named.
         let settle = |(step, mut next): (Step, World<R>), keep_raw: bool, filed: bool| {
             let mut raw = None;
-            let mut refused = false;
+            let (mut changed, mut refused) = (false, false);
             if self.reduction.settle {
                 if !filed {
                     self.interner.share_changed(&mut next, world);
                 }
-                let settled = match keep_raw {
-                    true => next.settle_keeping_raw(),
-                    false => next.settle_or_refute().map(|_| None),
-                };
-                match settled {
-                    Ok(before) => raw = before,
+                match next.settle_telling(keep_raw) {
+                    Ok(settled) => {
+                        changed = settled.changed;
+                        raw = settled.raw.filter(|_| keep_raw);
+                    }
                     Err(why) => {
                         refused = true;
+                        changed = true;
                         replay_refuted.borrow_mut().get_or_insert(format!("after step `{step}`, {why}"));
                     }
                 }
             }
-            (step, next, raw, refused)
+            (step, next, raw, Settling { changed, refused })
         };
         let observed = |w: &World<R>| (judge(w, self.properties), w.waiting_mask(), w.holding_mask());
         // A raw successor met before is found by name instead of settled: unless the ranking
@@ -351,18 +369,24 @@ impl<R: Recipe> Expander<'_, R> {
                 // Settled earlier in this part of the chunk, which the merge numbers first.
                 Some(&(_, Some(id))) => Some(Target::Known(id)),
                 Some(&(fingerprint, None)) => Some(Target::Met(fingerprint)),
-                None => self.known.named(name).map(Target::Known),
+                None => self.known.get(name).map(Target::Known),
             });
             if let Some(target) = found {
                 settled.push(Settled::Found(Successor { step, target, alias: None, broken, met: reached }));
                 continue;
             }
-            let filed = matches!(next, Next::Filed(..));
+            let numbers = match &next {
+                Next::Filed(numbers, _) => Some(numbers.clone()),
+                Next::Taken(_) => None,
+            };
             let next = next.world(self.interner, world, step);
             // Each successor the pass keeps renumbered must behave as it did before (see
             // `renumbering_commutes`).
-            let (step, next, raw, refused) = settle((step, next), renumbers && refuted.is_none(), filed);
-            let alias = name.filter(|_| !refused);
+            let (step, next, raw, settling) = settle((step, next), renumbers && refuted.is_none(), numbers.is_some());
+            let alias = name.filter(|_| !settling.refused);
+            // The state's parts are the raw successor's, whose numbers are known, unless settling
+            // changed it.
+            let numbers = numbers.filter(|_| !settling.changed);
             if let Some(raw) = raw {
                 // Asked once per pair of situations, each client's as the step left it and as
                 // renumbered: what a recipe does depends on its situation, so a pair checked before
@@ -376,7 +400,7 @@ impl<R: Recipe> Expander<'_, R> {
                     }
                 }
             }
-            settled.push(Settled::Settled { step, next, broken, reached, alias });
+            settled.push(Settled::Settled { step, next, broken, reached, alias, numbers });
         }
         if check_ranking && refuted.is_none() {
             let every_settled: Vec<(Step, World<R>)> = every
@@ -411,24 +435,30 @@ impl<R: Recipe> Expander<'_, R> {
         let successors = settled
             .into_iter()
             .map(|settled| {
-                let (step, next, broken, reached, alias) = match settled {
+                let (step, next, broken, reached, alias, numbers) = match settled {
                     Settled::Found(successor) => return successor,
-                    Settled::Settled { step, next, broken, reached, alias } => (step, next, broken, reached, alias),
+                    Settled::Settled { step, next, broken, reached, alias, numbers } => {
+                        (step, next, broken, reached, alias, numbers)
+                    }
                 };
-                let next = represent(next, self.reduction);
-                let fingerprint = fingerprint(&next);
+                let (mut next, renamed) = represent_telling(next, self.reduction);
+                // A state its raw successor's parts make is named by their numbers; any other is
+                // filed part by part first (most are met again, and their parts are kept anyway).
+                let (fingerprint, numbers) = match (self.by_numbers, numbers.filter(|_| !renamed)) {
+                    (true, Some(numbers)) => (name(&numbers), numbers),
+                    (true, None) => {
+                        let numbers = self.interner.file(&mut next, world, packed);
+                        (name(&numbers), numbers)
+                    }
+                    (false, _) => (state_fingerprint(&next), self.interner.file(&mut next, world, packed)),
+                };
+                // Named as it is: no other name to file.
+                let alias = alias.filter(|&alias| alias != fingerprint);
                 // The index only grows, so a state known now is known at the merge; one unknown now
                 // may have been found by then (by an earlier state of this chunk or the last).
                 let target = match self.known.get(fingerprint) {
                     Some(id) => Target::Known(id),
-                    None => {
-                        let holds = judge(&next, self.properties);
-                        Target::Unknown {
-                            fingerprint,
-                            packed: self.interner.pack_successor(next, world, packed),
-                            holds,
-                        }
-                    }
+                    None => Target::Unknown { fingerprint, packed: numbers, holds: judge(&next, self.properties) },
                 };
                 if let Some(name) = alias {
                     let id = match target {

@@ -108,15 +108,6 @@ impl Fingerprints {
         self.shards[shard].slots.load().find(high, low).ok()
     }
 
-    /// Forgets every entry. Only the writing thread may clear; a reader meanwhile reads the
-    /// table as it was.
-    pub(super) fn clear(&self) {
-        for shard in self.shards.iter() {
-            shard.slots.store(Arc::new(Slots::new(FIRST_SLOTS)));
-            shard.filled.store(0, Ordering::Relaxed);
-        }
-    }
-
     /// Files `id` under `fingerprint` unless a number is filed under it already; returns the
     /// number filed. Only one thread may file.
     pub(super) fn file(&self, fingerprint: u128, id: u32) -> u32 {

@@ -170,7 +170,7 @@ impl Graph {
                     },
                 };
                 if let Some(alias) = alias {
-                    index.name(alias, target);
+                    index.alias(alias, target);
                 }
                 self.edges.push((target, step.packed()));
             }

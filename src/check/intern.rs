@@ -204,12 +204,6 @@ impl<R: Recipe> Interner<R> {
         });
     }
 
-    /// `world`, a successor of the state `from` unpacked from `packed`, shared and packed. The
-    /// parts a step left alone are `from`'s own, shared already, and need no lookup.
-    pub(super) fn pack_successor(&self, world: World<R>, from: &World<R>, packed: &Packed) -> Packed {
-        self.pack(world, Some((from, packed)))
-    }
-
     fn pack(&self, mut world: World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
         let mut packed = self.share_and_number(&mut world, from);
         let shell = Arc::new(world.into_shell().0);
@@ -217,11 +211,12 @@ impl<R: Recipe> Interner<R> {
         packed
     }
 
-    /// `next`, the state a step led to from `from` (unpacked from `packed`), filed with its
-    /// parts as a state the pass keeps is, without settling it: its parts are replaced by the
-    /// kept copies, which carry what is memoized on them, and its numbers are returned. What a
+    /// `next`, a state a step led to from `from` (unpacked from `packed`), settled or as the
+    /// step left it, filed with its parts: its parts are replaced by the kept copies, which
+    /// carry what is memoized on them, and its numbers are returned (its packed form). The
+    /// parts the step left alone are `from`'s own, shared already, and need no lookup. What a
     /// step made, filed once, is then found by number (see `transitions`).
-    pub(super) fn file_raw(&self, next: &mut World<R>, from: &World<R>, packed: &Packed) -> Packed {
+    pub(super) fn file(&self, next: &mut World<R>, from: &World<R>, packed: &Packed) -> Packed {
         let mut numbers = self.share_and_number(next, Some((from, packed)));
         let shell = Arc::new(next.clone().into_shell().0);
         numbers.numbers[0] = self.shells.file(shell.clone(), &shell).0;
@@ -320,7 +315,7 @@ mod tests {
     fn a_packed_state_unpacks_to_itself_and_equal_parts_get_one_number() {
         let interner = Interner::new();
         let met = walk(&interner, 2_000, |world, packed, next| {
-            let again = interner.pack_successor(next.clone(), world, packed);
+            let again = interner.file(&mut next.clone(), world, packed);
             assert!(interner.unpack(&again) == next, "unpacks to the state packed");
             let fresh = interner.pack_first(next);
             assert_eq!(
@@ -349,7 +344,7 @@ mod tests {
                 }
                 handed += usize::from(!Arc::ptr_eq(before, after));
             }
-            interner.pack_successor(next, world, packed)
+            interner.file(&mut next.clone(), world, packed)
         });
         assert!(handed > 100, "changed clients met before are handed their kept copies: {handed}");
     }

@@ -38,9 +38,17 @@ pub struct Reduction {
 
 /// A settled state's representative under symmetry reduction.
 pub(super) fn represent<R: Recipe>(world: World<R>, reduction: Reduction) -> World<R> {
+    represent_telling(world, reduction).0
+}
+
+/// `represent`, saying whether the representative is another state than `world`.
+pub(super) fn represent_telling<R: Recipe>(world: World<R>, reduction: Reduction) -> (World<R>, bool) {
     match reduction.symmetry {
-        true => world.into_canonical().0,
-        false => world,
+        true => match world.into_canonical() {
+            (world, Some(renaming)) => (world, !renaming.is_identity()),
+            (world, None) => (world, false),
+        },
+        false => (world, false),
     }
 }
 

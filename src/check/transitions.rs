@@ -141,7 +141,7 @@ impl Transitions {
         if next.step_outputs().notified_another() {
             return Next::Taken(Box::new(next));
         }
-        let numbers = interner.file_raw(&mut next, world, packed);
+        let numbers = interner.file(&mut next, world, packed);
         let outputs = next.step_outputs();
         let made = Made {
             shell: numbers.shell(),

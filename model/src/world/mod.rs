@@ -79,6 +79,14 @@ pub const UNBOUNDED_ROUNDS: u8 = u8::MAX;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientSteps(Vec<Step>);
 
+/// What settling a state did (see `World::settle_telling`).
+pub struct Settled<R> {
+    /// It changed the state.
+    pub changed: bool,
+    /// Where it renumbered the state: the state as it was (with `keep_raw`), or some state.
+    pub raw: Option<World<R>>,
+}
+
 /// A step that is not enabled in the current state (a replayed trace that does not fit).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("step `{0}` is not enabled here")]
@@ -330,33 +338,45 @@ impl<R: Recipe> World<R> {
     /// `settle`, or why the recipe's claim to renumbering breaks here (see
     /// `renumbered_or_refuted`), the state then left with its numbers.
     pub fn settle_or_refute(&mut self) -> Result<bool, String> {
-        self.settled(false).map(|(renumbered, _)| renumbered)
+        self.settled(false).map(|settled| settled.raw.is_some())
     }
 
     /// `settle_or_refute`, handing back the state as it was before settling where settling
     /// renumbered it (`None` where it did not): for the checker's check that renumbering
     /// commutes, which compares the two.
     pub fn settle_keeping_raw(&mut self) -> Result<Option<World<R>>, String> {
-        self.settled(true).map(|(_, raw)| raw)
+        self.settled(true).map(|settled| settled.raw)
     }
 
-    /// Settles this state; says whether it renumbered it and, with `keep_raw`, hands back the
-    /// state as it was where it did. With `keep_raw`, the state is copied where settling
-    /// changes it before renumbering, which few states need (the copy is dropped if it is not
-    /// renumbered after all); otherwise the state settled so far is the state before, and it is
-    /// handed back whole.
-    fn settled(&mut self, keep_raw: bool) -> Result<(bool, Option<World<R>>), String> {
+    /// `settle_or_refute` (or, with `keep_raw`, `settle_keeping_raw`), saying whether settling
+    /// changed the state at all: a checker that knows the state's parts by number knows the
+    /// settled state's then.
+    pub fn settle_telling(&mut self, keep_raw: bool) -> Result<Settled<R>, String> {
+        self.settled(keep_raw)
+    }
+
+    /// Settles this state; says whether it changed it and, with `keep_raw`, hands back the
+    /// state as it was where it renumbered it. With `keep_raw`, the state is copied where
+    /// settling changes it before renumbering, which few states need (the copy is dropped if it
+    /// is not renumbered after all); otherwise the state settled so far is the state before, and
+    /// it is handed back whole. Without `keep_raw`, `raw` holds a state (not the one before)
+    /// exactly where it renumbered.
+    fn settled(&mut self, keep_raw: bool) -> Result<Settled<R>, String> {
         let mut copy = None;
-        self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));
+        let changed = self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));
         if let Some(why) = self.derived.outputs.revived.take() {
             return Err(why);
         }
         match self.renumbered_or_refuted()? {
             Some(renumbered) => {
                 let settled = std::mem::replace(self, renumbered);
-                Ok((true, keep_raw.then(|| copy.unwrap_or(settled))))
+                let raw = match keep_raw {
+                    true => copy.unwrap_or(settled),
+                    false => settled,
+                };
+                Ok(Settled { changed: true, raw: Some(raw) })
             }
-            None => Ok((false, None)),
+            None => Ok(Settled { changed, raw: None }),
         }
     }
 
@@ -370,9 +390,11 @@ impl<R: Recipe> World<R> {
     }
 
     /// `settle_keeping_numbers`, putting in `before`, if given, a copy of the state as it was
-    /// before its first change, if it changes it.
-    fn settle_keeping_numbers_copying(&mut self, mut before: Option<&mut Option<World<R>>>) {
+    /// before its first change, if it changes it. Says whether it changed it.
+    fn settle_keeping_numbers_copying(&mut self, mut before: Option<&mut Option<World<R>>>) -> bool {
+        let mut changed = false;
         let mut about_to_change = |world: &World<R>| {
+            changed = true;
             if let Some(slot) = before.as_mut().filter(|slot| slot.is_none()) {
                 **slot = Some(world.clone());
             }
@@ -396,6 +418,7 @@ impl<R: Recipe> World<R> {
             }
         }
         self.forget_dead_watches(&mut about_to_change);
+        changed
     }
 
     /// Sends client `i`'s queued requests while its connection is up. The server applies a
