@@ -155,3 +155,65 @@ impl Transitions {
         Next::Filed(numbers, made)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+    use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+
+    /// Every step of 20,000 states of the standard lock under loss-after-apply and
+    /// expire, asked of the memo and taken in full: a step put together from what an earlier
+    /// state with the same shell and client made is the successor `apply` makes, with what the
+    /// pass reads off it, and most are put together so.
+    #[test]
+    fn a_step_put_together_from_the_memo_is_the_step_taken() {
+        let config = WorldConfig {
+            faults: FaultBudget::once(&[FaultKind::LossAfterApply, FaultKind::Expire]),
+            ..WorldConfig::default()
+        };
+        let init = Scenario::new("standard", 3, config).unwrap().world();
+        let properties = Property::all();
+        let (interner, transitions) = (Interner::new(), Transitions::new());
+        let mut frontier = std::collections::VecDeque::from([interner.pack_first(init)]);
+        let mut seen = std::collections::HashSet::new();
+        let (mut filed, mut taken) = (0, 0);
+        // The (shell, client, step) triples met: a filed step met again is put together.
+        let mut triples = std::collections::HashSet::new();
+        while let Some(packed) = frontier.pop_front() {
+            if seen.len() >= 20_000 {
+                break;
+            }
+            if !seen.insert(packed.numbers().to_vec()) {
+                continue;
+            }
+            let world = interner.unpack(&packed);
+            for step in world.steps() {
+                let mut direct = world.clone();
+                direct.apply(step).unwrap();
+                let next = transitions.successor(&interner, &world, &packed, step, &properties);
+                if let Next::Filed(numbers, made) = &next {
+                    filed += 1;
+                    let client = step.client().map(|i| packed.clients()[i as usize]);
+                    triples.insert((packed.shell(), step.client(), client, step.packed()));
+                    assert_eq!(made.broken, judge_step(&world, step, &direct, &properties), "{step}");
+                    assert_eq!(made.met, judge_met(&direct, &properties), "{step}");
+                    if matches!(step, Step::Receive(_) | Step::Reconnect(_)) {
+                        assert_eq!(made.invisible, world.invisible(step, &direct), "{step}");
+                    }
+                    assert!(interner.unpack(numbers) == direct, "its numbers are the successor's: {step}");
+                    frontier.push_back(numbers.clone());
+                } else {
+                    taken += 1;
+                }
+                let put_together = next.world(&interner, &world, step);
+                assert!(put_together == direct, "the successor `apply` makes: {step}");
+                assert_eq!(put_together.step_outputs(), direct.step_outputs(), "what it left: {step}");
+            }
+        }
+        assert!(seen.len() >= 20_000, "enough states: {}", seen.len());
+        assert!(taken > 0, "steps that notify another client are taken in full");
+        assert!(filed > 10 * taken, "most steps are filed: {filed} against {taken}");
+        assert!(filed > 3 * triples.len(), "most are put together: {filed} steps, {} triples", triples.len());
+    }
+}

@@ -8,4 +8,5 @@
 pub mod memo;
 pub mod renumber;
 pub mod rewrite;
+pub mod rewritten;
 pub mod symmetry;

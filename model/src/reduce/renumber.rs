@@ -116,7 +116,7 @@ pub struct Numbers {
 /// The numbers one part of a state (a tree, a client) holds, as a walk collected them: kept in
 /// that part's memo, so that a part shared with the state before a step is not walked again.
 /// Each number once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Collected {
     seqs: Values,
     zxids: Values,
@@ -164,7 +164,7 @@ impl Collected {
 /// Numbers of one kind as a walk collects them: those from 0 to 127 as a set of bits, into
 /// which a part's numbers are merged with one `or` (a state's numbers, kept in rank, are small),
 /// the others listed. Once ranked, every value is listed, sorted and distinct (`sorted`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 struct Values {
     bits: u128,
     listed: Vec<i64>,
@@ -644,6 +644,15 @@ impl<'a> Renumber<'a> {
     /// Whether the part with this memo is known to come out of the ranking walk unchanged.
     pub fn leaves_alone(&self, memo: &Memo<Option<Collected>>) -> bool {
         self.numbers.is_ranking() && memo.get().is_some_and(|n| n.as_ref().is_some_and(|n| n.fixed_by(self.numbers)))
+    }
+
+    /// What a ranking walk makes of the numbers of the part with this memo (`Collected::ranked`),
+    /// where the part was walked before: with the part, all its renumbering reads.
+    pub fn images(&self, memo: &Memo<Option<Collected>>) -> Option<Collected> {
+        match self.numbers.is_ranking() {
+            true => memo.get()?.as_ref().map(|n| n.ranked(self.numbers)),
+            false => None,
+        }
     }
 
     /// The memo of a part once renumbered: its numbers ranked, when ranking (a walk that only

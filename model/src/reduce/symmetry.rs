@@ -15,7 +15,7 @@ use crate::reduce::rewrite::Rewrite;
 use crate::{ChildrenOrder, ClientId, SessionId, Stat};
 
 /// A permutation of the clients, and what it does to their initial sessions.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Renaming {
     /// `to[i]`: the index client `i` gets.
     to: Vec<ClientId>,

@@ -9,9 +9,10 @@ use std::sync::Arc;
 /// One shared part of a server (a tree, the sessions, a watch table) walked by renumbering,
 /// through the memo of the numbers collected from it (`numbers`): a walk that only collects
 /// them builds nothing (`None`), and walks the part only if it has not been walked before; a
-/// ranking walk leaves a part its numbers fix as it is, and keeps an unchanged part the one
-/// already shared. `walk` builds the part renumbered, with its memo carried.
-fn renumbered_part<T: PartialEq>(
+/// ranking walk leaves a part its numbers fix as it is, keeps an unchanged part the one
+/// already shared, and takes a part it ranked before with the same images as it was (`reduce::rewritten`). `walk` builds
+/// the part renumbered, with its memo carried.
+fn renumbered_part<T: PartialEq + Send + Sync + 'static>(
     r: &crate::reduce::renumber::Renumber,
     part: &Arc<T>,
     numbers: &crate::reduce::memo::Memo<Option<crate::Collected>>,
@@ -27,32 +28,48 @@ fn renumbered_part<T: PartialEq>(
     if r.leaves_alone(numbers) {
         return Some(part.clone());
     }
-    let renumbered = walk(r);
-    Some(match renumbered == **part {
-        true => part.clone(),
-        false => Arc::new(renumbered),
-    })
+    let build = || {
+        let renumbered = walk(r);
+        Some(match renumbered == **part {
+            true => part.clone(),
+            false => Arc::new(renumbered),
+        })
+    };
+    match r.images(numbers) {
+        Some(images) => crate::reduce::rewritten::ranked(part, 0, images, build),
+        None => build(),
+    }
 }
 
 impl Server {
     /// The same server with clients' roles swapped (see `symmetry`).
     pub fn renamed(&self, r: &crate::reduce::symmetry::Renamer) -> Server {
-        let table = |t: &WatchTable| -> Arc<WatchTable> {
-            Arc::new(
+        // Each part as this thread renamed it before with the same renaming, if it did.
+        fn renamed<T: Send + Sync + 'static>(
+            part: &Arc<T>,
+            r: &crate::reduce::symmetry::Renamer,
+            build: impl FnOnce() -> T,
+        ) -> Arc<T> {
+            crate::reduce::rewritten::renamed(part, r.renaming, || Some(Arc::new(build()))).expect("a renaming builds")
+        }
+        let table = |t: &Arc<WatchTable>| -> Arc<WatchTable> {
+            renamed(t, r, || {
                 t.iter()
                     .map(|(path, sessions)| (r.path(path), sessions.iter().map(|s| r.session(*s)).collect()))
-                    .collect(),
-            )
+                    .collect()
+            })
         };
         Server {
             config: self.config,
-            tree: Arc::new(self.tree.renamed(r)),
+            tree: renamed(&self.tree, r, || self.tree.renamed(r)),
             zxid: self.zxid,
             next_session: self.next_session,
-            sessions: Arc::new(self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect()),
+            sessions: renamed(&self.sessions, r, || {
+                self.sessions.iter().map(|(s, info)| (r.session(*s), *info)).collect()
+            }),
             data_watches: table(&self.data_watches),
             child_watches: table(&self.child_watches),
-            history: self.history.iter().map(|(zxid, tree)| (*zxid, Arc::new(tree.renamed(r)))).collect(),
+            history: self.history.iter().map(|(zxid, tree)| (*zxid, renamed(tree, r, || tree.renamed(r)))).collect(),
         }
     }
 

@@ -49,6 +49,11 @@ impl<R: Recipe> Clients<R> {
         self.0[i] = Arc::new(client);
     }
 
+    /// Puts the shared `client` in place of client `i`.
+    pub fn put(&mut self, i: usize, client: Arc<Client<R>>) {
+        self.0[i] = client;
+    }
+
     /// Puts in place of each client `i` the copy `shared(i, client)` gives, if it gives one,
     /// which must be equal to it: a checker hands every state one copy of each client it has met
     /// (see the checker's interner). A client left as it is costs no reference-count update,

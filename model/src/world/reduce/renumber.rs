@@ -28,8 +28,10 @@
 
 use crate::recipe::{ClientId, Recipe};
 use crate::reduce::rewrite::Rewrite;
+use crate::reduce::rewritten;
 use crate::world::{Client, Resource, World};
 use crate::{ChildrenOrder, FaultKind, Lifted, Numbers, Renumber};
+use std::sync::Arc;
 
 /// Whether each client's recipe in `moved` holds what it holds in `here`, every number that
 /// differs moved as `walk` moves it (one it never collected, new in the step, moved to a number
@@ -382,11 +384,24 @@ impl<R: Recipe> World<R> {
                 if r.leaves_alone(&c.numbers) {
                     continue;
                 }
-                let renumbered = c.renumbered(i as ClientId, r)?;
+                let shared = self.clients.shared(i).expect("a client at each index");
                 // Only a changed client is written, so unchanged ones stay shared between states
                 // (what it was handed is not part of its identity, but must be renumbered too).
-                if renumbered != *c || renumbered.handed.digest() != c.handed.digest() {
-                    world.clients.set(i, renumbered);
+                let build = || {
+                    let renumbered = c.renumbered(i as ClientId, r)?;
+                    Some(match renumbered != *c || renumbered.handed.digest() != c.handed.digest() {
+                        true => Arc::new(renumbered),
+                        false => shared.clone(),
+                    })
+                };
+                // A client ranked before with the same images is taken as it was ranked (see
+                // `reduce::rewritten`); not one renumbered by replay.
+                let ranked = match (!c.handed.kept()).then(|| r.images(&c.numbers)).flatten() {
+                    Some(images) => rewritten::ranked(shared, i as u32, images, build),
+                    None => build(),
+                }?;
+                if !Arc::ptr_eq(&ranked, shared) {
+                    world.clients.put(i, ranked);
                 }
             }
             world.resource = self.resource_renumbered(first, r);

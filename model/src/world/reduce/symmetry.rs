@@ -7,9 +7,11 @@
 
 use crate::recipe::{Belief, Recipe};
 use crate::reduce::rewrite::Rewrite;
+use crate::reduce::rewritten;
 use crate::world::derived::Derived;
 use crate::world::{Client, Clients, StepOutputs, World};
 use crate::{ClientId, Renamer, Renaming, SessionId};
+use std::sync::Arc;
 
 impl<R: Recipe> World<R> {
     /// The representative of this state and the renaming that turns this state into it, or
@@ -72,9 +74,13 @@ impl<R: Recipe> World<R> {
             name: &name,
             order: self.server.config().children_order,
         };
-        let mut clients: Vec<Option<Client<R>>> = vec![None; self.clients.len()];
+        let mut clients: Vec<Option<Arc<Client<R>>>> = vec![None; self.clients.len()];
         for (i, client) in self.clients.iter().enumerate() {
-            clients[renaming.client(i as ClientId) as usize] = Some(client.renamed(&renamer)?);
+            // As this thread renamed it before with the same renaming, if it did (see
+            // `reduce::rewritten`).
+            let shared = self.clients.shared(i).expect("a client at each index");
+            let renamed = rewritten::renamed(shared, renaming, || client.renamed(&renamer).map(Arc::new))?;
+            clients[renaming.client(i as ClientId) as usize] = Some(renamed);
         }
         let clients: Clients<R> = clients.into_iter().map(|c| c.expect("a renaming is a permutation")).collect();
         let derived = Derived {
