@@ -45,12 +45,9 @@ pub fn explore<R: Recipe>(
     // Where the run renumbers by replay, the interner tells apart equal clients handed other
     // inputs: states are then named by their digests (see `Expander::by_numbers`).
     let by_numbers = !init.renumbers_by_replay();
-    let named = match by_numbers {
-        true => None,
-        false => Some(fingerprint(&init)),
-    };
+    let digest = (!by_numbers).then(|| fingerprint(&init));
     let first = interner.pack_first(init);
-    index.insert(named.unwrap_or_else(|| name(&first)));
+    index.insert(digest.unwrap_or_else(|| name(&first)));
     let mut level = Level::default();
     level.push(first);
     let transitions = Transitions::new();

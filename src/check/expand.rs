@@ -1,6 +1,6 @@
 //! Expanding one state of the graph pass: its successors (partial order choosing among them,
 //! each put together from the steps taken before: `transitions`), each judged on the step that
-//! reached it, then found by the name of its parts' numbers if it was met before (`raw_name`),
+//! reached it, then found by the name of its parts' numbers if it was met before (`index::name`),
 //! or settled, renamed to its class's representative and named (`index::name`); the new ones
 //! packed for the merge. Where the recipe claims symmetry or renumbering, the claim is checked
 //! here on every situation met the first time (see `situations`), and a refuted claim travels
@@ -22,7 +22,7 @@ pub(super) struct Successor {
     pub(super) step: Step,
     pub(super) target: Target,
     /// The name of the raw successor, for the merge to file as another name of the state it
-    /// settles into (see `raw_name`).
+    /// settles into (see `index::name`).
     pub(super) alias: Option<u128>,
     /// Bit `i` set: the step violates the transition property `properties[i]`.
     pub(super) broken: u64,
@@ -185,27 +185,13 @@ pub(super) struct Expander<'a, R> {
     pub(super) by_numbers: bool,
 }
 
-/// A name for the raw successor a step made, before it is settled: the name of its parts'
-/// numbers (`index::name`, the parts filed by `Transitions::successor`), which stand for their
-/// values (with what each client's recipe was handed, where the run renumbers by replay), so
-/// two raw successors share a name exactly when they are one state (up to the collision bound).
-/// The state a raw successor settles into is a function of it (settling, renumbering and the
-/// representative read nothing else, but a revival, after which no raw successor is named), so a raw successor met
-/// again is found by name without being settled, renamed or named itself (45 % of them at four
-/// clients under loss-after-apply and expire): where settling and the representative leave it
-/// as it is (most do), its name is the state's own; otherwise the merge files it as another
-/// name of the state.
-fn raw_name(numbers: &Packed) -> u128 {
-    name(numbers)
-}
-
 /// What one expanding thread remembers from one state to the next: no other thread reads it,
 /// and nothing it answers depends on which states it met before (each of its entries says of
 /// one state what any thread would work out of it), so it costs no lock and changes no count.
 #[derive(Default)]
 pub(super) struct Local {
-    /// The raw successors this thread settled, by name, with the fingerprint of the state each
-    /// settled into and its number if the index had it: raw successors repeat most often close
+    /// The raw successors this thread settled, by name, with the name of the state each settled
+    /// into and its number if the index had it: raw successors repeat most often close
     /// together, from states next to each other in a level, before the merge has filed them
     /// (`Index::alias`). A thread takes the parts of a chunk, and the chunks, in the order the
     /// merge numbers them, so what it settled before is numbered before the successors it
@@ -270,8 +256,6 @@ impl<R: Recipe> Expander<'_, R> {
             Next::Filed(_, made) => made.invisible,
             Next::Taken(next) => world.invisible(step, next),
         };
-        let every_step = enabled.len();
-        let taken = world.successors_with(self.reduction.partial_order, enabled.clone(), &mut successor, &invisible);
         // Each claim is checked once per client situation (see `situations`): a state whose every
         // client is in a situation checked before (in any state) hands each recipe an input it was
         // shown to handle as the claim says. A check looks at every successor of the state, not
@@ -290,22 +274,23 @@ impl<R: Recipe> Expander<'_, R> {
         let check_symmetry = unchecked(&symmetric);
         // A state renumbering keeps as it is checks nothing (see `World::ranking_commutes`).
         let check_ranking = unchecked(&ranked) && world.ranking_checkable();
+        let every_step = enabled.len();
+        // The enabled steps are listed again only where a claim is checked (below).
+        let listed = (check_symmetry || check_ranking).then(|| enabled.clone());
+        let taken = world.successors_with(self.reduction.partial_order, enabled, &mut successor, &invisible);
         let to_world = |(step, next): (Step, Next<R>)| (step, next.world(self.interner, world, step));
         // Every successor, not only those partial order took, as worlds (asked only when a claim
         // is checked).
-        let every: Option<Vec<(Step, World<R>)>> =
-            (check_symmetry || check_ranking).then(|| match taken.len() < every_step {
-                true => world
-                    .successors_with(false, enabled, &mut successor, &invisible)
-                    .into_iter()
-                    .map(to_world)
-                    .collect(),
-                false => Vec::new(),
-            });
+        let every: Option<Vec<(Step, World<R>)>> = listed.map(|enabled| match taken.len() < every_step {
+            true => {
+                world.successors_with(false, enabled, &mut successor, &invisible).into_iter().map(to_world).collect()
+            }
+            false => Vec::new(),
+        });
         let mut newly_checked = Vec::new();
         let mut refuted = None;
         // The successors partial order took, each judged on its step and named if its parts are
-        // filed (see `raw_name`), as worlds where a claim is checked.
+        // filed (see `index::name`), as worlds where a claim is checked.
         let mut taken: Vec<_> = taken
             .into_iter()
             .map(|(step, next)| {
@@ -314,7 +299,7 @@ impl<R: Recipe> Expander<'_, R> {
                         // Settling reads one thing beside the state: whether the step could revive
                         // a forgotten watch (`World::revived`), after which it refuses. Such a
                         // successor is not named.
-                        (made.broken, made.met, (!made.revives()).then(|| raw_name(numbers)))
+                        (made.broken, made.met, (!made.revives()).then(|| name(numbers)))
                     }
                     Next::Taken(next) => {
                         (judge_step(world, step, next, self.properties), judge_met(next, self.properties), None)
@@ -347,7 +332,7 @@ impl<R: Recipe> Expander<'_, R> {
                 match next.settle_telling(keep_raw) {
                     Ok(settled) => {
                         changed = settled.changed;
-                        raw = settled.raw.filter(|_| keep_raw);
+                        raw = settled.raw;
                     }
                     Err(why) => {
                         refused = true;
@@ -444,13 +429,14 @@ impl<R: Recipe> Expander<'_, R> {
                 let (mut next, renamed) = represent_telling(next, self.reduction);
                 // A state its raw successor's parts make is named by their numbers; any other is
                 // filed part by part first (most are met again, and their parts are kept anyway).
+                // Named by its digest instead (`by_numbers`), it is filed only if it is new.
                 let (fingerprint, numbers) = match (self.by_numbers, numbers.filter(|_| !renamed)) {
-                    (true, Some(numbers)) => (name(&numbers), numbers),
+                    (true, Some(numbers)) => (name(&numbers), Some(numbers)),
                     (true, None) => {
                         let numbers = self.interner.file(&mut next, world, packed);
-                        (name(&numbers), numbers)
+                        (name(&numbers), Some(numbers))
                     }
-                    (false, _) => (state_fingerprint(&next), self.interner.file(&mut next, world, packed)),
+                    (false, _) => (state_fingerprint(&next), None),
                 };
                 // Named as it is: no other name to file.
                 let alias = alias.filter(|&alias| alias != fingerprint);
@@ -458,7 +444,11 @@ impl<R: Recipe> Expander<'_, R> {
                 // may have been found by then (by an earlier state of this chunk or the last).
                 let target = match self.known.get(fingerprint) {
                     Some(id) => Target::Known(id),
-                    None => Target::Unknown { fingerprint, packed: numbers, holds: judge(&next, self.properties) },
+                    None => {
+                        let holds = judge(&next, self.properties);
+                        let packed = numbers.unwrap_or_else(|| self.interner.file(&mut next, world, packed));
+                        Target::Unknown { fingerprint, packed, holds }
+                    }
                 };
                 if let Some(name) = alias {
                     let id = match target {

@@ -7,7 +7,7 @@
 //! **How.** The table is cut in shards by 6 bits of the fingerprint. A shard is an open-addressed
 //! array of 16-byte slots, probed linearly from a place taken from the fingerprint, and kept at
 //! most half full, so every probe ends at an empty slot, soon: most lookups of a name miss
-//! (`expand::raw_name`), and a miss reads on to the next empty slot (at most half full, a
+//! (`index::name`), and a miss reads on to the next empty slot (at most half full, a
 //! two-thread run at five clients under loss-after-apply and expire took 0.88 of the time it
 //! took at three quarters). A slot holds 96 bits of the
 //! fingerprint and the number plus one in two words: the writer fills the first, then the second

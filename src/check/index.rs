@@ -42,9 +42,14 @@ pub fn collision_probability(states: usize, transitions: usize, parts_per_state:
 /// number and distinct parts distinct numbers (up to the digest collisions the bound counts:
 /// the interner files clients and trees by their digests), so two states share their numbers
 /// exactly when they are one state, and the name is a pseudo-random function of those numbers
-/// under a key drawn for the run. The same name serves a raw successor before it is settled
-/// (`expand`): where settling and the representative leave it as it is, its name is the name of
-/// the state it is.
+/// under a key drawn for the run. The same name serves a raw successor, the state a step made,
+/// before it is settled (`expand`; its parts filed by `Transitions::successor`, with what each
+/// client's recipe was handed where the run renumbers by replay). The state a raw successor
+/// settles into is a function of it (settling, renumbering and the representative read nothing
+/// else, but whether the step could revive a forgotten watch, after which it is not named), so
+/// a raw successor met again is found by name without being settled, renamed or named again:
+/// where settling and the representative leave it as it is (most do), its name is the state's
+/// own; otherwise the merge files it as another name of the state (`Index::alias`).
 pub(super) fn name(numbers: &Packed) -> u128 {
     zklab_model::reduce::memo::digest_numbers(numbers.numbers())
 }

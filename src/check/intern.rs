@@ -187,8 +187,8 @@ impl<R: Recipe> Interner<R> {
     }
 
     /// The initial state, shared and packed.
-    pub(super) fn pack_first(&self, world: World<R>) -> Packed {
-        self.pack(world, None)
+    pub(super) fn pack_first(&self, mut world: World<R>) -> Packed {
+        self.filed(&mut world, None)
     }
 
     /// Hands `next`, a successor of `from` not yet settled, the kept copy of each client the
@@ -204,21 +204,23 @@ impl<R: Recipe> Interner<R> {
         });
     }
 
-    fn pack(&self, mut world: World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
-        let mut packed = self.share_and_number(&mut world, from);
-        let shell = Arc::new(world.into_shell().0);
-        packed.numbers[0] = self.shells.file(shell.clone(), &shell).0;
-        packed
-    }
-
     /// `next`, a state a step led to from `from` (unpacked from `packed`), settled or as the
     /// step left it, filed with its parts: its parts are replaced by the kept copies, which
     /// carry what is memoized on them, and its numbers are returned (its packed form). The
     /// parts the step left alone are `from`'s own, shared already, and need no lookup. What a
     /// step made, filed once, is then found by number (see `transitions`).
     pub(super) fn file(&self, next: &mut World<R>, from: &World<R>, packed: &Packed) -> Packed {
-        let mut numbers = self.share_and_number(next, Some((from, packed)));
-        let shell = Arc::new(next.clone().into_shell().0);
+        self.filed(next, Some((from, packed)))
+    }
+
+    /// Files `world` with its parts (`share_and_number`) and its shell, and returns its
+    /// numbers. The shell is copied without the clients, which stay `world`'s: copying them too
+    /// would write the counts of clients other states and threads share.
+    fn filed(&self, world: &mut World<R>, from: Option<(&World<R>, &Packed)>) -> Packed {
+        let mut numbers = self.share_and_number(world, from);
+        let clients = std::mem::take(&mut world.clients);
+        let shell = Arc::new(world.clone().into_shell().0);
+        world.clients = clients;
         numbers.numbers[0] = self.shells.file(shell.clone(), &shell).0;
         numbers
     }

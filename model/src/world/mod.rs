@@ -83,7 +83,9 @@ pub struct ClientSteps(Vec<Step>);
 pub struct Settled<R> {
     /// It changed the state.
     pub changed: bool,
-    /// Where it renumbered the state: the state as it was (with `keep_raw`), or some state.
+    /// It renumbered the state.
+    pub renumbered: bool,
+    /// Where it renumbered the state and was asked to keep it: the state as it was.
     pub raw: Option<World<R>>,
 }
 
@@ -338,30 +340,23 @@ impl<R: Recipe> World<R> {
     /// `settle`, or why the recipe's claim to renumbering breaks here (see
     /// `renumbered_or_refuted`), the state then left with its numbers.
     pub fn settle_or_refute(&mut self) -> Result<bool, String> {
-        self.settled(false).map(|settled| settled.raw.is_some())
+        self.settle_telling(false).map(|settled| settled.renumbered)
     }
 
     /// `settle_or_refute`, handing back the state as it was before settling where settling
     /// renumbered it (`None` where it did not): for the checker's check that renumbering
     /// commutes, which compares the two.
     pub fn settle_keeping_raw(&mut self) -> Result<Option<World<R>>, String> {
-        self.settled(true).map(|settled| settled.raw)
+        self.settle_telling(true).map(|settled| settled.raw)
     }
 
     /// `settle_or_refute` (or, with `keep_raw`, `settle_keeping_raw`), saying whether settling
     /// changed the state at all: a checker that knows the state's parts by number knows the
-    /// settled state's then.
+    /// settled state's then. With `keep_raw`, a state that settling changes before it
+    /// renumbers it (few do) is copied just before that change (the copy is dropped if it is
+    /// not renumbered after all); otherwise the state renumbering replaces is the state as it
+    /// was, and it is handed back itself.
     pub fn settle_telling(&mut self, keep_raw: bool) -> Result<Settled<R>, String> {
-        self.settled(keep_raw)
-    }
-
-    /// Settles this state; says whether it changed it and, with `keep_raw`, hands back the
-    /// state as it was where it renumbered it. With `keep_raw`, the state is copied where
-    /// settling changes it before renumbering, which few states need (the copy is dropped if it
-    /// is not renumbered after all); otherwise the state settled so far is the state before, and
-    /// it is handed back whole. Without `keep_raw`, `raw` holds a state (not the one before)
-    /// exactly where it renumbered.
-    fn settled(&mut self, keep_raw: bool) -> Result<Settled<R>, String> {
         let mut copy = None;
         let changed = self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));
         if let Some(why) = self.derived.outputs.revived.take() {
@@ -370,13 +365,9 @@ impl<R: Recipe> World<R> {
         match self.renumbered_or_refuted()? {
             Some(renumbered) => {
                 let settled = std::mem::replace(self, renumbered);
-                let raw = match keep_raw {
-                    true => copy.unwrap_or(settled),
-                    false => settled,
-                };
-                Ok(Settled { changed: true, raw: Some(raw) })
+                Ok(Settled { changed: true, renumbered: true, raw: keep_raw.then(|| copy.unwrap_or(settled)) })
             }
-            None => Ok(Settled { changed, raw: None }),
+            None => Ok(Settled { changed, renumbered: false, raw: None }),
         }
     }
 
