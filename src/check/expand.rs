@@ -190,12 +190,14 @@ pub(super) struct Expander<'a, R> {
 /// one state what any thread would work out of it), so it costs no lock and changes no count.
 #[derive(Default)]
 pub(super) struct Local {
-    /// The raw successors this thread settled, by name, with the name of the state each settled
-    /// into and its number if the index had it: raw successors repeat most often close
-    /// together, from states next to each other in a level, before the merge has filed them
-    /// (`Index::alias`). A thread takes the parts of a chunk, and the chunks, in the order the
-    /// merge numbers them, so what it settled before is numbered before the successors it
-    /// finds here.
+    /// The raw successors this thread settled, by name, and the states they settled into, by
+    /// their own names, each with the name of the state and its number if the index had it:
+    /// raw successors and states repeat most often close together, from states next to each
+    /// other in a level, before the merge has filed them (`Index::alias`). A thread takes the
+    /// parts of a chunk, and the chunks, in the order the merge numbers them, so what it found
+    /// before is numbered before the successors it finds here: a state it found again, from
+    /// another raw successor, is handed to the merge by name (`Target::Met`), not judged and
+    /// packed again.
     met: FxHashMap<u128, (u128, Option<u32>)>,
     /// Each client's steps (`World::client_steps`) by the numbers of its shell and of the client at
     /// its index, which they read alone.
@@ -442,19 +444,27 @@ impl<R: Recipe> Expander<'_, R> {
                 let alias = alias.filter(|&alias| alias != fingerprint);
                 // The index only grows, so a state known now is known at the merge; one unknown now
                 // may have been found by then (by an earlier state of this chunk or the last).
-                let target = match self.known.get(fingerprint) {
-                    Some(id) => Target::Known(id),
-                    None => {
+                // One this thread found before (from another raw successor) is numbered by the
+                // merge before this one: it is neither judged nor packed again.
+                let target = match (self.known.get(fingerprint), met.get(&fingerprint)) {
+                    (Some(id), _) => Target::Known(id),
+                    (None, Some(&(settled, id))) if settled == fingerprint => match id {
+                        Some(id) => Target::Known(id),
+                        None => Target::Met(fingerprint),
+                    },
+                    (None, _) => {
                         let holds = judge(&next, self.properties);
                         let packed = numbers.unwrap_or_else(|| self.interner.file(&mut next, world, packed));
                         Target::Unknown { fingerprint, packed, holds }
                     }
                 };
+                let id = match target {
+                    Target::Known(id) => Some(id),
+                    _ => None,
+                };
+                // The state's own name, which a raw successor the settling leaves as it is has too.
+                met.insert(fingerprint, (fingerprint, id));
                 if let Some(name) = alias {
-                    let id = match target {
-                        Target::Known(id) => Some(id),
-                        _ => None,
-                    };
                     met.insert(name, (fingerprint, id));
                 }
                 Successor { step, target, alias, broken, met: reached }
