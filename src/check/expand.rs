@@ -53,12 +53,12 @@ struct Settling {
 pub(super) enum Target {
     /// The state numbered so, as the index had it when the successor was found.
     Known(u32),
-    /// The state of this fingerprint, which the merge knows by the time it gets here: found
-    /// earlier in the same part of a chunk (see `expand_all`).
+    /// The state of this name (`index::name`, or its digest), which the merge knows by the time
+    /// it gets here: found earlier by the same thread (see `Local::met`).
     Met(u128),
-    /// The state of this fingerprint, unknown when the successor was found: packed, with which
+    /// The state of this name, unknown when the successor was found: packed, with which
     /// properties hold there, for the merge to number if it is still unknown then.
-    Unknown { fingerprint: u128, packed: Packed, holds: u64 },
+    Unknown { name: u128, packed: Packed, holds: u64 },
 }
 
 /// One expanded state.
@@ -355,7 +355,7 @@ impl<R: Recipe> Expander<'_, R> {
             let found = name.filter(|_| by_name).and_then(|name| match met.get(&name) {
                 // Settled earlier in this part of the chunk, which the merge numbers first.
                 Some(&(_, Some(id))) => Some(Target::Known(id)),
-                Some(&(fingerprint, None)) => Some(Target::Met(fingerprint)),
+                Some(&(state, None)) => Some(Target::Met(state)),
                 None => self.known.get(name).map(Target::Known),
             });
             if let Some(target) = found {
@@ -432,7 +432,7 @@ impl<R: Recipe> Expander<'_, R> {
                 // A state its raw successor's parts make is named by their numbers; any other is
                 // filed part by part first (most are met again, and their parts are kept anyway).
                 // Named by its digest instead (`by_numbers`), it is filed only if it is new.
-                let (fingerprint, numbers) = match (self.by_numbers, numbers.filter(|_| !renamed)) {
+                let (state_name, numbers) = match (self.by_numbers, numbers.filter(|_| !renamed)) {
                     (true, Some(numbers)) => (name(&numbers), Some(numbers)),
                     (true, None) => {
                         let numbers = self.interner.file(&mut next, world, packed);
@@ -441,21 +441,21 @@ impl<R: Recipe> Expander<'_, R> {
                     (false, _) => (state_fingerprint(&next), None),
                 };
                 // Named as it is: no other name to file.
-                let alias = alias.filter(|&alias| alias != fingerprint);
+                let alias = alias.filter(|&alias| alias != state_name);
                 // The index only grows, so a state known now is known at the merge; one unknown now
                 // may have been found by then (by an earlier state of this chunk or the last).
                 // One this thread found before (from another raw successor) is numbered by the
                 // merge before this one: it is neither judged nor packed again.
-                let target = match (self.known.get(fingerprint), met.get(&fingerprint)) {
+                let target = match (self.known.get(state_name), met.get(&state_name)) {
                     (Some(id), _) => Target::Known(id),
-                    (None, Some(&(settled, id))) if settled == fingerprint => match id {
+                    (None, Some(&(settled, id))) if settled == state_name => match id {
                         Some(id) => Target::Known(id),
-                        None => Target::Met(fingerprint),
+                        None => Target::Met(state_name),
                     },
                     (None, _) => {
                         let holds = judge(&next, self.properties);
                         let packed = numbers.unwrap_or_else(|| self.interner.file(&mut next, world, packed));
-                        Target::Unknown { fingerprint, packed, holds }
+                        Target::Unknown { name: state_name, packed, holds }
                     }
                 };
                 let id = match target {
@@ -463,9 +463,9 @@ impl<R: Recipe> Expander<'_, R> {
                     _ => None,
                 };
                 // The state's own name, which a raw successor the settling leaves as it is has too.
-                met.insert(fingerprint, (fingerprint, id));
+                met.insert(state_name, (state_name, id));
                 if let Some(name) = alias {
-                    met.insert(name, (fingerprint, id));
+                    met.insert(name, (state_name, id));
                 }
                 Successor { step, target, alias, broken, met: reached }
             })

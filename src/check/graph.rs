@@ -156,11 +156,11 @@ impl Graph {
                 self.record_met(met, properties);
                 let target = match target {
                     Target::Known(t) => t,
-                    Target::Met(fingerprint) => index.get(fingerprint).expect("numbered earlier in its chunk"),
-                    Target::Unknown { fingerprint, packed, holds } => match index.get(fingerprint) {
+                    Target::Met(name) => index.get(name).expect("numbered earlier in its chunk"),
+                    Target::Unknown { name, packed, holds } => match index.get(name) {
                         Some(t) => t,
                         None => {
-                            let t = index.insert(fingerprint);
+                            let t = index.insert(name);
                             self.states += 1;
                             self.depth = depth + 1;
                             self.record(t, holds, properties);
