@@ -204,6 +204,16 @@ pub(super) struct Local {
     steps: FxHashMap<(Number, usize, Number), ClientSteps>,
 }
 
+/// The state a `Local::met` entry names, as the merge will find it: by its number if the index
+/// had it, else by its name, since this thread handed it to the merge earlier (in a part the
+/// merge reads first).
+fn remembered(&(state, id): &(u128, Option<u32>)) -> Target {
+    match id {
+        Some(id) => Target::Known(id),
+        None => Target::Met(state),
+    }
+}
+
 /// Raw successors a thread remembers before it starts again: those of the last few chunks,
 /// which the merge has not named yet (older ones it finds by name).
 const MET: usize = 1 << 16;
@@ -352,12 +362,9 @@ impl<R: Recipe> Expander<'_, R> {
         // In the order the steps were taken, which the merge numbers new states in.
         let mut settled = Vec::with_capacity(taken.len());
         for (step, next, broken, reached, name) in taken.drain(..) {
-            let found = name.filter(|_| by_name).and_then(|name| match met.get(&name) {
-                // Settled earlier in this part of the chunk, which the merge numbers first.
-                Some(&(_, Some(id))) => Some(Target::Known(id)),
-                Some(&(state, None)) => Some(Target::Met(state)),
-                None => self.known.get(name).map(Target::Known),
-            });
+            let found = name
+                .filter(|_| by_name)
+                .and_then(|name| met.get(&name).map(remembered).or_else(|| self.known.get(name).map(Target::Known)));
             if let Some(target) = found {
                 settled.push(Settled::Found(Successor { step, target, alias: None, broken, met: reached }));
                 continue;
@@ -448,10 +455,7 @@ impl<R: Recipe> Expander<'_, R> {
                 // merge before this one: it is neither judged nor packed again.
                 let target = match (self.known.get(state_name), met.get(&state_name)) {
                     (Some(id), _) => Target::Known(id),
-                    (None, Some(&(settled, id))) if settled == state_name => match id {
-                        Some(id) => Target::Known(id),
-                        None => Target::Met(state_name),
-                    },
+                    (None, Some(entry)) if entry.0 == state_name => remembered(entry),
                     (None, _) => {
                         let holds = judge(&next, self.properties);
                         let packed = numbers.unwrap_or_else(|| self.interner.file(&mut next, world, packed));

@@ -228,7 +228,7 @@ impl Graph {
     /// over the whole graph took 1.5 s.
     fn on_or_after_cycles(&self, inside: &impl Fn(u32) -> bool) -> Vec<bool> {
         let n = self.expanded();
-        let edge_inside = |w: u32, step: Step| !step.is_fault() && (w as usize) < n && inside(w);
+        let edge_inside = |w: u32, step: Step| self.edge_inside(w, step, inside);
         let mut into = vec![0u32; n];
         for v in (0..n as u32).filter(|&v| inside(v)) {
             for (w, step) in self.out(v) {
@@ -263,6 +263,12 @@ impl Graph {
         kept
     }
 
+    /// Whether an edge by `step` into `w` is one the cycle searches follow: fault-free, into an
+    /// expanded state that `inside` accepts.
+    fn edge_inside(&self, w: u32, step: Step, inside: &impl Fn(u32) -> bool) -> bool {
+        !step.is_fault() && (w as usize) < self.expanded() && inside(w)
+    }
+
     /// Strongly connected components of the fault-free edges between the states `inside`
     /// accepts (iterative Tarjan, on the states a cycle reaches: `on_or_after_cycles`); only
     /// components with a cycle (two states or more, or a step back to the same state).
@@ -277,7 +283,7 @@ impl Graph {
         let mut stack = Vec::new();
         let mut components = Vec::new();
         let mut next = 0u32;
-        let edge_inside = |w: u32, step: Step| !step.is_fault() && (w as usize) < n && inside(w);
+        let edge_inside = |w: u32, step: Step| self.edge_inside(w, step, &inside);
         for root in 0..n as u32 {
             if order[root as usize] != UNSEEN || !inside(root) {
                 continue;
