@@ -156,7 +156,9 @@ impl Graph {
                 self.record_met(met, properties);
                 let target = match target {
                     Target::Known(t) => t,
-                    Target::Met(name) => index.get(name).expect("numbered earlier in its chunk"),
+                    Target::Met(name) => {
+                        index.get(name).expect("numbered earlier: its thread handed it in a part merged first")
+                    }
                     Target::Unknown { name, packed, holds } => match index.get(name) {
                         Some(t) => t,
                         None => {
