@@ -92,9 +92,57 @@ def files(d):
     put("z-op.json", {"ops": [{"op": "nope"}]})
     put("z-field.json", {"ops": [], "extra": 1})
     put("z-path.json", {"ops": [{"op": "create", "path": "no-slash"}]})
+    # Shard reports that lie: a path out of the trace directory, impossible shard sets, another
+    # build, a trace relabelled, cut or of another format (the good report is made by a real run
+    # in `cases`, since a finding must carry a trace that replays).
+    edit("stalled.json", lambda c: c["verdict"].update(stalled=True))
+    cut = json.loads(json.dumps(t))
+    cut["scenario"]["recipes"] = ["standard", "standard"]
+    cut["steps"] = [{"acquire": 0}, {"receive": 0}, {"receive": 0}, {"acquire": 1}, {"receive": 1}]
+    put("cut.json", cut)
+    put("cut-stalled.json", dict(cut, verdict={"property": "eventual_acquire", "stalled": True}))
     os.mkdir(os.path.join(d, "a-dir"))
     made["a-dir"] = os.path.join(d, "a-dir")
+    fifo = os.path.join(d, "fifo.json")
+    os.mkfifo(fifo)
+    made["fifo"] = fifo
+    loop = os.path.join(d, "loop")
+    os.symlink(os.path.join(d, "loop2"), loop)
+    os.symlink(loop, os.path.join(d, "loop2"))
+    made["loop"] = loop
     return made
+
+
+def lying_shards(zklab, d):
+    """A real shard report of blind-retry (it has a finding), then copies that each lie once."""
+    out = subprocess.run([zklab, "simulate", "--recipe", "blind-retry", "--clients", "3", "--seeds", "24", "--faults",
+                          "loss-after-apply=0.1", "--shard", "1/1", "--json", "-q"], cwd=d, capture_output=True, text=True)
+    good = json.loads(out.stdout)
+    assert good["findings"], "blind-retry breaks a property in 24 seeds"
+    lies = {
+        "escape": lambda r: r["findings"][0].update(file="../x.json"),
+        "absolute": lambda r: r["findings"][0].update(file="/tmp/x.json"),
+        "count0": lambda r: r.update(count=0, shards=[0]),
+        "count0-empty": lambda r: r.update(count=0, shards=[]),
+        "shard7of3": lambda r: r.update(count=3, shards=[7]),
+        "twice": lambda r: r.update(count=3, shards=[1, 1]),
+        "claims-more": lambda r: r.update(count=3, shards=[1, 2]),
+        "no-version": lambda r: r.pop("version"),
+        "other-version": lambda r: r.update(version="0.0.1"),
+        "relabelled": lambda r: r["findings"][0].update(property="zk_exclusion"),
+        "cut": lambda r: r["findings"][0]["trace"].update(steps=r["findings"][0]["trace"]["steps"][:1],
+                                                          times_us=r["findings"][0]["trace"]["times_us"][:1]),
+        "trace-format": lambda r: r["findings"][0]["trace"].update(format=7),
+    }
+    files = []
+    for name, lie in lies.items():
+        r = json.loads(json.dumps(good))
+        lie(r)
+        path = os.path.join(d, f"lie-{name}.json")
+        with open(path, "w") as f:
+            json.dump(r, f)
+        files.append(path)
+    return files
 
 
 def cases(f):
@@ -260,12 +308,31 @@ def cases(f):
           rl + ["--faults", "loss-after-apply=2"], rl + ["--server", "localhost"], rl + ["--trace-dir", "/proc/zklab"],
           rl + ["--clients", "abc"], ["real"]]
     c += [["completions", "nope"], ["completions"], ["nope"], ["--nope"], ["check", "--nope"], ["recipes", "extra"]]
+    # Liveness verdicts that never happened: a trace marked stalled, a correct run cut short.
+    for name in ["stalled.json", "cut-stalled.json"]:
+        c.append(["replay", f[name]])
+    for name in ["stalled.json", "cut.json", "cut-stalled.json", "bad-property.json", "summary.json"]:
+        c.append(["real", "--servers", "3", "--reproduce", f[name]])
+    # Special files and links that cannot be followed: refused, never read, blocked on or written.
+    c += [["replay", f["fifo"]], ["merge", f["fifo"]], ["check", "--manifest", f["fifo"]], ["zk-script", f["fifo"]],
+          sim + ["--schedule", f["fifo"]], ["replay", "--html", TRACE, "-o", f["fifo"]],
+          ["replay", "--html", TRACE, "-o", "/dev/zero"], ["replay", "--html", TRACE, "-o", "/dev/zero", "--force"],
+          hd + ["--clients", "5", "-o", "/dev/null"], chk + ["--trace-dir", f["loop"]],
+          sim + ["--trace-dir", os.path.join(f["loop"], "deeper")], ["suite", "--trace-dir", f["loop"]]]
+    # Flags that would be ignored.
+    c += [sim + ["--search", "3", "--seeds", "50", "--faults", "expire"]]
+    # The machine's temporary directory is the user's to make, not zklab's.
+    c += [[{"TMPDIR": "/nonexistent-zklab-tmp"}, "real", "--recipe", "standard", "--clients", "2"]]
     return c
 
 
 def run(zklab, args, limit, cwd):
+    env = dict(os.environ)
+    if args and isinstance(args[0], dict):
+        env.update(args[0])
+        args = args[1:]
     try:
-        p = subprocess.run([zklab] + args, cwd=cwd, capture_output=True, text=True, timeout=limit)
+        p = subprocess.run([zklab] + args, cwd=cwd, capture_output=True, text=True, timeout=limit, env=env)
     except subprocess.TimeoutExpired:
         return "HANG", ""
     err = p.stderr.strip()
@@ -285,14 +352,15 @@ def main():
     work = tempfile.mkdtemp(prefix="zklab-bad-inputs-")
     try:
         f = files(work)
-        all_cases = cases(f)
+        all_cases = cases(f) + [["merge", "--trace-dir", "t", lie] for lie in lying_shards(a.zklab, work)]
         counts = {}
         for args in all_cases:
             cwd = tempfile.mkdtemp(dir=work)
             kind, detail = run(a.zklab, args, a.limit, cwd)
             counts[kind] = counts.get(kind, 0) + 1
             if kind != "refused":
-                print(f"{kind:8} zklab {' '.join(args)}  [{detail}]")
+                shown = [w if isinstance(w, str) else " ".join(f"{k}={v}" for k, v in w.items()) for w in args]
+                print(f"{kind:8} zklab {' '.join(shown)}  [{detail}]")
         print(f"{len(all_cases)} bad inputs: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
         return 0 if set(counts) == {"refused"} else 1
     finally:

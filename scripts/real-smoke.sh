@@ -7,7 +7,8 @@
 #      violates anything, and at least 7 in 10 are judged to the end (a run the model could
 #      not follow is reported UNKNOWN, never passed);
 #   2. a positive control: blind-retry under lost create replies is caught on the real
-#      ensemble, and every violation's trace replays on the model;
+#      ensemble, and every violation's trace replays on the model; the naive lock's herd is
+#      flagged (no_herd) from the notifications the real run counts;
 #   3. eight counterexamples the checker found, steered through on the real ensemble
 #      (`--reproduce`), each reproduced: two need the lagging follower (CURATOR-498,
 #      CURATOR-696), one a paused holder;
@@ -59,6 +60,16 @@ for trace in "$out"/blind/*.json; do
   [ -s "${trace%.json}.wire.jsonl" ] || fail "$trace has no wire log beside it"
 done
 echo "every violation's trace replays on the model, its wire log beside it"
+
+echo "== the naive lock's herd, judged on the real ensemble from the notifications it counts"
+set +e
+$zklab real --servers 3 --recipe naive --clients 3 --hold-ms 50 --json -q --trace-dir "$out/naive" >"$out/naive.json"
+rc=$?
+set -e
+herd=$(/usr/bin/python3 -c 'import json,sys; print(sum(r.get("violated") == "no_herd" for r in json.load(open(sys.argv[1]))))' "$out/naive.json")
+echo "no_herd violated in $herd of 1 run (exit $rc)"
+[ "$rc" -eq 1 ] && [ "$herd" -eq 1 ] || fail "the naive lock's herd was not flagged on a real ensemble"
+$zklab replay "$out"/naive/*no_herd.json >/dev/null || fail "the herd's trace does not replay"
 
 echo "== counterexamples from the checker, steered through on the real ensemble"
 # blind-retry's orphan, wait-on-null's deadlock, release-under-connloss, kazoo-lock's holder

@@ -16,6 +16,9 @@ pub enum Exit {
     BadInput,
     /// 3: a budget ran out, or Ctrl-C, before the answer.
     Unknown,
+    /// 4: what the command needs from the machine could not be had (a ZooKeeper server that
+    /// would not start, no Java): nothing was judged, and the input was not at fault.
+    Environment,
 }
 
 impl Exit {
@@ -26,6 +29,7 @@ impl Exit {
             Exit::Failed => 1,
             Exit::BadInput => 2,
             Exit::Unknown => 3,
+            Exit::Environment => 4,
         }
     }
 

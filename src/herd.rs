@@ -37,17 +37,26 @@ pub fn measure(
         }
     }
     let mut rows = Vec::new();
-    for (recipe, clients, scenario) in scenarios {
+    let rows_in_all = scenarios.len();
+    for (k, (recipe, clients, scenario)) in scenarios.into_iter().enumerate() {
+        if let Some(say) = progress {
+            say(&format!("row {} of {rows_in_all}: {recipe} at {clients} clients", k + 1));
+        }
         let config = SimConfig::new(scenario.config.clone(), seed);
         let run =
             crate::simulate::run_within(&scenario, &config, progress, &crate::budget::Budget::until_interrupted());
-        if run.verdict == "interrupted" {
+        // Interrupted whatever the run's verdict: a herd found before the signal is a verdict,
+        // but the row's figures are cut short.
+        if run.verdict == crate::simulate::RunVerdict::Interrupted || crate::interrupt::interrupted() {
             return Ok((rows, true));
         }
         rows.push(Row {
             recipe: recipe.clone(),
             clients,
-            passed: run.verdict == "passed",
+            // The herd is what this table measures: a run whose only finding is `no_herd` passed
+            // everything else (its row shows the herd in figures).
+            passed: run.verdict == crate::simulate::RunVerdict::Passed
+                || run.violated.as_deref() == Some(zklab_model::Property::NoHerd.name()),
             herd: run.herd,
             metrics: run.metrics,
         });

@@ -40,6 +40,7 @@ pub mod shard;
 pub mod timeline;
 pub mod trace;
 pub mod trace_files;
+pub mod user_files;
 
 pub use zklab_model as model;
 pub use zklab_recipes as recipes;

@@ -21,6 +21,10 @@ use std::path::Path;
 /// The shard report's format; `merge` refuses another.
 pub const FORMAT: u32 = 1;
 
+/// The zklab that wrote a report: reports of two builds are not one campaign (a fix between them
+/// changes what a seed does), so `merge` refuses a report of another version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The most shards a campaign may be cut into.
 pub const MAX_SHARDS: u64 = 100_000;
 
@@ -87,6 +91,10 @@ pub struct Covered {
     /// Seeds that broke a property (a swarm does not count its walks so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke: Option<u64>,
+    /// Seeds that ended with a client still waiting and no deadlock: no verdict, so a
+    /// campaign with any is unknown, never passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<u64>,
     /// Steps taken (a swarm's: states visited).
     pub steps: u64,
     /// A swarm's distinct states, summed over shards (an upper bound once merged).
@@ -99,6 +107,9 @@ pub struct Covered {
 #[serde(deny_unknown_fields)]
 pub struct ShardReport {
     pub format: u32,
+    /// The zklab version that wrote it (`VERSION`); absent in reports of an older zklab.
+    #[serde(default)]
+    pub version: String,
     /// Everything that fixes the campaign's runs (the command, its world, its seeds or walks):
     /// equal in all its shards.
     pub campaign: serde_json::Value,
@@ -124,6 +135,7 @@ impl ShardReport {
     pub fn new(campaign: serde_json::Value, total: u64, can_pass: bool, shard: Shard) -> ShardReport {
         ShardReport {
             format: FORMAT,
+            version: VERSION.to_string(),
             campaign,
             total,
             can_pass,
@@ -159,6 +171,7 @@ impl ShardReport {
         if !self.findings.is_empty() {
             Exit::Failed
         } else if !self.can_pass
+            || self.covered.undecided.unwrap_or(0) > 0
             || !self.missing().is_empty()
             || !self.bounded_by.is_empty()
             || self.covered.units < self.expected()
@@ -179,19 +192,86 @@ impl ShardReport {
     }
 }
 
-/// Merges shard reports of one campaign, refusing reports of different campaigns, formats or
-/// shard counts, and a shard given twice.
+impl ShardReport {
+    /// Whether the report is one this zklab can merge and says nothing impossible: its format and
+    /// version are this zklab's; its shard count is 1 to `MAX_SHARDS`; its shards are a
+    /// non-empty set of distinct indices within that count; it ran no more seeds or walks than
+    /// its shards hold, and no fewer unless it says what stopped it; and every finding is a
+    /// plain file name (no directory, so it stays inside the trace directory) whose trace
+    /// replays to the property it is filed under. The error names what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.format != FORMAT {
+            return Err(format!("shard report format {} (this zklab reads {FORMAT})", self.format));
+        }
+        if self.version != VERSION {
+            let theirs = if self.version.is_empty() { "an older zklab" } else { &self.version };
+            return Err(format!("written by zklab {theirs}, not this zklab {VERSION}: run every shard with one build"));
+        }
+        if !(1..=MAX_SHARDS).contains(&self.count) {
+            return Err(format!("a campaign is cut into 1 to {MAX_SHARDS} shards, this one says {}", self.count));
+        }
+        if self.shards.is_empty() {
+            return Err("it holds no shard".to_string());
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for &index in &self.shards {
+            if !(1..=self.count).contains(&index) {
+                return Err(format!("shard {index} of {} does not exist", self.count));
+            }
+            if !seen.insert(index) {
+                return Err(format!("it gives shard {index}/{} twice", self.count));
+            }
+        }
+        let expected = self.expected();
+        if self.covered.units > expected {
+            return Err(format!("its shards hold {expected} seeds or walks, but it says {} ran", self.covered.units));
+        }
+        if self.covered.units < expected && self.bounded_by.is_empty() {
+            return Err(format!(
+                "its shards hold {expected} seeds or walks, {} ran, and it says nothing stopped it",
+                self.covered.units
+            ));
+        }
+        for finding in &self.findings {
+            finding.validate()?;
+        }
+        Ok(())
+    }
+}
+
+impl Finding {
+    /// A plain `.json` file name, and a trace that replays to the property it is filed under.
+    fn validate(&self) -> Result<(), String> {
+        let plain = Path::new(&self.file).file_name().is_some_and(|n| n == self.file.as_str());
+        if !plain || self.file.starts_with('.') || !self.file.ends_with(".json") {
+            return Err(format!(
+                "the trace file `{}` is not a plain `.json` name: traces are written inside the trace directory only",
+                self.file
+            ));
+        }
+        if self.trace.verdict.property.name() != self.property {
+            return Err(format!(
+                "{} is filed under `{}` but its trace is of `{}`",
+                self.file,
+                self.property,
+                self.trace.verdict.property.name()
+            ));
+        }
+        self.trace.validate().map_err(|e| format!("{}: {e}", self.file))?;
+        self.trace.replay().map_err(|e| format!("{} does not replay: {e}", self.file))
+    }
+}
+
+/// Merges shard reports of one campaign, each valid (`ShardReport::validate`), refusing
+/// reports of different campaigns, formats, versions or shard counts, and a shard given twice.
 pub fn merge(reports: Vec<(String, ShardReport)>) -> Result<ShardReport, String> {
+    for (name, report) in &reports {
+        report.validate().map_err(|e| format!("{name}: {e}"))?;
+    }
     let mut reports = reports.into_iter();
     let (first_name, mut merged) = reports.next().ok_or("give at least one shard report")?;
-    if merged.format != FORMAT {
-        return Err(format!("{first_name}: shard report format {} (this zklab reads {FORMAT})", merged.format));
-    }
     let mut by_shard: BTreeMap<u64, String> = merged.shards.iter().map(|&i| (i, first_name.clone())).collect();
     for (name, report) in reports {
-        if report.format != FORMAT {
-            return Err(format!("{name}: shard report format {} (this zklab reads {FORMAT})", report.format));
-        }
         if (&report.campaign, report.total, report.count) != (&merged.campaign, merged.total, merged.count) {
             return Err(format!(
                 "{name} is of another campaign than {first_name} (its command, world, seeds or shard count differ)"
@@ -206,6 +286,10 @@ pub fn merge(reports: Vec<(String, ShardReport)>) -> Result<ShardReport, String>
         let (a, b) = (&mut merged.covered, &report.covered);
         a.units += b.units;
         a.broke = match (a.broke, b.broke) {
+            (Some(x), Some(y)) => Some(x + y),
+            (x, y) => x.or(y),
+        };
+        a.undecided = match (a.undecided, b.undecided) {
             (Some(x), Some(y)) => Some(x + y),
             (x, y) => x.or(y),
         };
@@ -237,6 +321,7 @@ impl ShardReport {
         out.covered = Covered {
             units: coverage.walks,
             broke: None,
+            undecided: None,
             steps: coverage.visits,
             distinct_states: Some(coverage.distinct_states as u64),
         };
@@ -273,10 +358,12 @@ impl ShardReport {
         stopped: Option<crate::budget::Spent>,
     ) -> Self {
         let mut out = ShardReport::new(campaign, total, true, shard);
-        let ended: Vec<_> = runs.iter().filter(|r| matches!(r.verdict, "passed" | "violated")).collect();
+        let ended: Vec<_> = runs.iter().filter(|r| r.verdict.ended()).collect();
+        let undecided = runs.iter().filter(|r| r.verdict == crate::simulate::RunVerdict::Unknown).count() as u64;
         out.covered = Covered {
             units: ended.len() as u64,
             broke: Some(runs.iter().filter(|r| r.violated.is_some()).count() as u64),
+            undecided: (undecided > 0).then_some(undecided),
             steps: runs.iter().map(|r| r.metrics.steps).sum(),
             distinct_states: None,
         };

@@ -3,12 +3,12 @@
 
 use crate::budget::{Budget, Spent};
 use crate::scenario::{BadInput, Scenario};
-use crate::trace::{summarize, Trace, TraceVerdict, FORMAT};
+use crate::trace::{RunEnd, Trace};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use zklab_model::{FaultBudget, FaultKind};
+use zklab_model::FaultKind;
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{FaultRates, Herd, Metrics, SimConfig, SimOutcome};
 
@@ -52,13 +52,35 @@ pub fn parse_rates(list: &str) -> Result<FaultRates, BadInput> {
     Ok(rates)
 }
 
+/// What one simulated run says, as its report names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunVerdict {
+    /// Ran to its end; every property judged held.
+    Passed,
+    /// A property broke: `RunReport::trace` replays to it.
+    Violated,
+    /// Clients still waited when the run's bound ran out, but the world was not deadlocked
+    /// (`RunReport::detail` says who and why): the lock may only have been slow. No verdict.
+    Unknown,
+    /// Stopped by Ctrl-C before its end with nothing broken: no verdict.
+    Interrupted,
+    /// Stopped by a budget before its end with nothing broken (`bounded_by` says which).
+    Bounded,
+}
+
+impl RunVerdict {
+    /// Whether the run went to its end and was judged (`passed`, `violated` or `unknown`).
+    pub fn ended(self) -> bool {
+        matches!(self, RunVerdict::Passed | RunVerdict::Violated | RunVerdict::Unknown)
+    }
+}
+
 /// One simulated run, judged.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub seed: u64,
-    /// `passed`, `violated`, or, for a run stopped before its end with nothing broken,
-    /// `interrupted` (Ctrl-C) or `bounded` (a budget ran out: `bounded_by` says which): no verdict.
-    pub verdict: &'static str,
+    pub verdict: RunVerdict,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounded_by: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -209,27 +231,21 @@ fn run_with(
     let herd = run.metrics.herd();
     let bounded_by = spent.filter(|s| run.interrupted && *s != Spent::Interrupted).map(Spent::what_ran_out);
     let (verdict, violated, detail, trace) = match &run.outcome {
-        SimOutcome::Passed if bounded_by.is_some() => ("bounded", None, None, None),
-        SimOutcome::Passed if run.interrupted => ("interrupted", None, None, None),
-        SimOutcome::Passed => ("passed", None, None, None),
+        SimOutcome::Passed if bounded_by.is_some() => (RunVerdict::Bounded, None, None, None),
+        SimOutcome::Passed if run.interrupted => (RunVerdict::Interrupted, None, None, None),
+        SimOutcome::Passed => (RunVerdict::Passed, None, None, None),
+        SimOutcome::Undecided(u) => (RunVerdict::Unknown, None, Some(u.reason.clone()), None),
         SimOutcome::Violated(v) => {
-            // The trace's world allows exactly the faults the run used, so it replays as is.
-            let mut replayable = scenario.clone();
-            replayable.config.faults = FaultBudget(run.world.faults_used);
-            let summary = match v.detail.is_empty() {
-                true => summarize(v.property, &run.world),
-                false => v.detail.clone(),
+            // A herd does not end the run: its trace ends at the step that woke it.
+            let end = RunEnd {
+                seed: config.seed,
+                steps: &run.steps,
+                times_us: &run.times_us,
+                world: &run.world,
+                detail: &v.detail,
             };
-            let trace = Trace {
-                format: FORMAT,
-                scenario: replayable,
-                seed: Some(config.seed),
-                steps: run.steps.clone(),
-                times_us: run.times_us.clone(),
-                verdict: TraceVerdict { property: v.property, cycle_start: None, stalled: v.stalled },
-                summary: summary.clone(),
-            };
-            ("violated", Some(v.property.to_string()), Some(summary), Some(trace))
+            let trace = Trace::of_run(scenario, end, v.property, v.steps);
+            (RunVerdict::Violated, Some(v.property.to_string()), Some(trace.summary.clone()), Some(trace))
         }
     };
     RunReport {

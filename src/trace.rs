@@ -3,96 +3,12 @@
 //! re-checked anywhere.
 
 use crate::scenario::{BadInput, Scenario};
+use crate::user_files::{read_input, replaceable, Output};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use zklab_model::property::{herd, Kind};
 use zklab_model::Property;
 
-/// Whether traces can be written under `dir`, asked before a long run rather than after it:
-/// `dir`, or the nearest of its ancestors that exists, must be a directory that takes a new
-/// file. Probed by creating and removing a file, the one test every platform agrees on.
-pub fn check_writable(dir: &Path) -> Result<(), BadInput> {
-    let mut at = dir;
-    while !at.exists() {
-        at = match at.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-    }
-    let cannot = |why: String| BadInput(format!("cannot write traces to {}: {why}", dir.display()));
-    if !at.is_dir() {
-        return Err(cannot(format!("{} is not a directory", at.display())));
-    }
-    let probe = at.join(format!(".zklab-write-probe-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| cannot(e.to_string()))?;
-    std::fs::remove_file(&probe).map_err(|e| cannot(e.to_string()))
-}
-/// What kind of file an output is, to tell whether an existing file at its place is one zklab
-/// wrote (and may be replaced) or one of the user's (and may not).
-#[derive(Clone, Copy, Debug)]
-pub enum Output {
-    /// A JSON document: a trace, a schedule, a conformance case.
-    Json,
-    /// JSON lines: a wire log.
-    JsonLines,
-    /// An HTML page.
-    Page,
-    /// An SVG chart.
-    Chart,
-}
-
-impl Output {
-    /// Whether a file that starts with `head` (lower-cased, blanks trimmed) is of this kind.
-    pub fn looks_like(self, head: &str) -> bool {
-        match self {
-            Output::Json | Output::JsonLines => head.starts_with('{') || head.is_empty(),
-            Output::Page => head.starts_with("<!doctype html") || head.starts_with("<html"),
-            Output::Chart => head.starts_with("<svg") || head.starts_with("<?xml"),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Output::Json => "a JSON file",
-            Output::JsonLines => "a JSON-lines log",
-            Output::Page => "an HTML page",
-            Output::Chart => "an SVG chart",
-        }
-    }
-}
-
-/// Whether `file` may be written as `kind`: it does not exist, or it looks like what zklab
-/// writes there. A file of the user's (a note named like a trace, a trace named `*.html`) is
-/// never replaced; the error says so.
-pub fn replaceable(file: &Path, kind: Output) -> Result<(), String> {
-    match std::fs::read(file) {
-        Ok(text) => {
-            let head = String::from_utf8_lossy(&text[..text.len().min(64)]).trim_start().to_ascii_lowercase();
-            match kind.looks_like(&head) {
-                true => Ok(()),
-                false => Err(format!("{} exists and is not {}: not replaced", file.display(), kind.name())),
-            }
-        }
-        Err(_) => Ok(()),
-    }
-}
-
-/// Writes `text` to `file` as `kind`, unless a file of another kind is there (`replaceable`).
-pub fn write_output(file: &Path, text: &str, kind: Output) -> std::io::Result<()> {
-    replaceable(file, kind).map_err(std::io::Error::other)?;
-    std::fs::write(file, text).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))
-}
-
-/// Whether a file can be written at `file` (its directory, or the nearest existing ancestor,
-/// takes a new file, and `file` is not a directory), asked before any work.
-pub fn check_file_writable(file: &Path) -> Result<(), BadInput> {
-    if file.is_dir() {
-        return Err(BadInput(format!("cannot write {}: it is a directory", file.display())));
-    }
-    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    check_writable(dir)
-        .map_err(|_| BadInput(format!("cannot write {}: {} takes no new file", file.display(), dir.display())))
-}
 use zklab_model::ClientId;
 use zklab_model::{Mode, Step, World};
 use zklab_recipes::AnyRecipe;
@@ -131,9 +47,10 @@ pub struct TraceVerdict {
     /// step equals the state before this one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle_start: Option<usize>,
-    /// For a simulated liveness violation: the run was still busy when its bound ran out, so
-    /// the replay confirms only that someone still waits at the end (not a deadlock).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// Written by an older zklab for a simulated run that ended with someone waiting and no
+    /// deadlock. Such a run is no violation (the lock may only have been slow), so it is read
+    /// only to refuse the trace with that reason (`TraceError::Stalled`), and never written.
+    #[serde(default, skip_serializing)]
     pub stalled: bool,
 }
 
@@ -161,32 +78,84 @@ pub enum TraceError {
     Summary(String, String),
     #[error("{0}")]
     TooLarge(String),
+    #[error(
+        "the trace is marked stalled: its run ended with a client still waiting but steps left to take, which is \
+         no violation (a liveness violation is a deadlock or a fair cycle); zklab no longer replays such traces"
+    )]
+    Stalled,
+}
+
+/// What a simulated or real run left that its trace is made of.
+pub struct RunEnd<'a> {
+    pub seed: u64,
+    pub steps: &'a [Step],
+    pub times_us: &'a [u64],
+    /// The world the run ended in.
+    pub world: &'a World<AnyRecipe>,
+    /// What the run said of its violation (empty: the trace says it).
+    pub detail: &'a str,
 }
 
 impl Trace {
+    /// The trace of a run that broke `property` at step `kept` (counted from 1): its steps up to
+    /// there, in a world that allows exactly the faults the run used (so it replays as is). A
+    /// transition's summary is its replay's, as the checker's; a safety or liveness violation's
+    /// is the run's detail, else the end state's.
+    pub fn of_run(scenario: &Scenario, run: RunEnd, property: Property, kept: usize) -> Trace {
+        let kept = kept.min(run.steps.len());
+        let mut replayable = scenario.clone();
+        replayable.config.faults = zklab_model::FaultBudget(run.world.faults_used);
+        let mut trace = Trace {
+            format: FORMAT,
+            scenario: replayable,
+            seed: Some(run.seed),
+            steps: run.steps[..kept].to_vec(),
+            times_us: run.times_us[..kept.min(run.times_us.len())].to_vec(),
+            verdict: TraceVerdict { property, cycle_start: None, stalled: false },
+            summary: String::new(),
+        };
+        trace.summary = match (property.kind(), run.detail.is_empty()) {
+            (Kind::Transition, _) => trace.replayed_summary().unwrap_or_else(|_| property.to_string()),
+            (_, true) => summarize(property, run.world),
+            (_, false) => run.detail.to_string(),
+        };
+        trace
+    }
+
     pub fn load(path: &Path) -> Result<Trace, TraceError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| TraceError::Io(name.clone(), e))?;
+        let text = read_input(path).map_err(|e| TraceError::Io(name.clone(), e))?;
         let trace: Trace = serde_json::from_str(&text).map_err(|e| TraceError::Malformed(name, e))?;
-        if trace.format != FORMAT {
-            return Err(TraceError::Format(trace.format));
+        trace.validate()?;
+        Ok(trace)
+    }
+
+    /// What loading checks beyond the JSON's shape (also asked of a trace read inside another
+    /// file, such as a shard report): the format, a trace no longer replayed (stalled), the
+    /// scenario, and the step times.
+    pub fn validate(&self) -> Result<(), TraceError> {
+        if self.format != FORMAT {
+            return Err(TraceError::Format(self.format));
         }
-        let limit = if trace.seed.is_some() { zklab_sim::MAX_CLIENTS } else { crate::scenario::MAX_CLIENTS };
-        trace.scenario.validate_with(limit).map_err(TraceError::Scenario)?;
-        if !trace.times_us.is_empty() && trace.times_us.len() != trace.steps.len() {
-            return Err(TraceError::Times(trace.times_us.len(), trace.steps.len()));
+        if self.verdict.stalled {
+            return Err(TraceError::Stalled);
+        }
+        let limit = if self.seed.is_some() { zklab_sim::MAX_CLIENTS } else { crate::scenario::MAX_CLIENTS };
+        self.scenario.validate_with(limit).map_err(TraceError::Scenario)?;
+        if !self.times_us.is_empty() && self.times_us.len() != self.steps.len() {
+            return Err(TraceError::Times(self.times_us.len(), self.steps.len()));
         }
         // Virtual time only moves forward, and a simulated run ends long before u64::MAX µs
         // (half a million years): a time past a day of virtual time is no simulator's.
-        for (i, pair) in trace.times_us.windows(2).enumerate() {
+        for (i, pair) in self.times_us.windows(2).enumerate() {
             if pair[1] < pair[0] {
                 return Err(TraceError::BadTime(i + 1, pair[1], "before the step ahead of it"));
             }
         }
-        if let Some((i, &t)) = trace.times_us.iter().enumerate().find(|(_, &t)| t > MAX_TIME_US) {
+        if let Some((i, &t)) = self.times_us.iter().enumerate().find(|(_, &t)| t > MAX_TIME_US) {
             return Err(TraceError::BadTime(i, t, "past a day of virtual time"));
         }
-        Ok(trace)
+        Ok(())
     }
 
     /// The canonical text of the trace (stable field order, one step per line).
@@ -319,16 +288,24 @@ impl Trace {
         if property.kind() != Kind::Liveness {
             return Err(TraceError::NotViolable(property));
         }
+        if self.verdict.stalled {
+            return Err(TraceError::Stalled);
+        }
         if self.verdict.cycle_start.is_none() {
+            // A deadlock, and nothing less: a client waits and nothing but a fault can happen.
+            // A run cut short with someone waiting (a prefix of a correct run) is refused.
             let mut world = self.scenario.world();
             for (i, step) in self.steps.iter().enumerate() {
                 world.apply(*step).map_err(|_| TraceError::NotEnabled(i, *step))?;
             }
-            return match (self.verdict.stalled, world.deadlocked()) {
-                (_, true) => Ok(self.summary_at(None, &world, &[])),
-                (true, false) if !world.waiting().is_empty() => Ok(self.summary_at(None, &world, &[])),
-                (true, false) => Err(TraceError::Diverged("no client waits at the end".to_string())),
-                (false, false) => Err(TraceError::Diverged("the last state is not a deadlock".to_string())),
+            return match world.deadlocked() {
+                true => Ok(self.summary_at(None, &world, &[])),
+                false if world.waiting().is_empty() => {
+                    Err(TraceError::Diverged("no client waits at the end".to_string()))
+                }
+                false => Err(TraceError::Diverged(
+                    "the last state is not a deadlock: a client waits, but steps other than faults remain".to_string(),
+                )),
             };
         }
         let worlds = self.worlds()?;
@@ -375,12 +352,17 @@ impl Trace {
 pub fn summarize_step(property: Property, before: &World<AnyRecipe>, step: Step, after: &World<AnyRecipe>) -> String {
     match property {
         Property::NoHerd => {
-            let woken: Vec<String> = herd(before, step, after).iter().map(|c| format!("c{c}")).collect();
+            let herd = herd(before, step, after);
+            // A simulated herd can wake thousands: the first ten are named, the rest counted.
+            let mut woken: Vec<String> = herd.iter().take(10).map(|c| format!("c{c}")).collect();
+            if herd.len() > woken.len() {
+                woken.push(format!("{} more", herd.len() - woken.len()));
+            }
             let names = match woken.split_last() {
                 Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
                 _ => woken.join(""),
             };
-            let all = if woken.len() == 2 { "both" } else { "all" };
+            let all = if herd.len() == 2 { "both" } else { "all" };
             format!("one step wakes {names}, {all} waiting to hold the lock alone")
         }
         other => other.name().to_string(),

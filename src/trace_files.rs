@@ -4,7 +4,6 @@
 
 use crate::check::Report;
 use crate::scenario::Scenario;
-use crate::trace;
 use std::path::{Path, PathBuf};
 use zklab_model::Property;
 
@@ -38,9 +37,9 @@ pub fn trace_file(dir: &Path, recipe: &str, clients: usize, property: &str) -> P
 pub fn traces_replaceable(scenario: &Scenario, dir: &Path, html: bool) -> Result<(), String> {
     for property in Property::applicable(&scenario.world()) {
         let file = trace_file(dir, &scenario.recipe_label(), scenario.recipes.len(), property.name());
-        trace::replaceable(&file, trace::Output::Json)?;
+        crate::user_files::replaceable(&file, crate::user_files::Output::Json)?;
         if html {
-            trace::replaceable(&file.with_extension("html"), trace::Output::Page)?;
+            crate::user_files::replaceable(&file.with_extension("html"), crate::user_files::Output::Page)?;
         }
     }
     Ok(())

@@ -743,6 +743,45 @@ fn replay_of_a_tampered_trace_fails_with_one_line() {
     assert!(run.assert_bad_input().contains("unknown property `world_peace`"), "{}", run.describe());
 }
 
+/// A run of the standard lock cut off while c1 waits behind c0's hold: c0 can still release,
+/// so this is no deadlock, whether or not the trace says it was stalled.
+fn a_correct_run_cut_short(tmp: &TempDir, original: &Path, stalled: bool) -> PathBuf {
+    tampered(tmp, original, if stalled { "cut-stalled" } else { "cut" }, |t| {
+        t["scenario"]["recipes"] = serde_json::json!(["standard", "standard"]);
+        t["steps"] =
+            serde_json::json!([{"acquire": 0}, {"receive": 0}, {"receive": 0}, {"acquire": 1}, {"receive": 1}]);
+        t["summary"] = "c1 waits and nothing but a fault can happen".into();
+        if stalled {
+            t["verdict"]["stalled"] = true.into();
+        }
+    })
+}
+
+#[test]
+fn a_run_cut_short_while_someone_waits_is_never_a_liveness_violation() {
+    let tmp = TempDir::new("a_run_cut_short_while_someone_waits_is_never_a_liveness_violation");
+    let original = write_failing_trace(&tmp, &tmp.join("traces"));
+    let cut = replay(&tmp, &a_correct_run_cut_short(&tmp, &original, false));
+    assert!(cut.assert_one_line_error(1).contains("not a deadlock"), "{}", cut.describe());
+    // A trace an older zklab marked stalled is refused as such, before its steps are taken.
+    let stalled = replay(&tmp, &a_correct_run_cut_short(&tmp, &original, true));
+    assert!(stalled.assert_bad_input().contains("marked stalled"), "{}", stalled.describe());
+}
+
+#[test]
+fn a_trace_that_does_not_replay_is_refused_before_any_real_server_starts() {
+    let tmp = TempDir::new("a_trace_that_does_not_replay_is_refused_before_any_real_server_starts");
+    let original = write_failing_trace(&tmp, &tmp.join("traces"));
+    let cut = a_correct_run_cut_short(&tmp, &original, false);
+    let tampered = tampered(&tmp, &original, "belief", |t| t["verdict"]["property"] = "belief_exclusion".into());
+    for (file, mentions) in [(&cut, "not a deadlock"), (&tampered, "belief_exclusion")] {
+        // A server address nothing listens on: had the command got that far, it would say so.
+        let run = zklab(&tmp, &["real", "--server", "127.0.0.1:9", "--reproduce", file.to_str().unwrap()]);
+        let line = run.assert_bad_input();
+        assert!(line.contains("does not replay") && line.contains(mentions), "{}", run.describe());
+    }
+}
+
 #[test]
 fn a_check_never_replaces_a_file_of_the_users_named_like_its_trace_or_page() {
     let tmp = TempDir::new("a_check_never_replaces_a_file_of_the_users_named_like_its_trace_or_page");

@@ -123,3 +123,55 @@ fn a_missing_shard_leaves_the_campaign_unknown_and_reports_that_do_not_belong_to
     let check = ["check", "--recipe", "standard", "--clients", "2", "--shard", "1/2"];
     assert_eq!(zklab(&dir, &check).status.code(), Some(2), "--shard cuts a swarm's walks only");
 }
+
+fn cut_to_one_step(trace: &mut Value) {
+    trace["steps"].as_array_mut().unwrap().truncate(1);
+    trace["times_us"].as_array_mut().unwrap().truncate(1);
+}
+
+/// A report is read as untrusted input: every field that could send a trace outside the trace
+/// directory, crash the merge, pass an empty campaign, or report a violation that was never
+/// shown is refused with one line and exit 2, and nothing is written.
+#[test]
+fn merge_trusts_nothing_it_reads() {
+    let dir = temp_dir("untrusted");
+    let campaign =
+        ["simulate", "--recipe", "blind-retry", "--clients", "3", "--seeds", "24", "--faults", "loss-after-apply=0.1"];
+    let file = shards(&dir, &campaign, &["1/1"]).remove(0);
+    let good: Value = serde_json::from_slice(&std::fs::read(dir.join(&file)).unwrap()).unwrap();
+    assert!(!good["findings"].as_array().unwrap().is_empty(), "blind-retry breaks something in 24 seeds: {good}");
+    let outside = dir.join("outside.json");
+    std::fs::write(&outside, "{\"mine\": true}").unwrap();
+    type Edit = (&'static str, fn(&mut Value, &Path), &'static str);
+    let edits: &[Edit] = &[
+        ("escape", |r, _| r["findings"][0]["file"] = "../outside.json".into(), "not a plain"),
+        ("absolute", |r, d| r["findings"][0]["file"] = d.join("outside.json").to_str().unwrap().into(), "not a plain"),
+        ("count-zero", |r, _| (r["count"], r["shards"]) = (0.into(), serde_json::json!([0])), "1 to"),
+        ("count-zero-empty", |r, _| (r["count"], r["shards"]) = (0.into(), serde_json::json!([])), "1 to"),
+        ("no-shards", |r, _| r["shards"] = serde_json::json!([]), "no shard"),
+        ("beyond-count", |r, _| r["shards"] = serde_json::json!([7]), "does not exist"),
+        ("twice", |r, _| (r["count"], r["shards"]) = (3.into(), serde_json::json!([1, 1])), "twice"),
+        ("claims-more", |r, _| (r["count"], r["shards"]) = (3.into(), serde_json::json!([1, 2])), "ran"),
+        ("claims-less", |r, _| r["covered"]["units"] = 3.into(), "nothing stopped"),
+        ("version", |r, _| r["version"] = "0.0.1".into(), "not this zklab"),
+        ("no-version", |r, _| drop(r.as_object_mut().unwrap().remove("version")), "an older zklab"),
+        ("relabelled", |r, _| r["findings"][0]["property"] = "zk_exclusion".into(), "filed under"),
+        ("cut", |r, _| cut_to_one_step(&mut r["findings"][0]["trace"]), "does not replay"),
+        ("format", |r, _| r["findings"][0]["trace"]["format"] = 9.into(), "format"),
+    ];
+    for (name, edit, mentions) in edits {
+        let mut report = good.clone();
+        edit(&mut report, &dir);
+        let file = format!("{name}.json");
+        std::fs::write(dir.join(&file), report.to_string()).unwrap();
+        let traces = dir.join(format!("traces-{name}"));
+        let out = zklab(&dir, &["merge", "--trace-dir", traces.to_str().unwrap(), &file]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: one line: {err}");
+        assert!(err.contains(mentions) && !err.contains("panicked"), "{name}: mentions {mentions:?}: {err}");
+        assert!(!traces.exists(), "{name}: nothing written");
+    }
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "{\"mine\": true}", "the file outside is untouched");
+    let _ = std::fs::remove_dir_all(&dir);
+}

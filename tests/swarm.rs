@@ -69,6 +69,13 @@ fn a_swarm_names_the_budget_that_stopped_it() {
     assert_eq!((finished.bounded_by, finished.swarm.as_ref().map(|c| c.walks)), (None, Some(20)));
     let by_visits = check::run(&s, &Options { max_states: 50, ..swarm(1_000_000, 1, 2) });
     assert_eq!(by_visits.bounded_by, Some(Spent::States));
+    // The bound is met exactly, not overshot by a round of walks: 10 states, at most 10 visits.
+    for max_states in [10, 50, 101, 250] {
+        let bounded = check::run(&s, &Options { max_states, ..swarm(50, 1, 2) });
+        let visits = bounded.swarm.as_ref().unwrap().visits;
+        assert!(visits <= max_states as u64 && visits + 100 > max_states as u64, "{max_states}: {visits} visits");
+        assert_eq!(bounded.bounded_by, Some(Spent::States), "{max_states}");
+    }
     // One MiB is less than the process holds already: not one walk's states are stored.
     let by_memory = check::run(&s, &Options { max_memory_mib: Some(1), ..swarm(1_000_000, 1, 2) });
     assert_eq!(by_memory.bounded_by, Some(Spent::Memory));

@@ -283,18 +283,31 @@ fn actor(step: Step) -> Option<ClientId> {
 /// taking the step is awake already: a watch on its own node that its own delete fires (a
 /// waiter giving up) wakes nobody.
 pub fn herd<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> Vec<ClientId> {
+    woken_among(step, after, |i| {
+        before.clients[i as usize].is_waiting() && exclusive(before.clients[i as usize].recipe.mode())
+    })
+}
+
+/// `herd`, read from the world after the step alone, for a run that keeps no copy of the world
+/// before each step (the simulator's thousands of clients, the real backend's shadow). It is
+/// `herd`: a step changes no client's belief, mode or crash but its actor's (a client changes
+/// only by a step of its own), and the actor is never counted, so every client it reads is
+/// the same before and after. `tests/no_herd.rs` checks the two agree on every step of explored
+/// worlds.
+pub fn herd_after<R: Recipe>(step: Step, after: &World<R>) -> Vec<ClientId> {
+    woken_among(step, after, |i| {
+        after.clients[i as usize].is_waiting() && exclusive(after.clients[i as usize].recipe.mode())
+    })
+}
+
+/// The clients `step` queued a notification for (in `after`), other than its actor, that
+/// waited for an exclusive mode (`waits_alone`).
+fn woken_among<R: Recipe>(step: Step, after: &World<R>, waits_alone: impl Fn(ClientId) -> bool) -> Vec<ClientId> {
     if after.routed().len() < 2 {
         return Vec::new();
     }
-    let mut woken: Vec<ClientId> = after
-        .routed()
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let c = &before.clients[i as usize];
-            Some(i) != actor(step) && c.is_waiting() && exclusive(c.recipe.mode())
-        })
-        .collect();
+    let mut woken: Vec<ClientId> =
+        after.routed().iter().copied().filter(|&i| Some(i) != actor(step) && waits_alone(i)).collect();
     woken.sort_unstable();
     woken.dedup();
     woken

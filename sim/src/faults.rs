@@ -55,6 +55,12 @@ pub enum ScheduleError {
 impl Schedule {
     pub fn load(path: &std::path::Path) -> Result<Schedule, ScheduleError> {
         let name = path.display().to_string();
+        // A FIFO or a device would block or never end: only a regular file is read.
+        let regular = std::fs::metadata(path).and_then(|m| match m.is_file() {
+            true => Ok(()),
+            false => Err(std::io::Error::other("not a regular file")),
+        });
+        regular.map_err(|e| ScheduleError::Io(name.clone(), e))?;
         let text = std::fs::read_to_string(path).map_err(|e| ScheduleError::Io(name.clone(), e))?;
         let schedule: Schedule = serde_json::from_str(&text).map_err(|e| ScheduleError::Malformed(name.clone(), e))?;
         let mut seen = std::collections::BTreeSet::new();

@@ -5,16 +5,27 @@
 //! simulated one break a property for the same reason.
 
 use std::collections::BTreeSet;
-use zklab_model::{ClientId, Property, Recipe, World};
+use zklab_model::property::herd_after;
+use zklab_model::{ClientId, Property, Recipe, Step, World};
 
-/// A property a run broke, with what the report says of it.
+/// A property a run broke, with what the report says of it. A liveness property is broken
+/// only by a deadlock (a client waits and nothing but a fault can happen): a run that ends with
+/// someone still waiting while steps remain is `Ending::Undecided`, never broken, since a
+/// bounded run cannot tell a slow lock from a stuck one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Broken {
     pub property: Property,
     pub detail: String,
-    /// Liveness only: the world was still busy when the bound ran out (no deadlock), so a
-    /// replay can only confirm that someone still waits.
-    pub stalled: bool,
+}
+
+/// How a run's end is judged when it is not a pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// A property is broken for certain: a replay of the steps shows it.
+    Broken(Broken),
+    /// Someone still waits, but the world was not deadlocked: the bound ran out before the run
+    /// could tell. The reason says who waits and for how long.
+    Undecided(String),
 }
 
 /// The holders a run keeps track of, and the properties its recipes say apply to them.
@@ -54,6 +65,16 @@ impl Judge {
         at_any_moment.into_iter().find(|p| self.applicable.contains(p) && !p.holds_among(world, &holders))
     }
 
+    /// `no_herd`, judged on the step just taken from the world after it (`herd_after`, from the
+    /// notifications the step queued): the clients it woke together, if two or more of them
+    /// waited to hold alone and the property applies.
+    pub fn herd<R: Recipe>(&self, step: Step, world: &World<R>) -> Option<Vec<ClientId>> {
+        if world.routed().len() < 2 || !self.applicable.contains(&Property::NoHerd) {
+            return None;
+        }
+        Some(herd_after(step, world)).filter(|woken| woken.len() >= 2)
+    }
+
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
     /// `healed_ms` is how long the run went on after its faults stopped, `now_ms` when it ended.
     /// Whether `property` applies to this world's recipes (and is judged).
@@ -61,23 +82,32 @@ impl Judge {
         self.applicable.contains(&property)
     }
 
-    pub fn the_end<R: Recipe>(&self, world: &World<R>, healed_ms: u64, now_ms: u64) -> Option<Broken> {
+    /// `eventual_acquire` is broken only by a deadlock; waiters in a world that can still move
+    /// leave the end undecided. `no_orphans` is judged only where nothing but a fault can
+    /// happen (as the checker judges it): a node left by a client that is still working is no
+    /// orphan yet.
+    pub fn the_end<R: Recipe>(&self, world: &World<R>, healed_ms: u64, now_ms: u64) -> Option<Ending> {
         if !world.waiting().is_empty() && self.applicable.contains(&Property::EventualAcquire) {
             let names = |ids: &[ClientId]| ids.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
             let holders: Vec<ClientId> = self.holders.iter().copied().collect();
             let holder = if holders.is_empty() { "none".to_string() } else { names(&holders) };
-            let stalled = !world.deadlocked();
-            let detail = match stalled {
-                true => format!("{} still {healed_ms} ms after the faults stopped; holder: {holder}", waiters(world)),
-                false => format!(
-                    "{} and nothing but a fault can happen (from {now_ms} ms on); holder: {holder}",
+            return Some(match world.deadlocked() {
+                true => Ending::Broken(Broken {
+                    property: Property::EventualAcquire,
+                    detail: format!(
+                        "{} and nothing but a fault can happen (from {now_ms} ms on); holder: {holder}",
+                        waiters(world)
+                    ),
+                }),
+                false => Ending::Undecided(format!(
+                    "{} still {healed_ms} ms after the faults stopped, but steps remain (no deadlock); holder: \
+                     {holder}",
                     waiters(world)
-                ),
-            };
-            return Some(Broken { property: Property::EventualAcquire, detail, stalled });
+                )),
+            });
         }
         if self.applicable.contains(&Property::NoOrphans) && !Property::NoOrphans.holds(world) {
-            return Some(Broken { property: Property::NoOrphans, detail: orphaned(world), stalled: false });
+            return Some(Ending::Broken(Broken { property: Property::NoOrphans, detail: orphaned(world) }));
         }
         None
     }

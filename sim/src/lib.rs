@@ -18,10 +18,10 @@ mod timing;
 
 pub use config::{BadConfig, FaultRates, Latency, SimConfig, MAX_CLIENTS};
 pub use faults::{Breaks, Schedule, ScheduleError, TimedFault};
-pub use judge::{orphaned, waiters, Broken, Judge};
+pub use judge::{orphaned, waiters, Broken, Ending, Judge};
 pub use metrics::{Herd, Metrics};
 pub use plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, timed_faults, LAG_CATCH_UP_US};
-pub use run::{simulate, simulate_observed, simulate_stoppable, SimOutcome, SimRun, Violation};
+pub use run::{simulate, simulate_observed, simulate_stoppable, SimOutcome, SimRun, Undecided, Violation};
 pub use steps_hash::StepsHash;
 pub use streams::{between, Streams};
 pub use timing::SessionTiming;

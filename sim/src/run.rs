@@ -3,7 +3,7 @@
 //! once the faults have stopped.
 
 use crate::config::{BadConfig, SimConfig};
-use crate::judge::Judge;
+use crate::judge::{Ending, Judge};
 use crate::metrics::{inversions, Metrics};
 use crate::plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, timed_faults};
 use crate::queue::{Event, EventQueue, Micros};
@@ -26,15 +26,26 @@ pub struct Violation {
     pub at_us: Micros,
     /// For liveness: who still waits and who holds.
     pub detail: String,
-    /// Liveness only: the world was still busy when the bound ran out (no deadlock), so a replay
-    /// can only confirm that someone still waits.
-    pub stalled: bool,
+}
+
+/// A run that could not be judged: clients still waited when its bound (the heal deadline or
+/// the stall window) ran out, but the world was not deadlocked, so the lock may only have been
+/// slow. Never a violation: a liveness violation is a deadlock (the checker also finds fair
+/// cycles, which a simulated run cannot tell from slowness).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undecided {
+    pub steps: usize,
+    pub at_us: Micros,
+    /// Who waits, for how long, and what the run saw (replies refused as too long).
+    pub reason: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimOutcome {
     Passed,
     Violated(Violation),
+    /// See `Undecided`: the run ended with no verdict on liveness.
+    Undecided(Undecided),
 }
 
 /// A finished run: the world as it ended, every step taken, and the counts.
@@ -123,6 +134,10 @@ struct Sim<'a, R> {
     /// waiting before; and the refused replies counted by then.
     progress_at: Micros,
     refused_at_progress: u64,
+    /// The first step that woke a herd (`no_herd`), if one did. A herd does not end the run
+    /// (its metrics are what `zklab herd` measures): it is the run's verdict at the end unless
+    /// a safety property breaks first or a deadlock is found.
+    herd: Option<Violation>,
 }
 
 impl<'a, R: Recipe> Sim<'a, R> {
@@ -166,6 +181,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             acquiring: 0,
             progress_at: 0,
             refused_at_progress: 0,
+            herd: None,
         }
     }
 
@@ -218,6 +234,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.metrics.pairs = n * n.saturating_sub(1) / 2;
         if self.outcome == SimOutcome::Passed && !stopped {
             self.judge_the_end();
+        }
+        // A herd seen is a verdict: it stands where nothing else broke (an undecided end is no
+        // verdict, so the herd is the run's).
+        if let Some(herd) = self.herd.take().filter(|_| !matches!(self.outcome, SimOutcome::Violated(_))) {
+            self.outcome = SimOutcome::Violated(herd);
         }
         stopped
     }
@@ -413,6 +434,17 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.metrics.steps += 1;
         self.metrics.virtual_us = self.now;
         self.metrics.notifications += self.world.routed().len() as u64;
+        if self.herd.is_none() {
+            if let Some(woken) = self.judge.herd(step, &self.world) {
+                let names = woken.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
+                self.herd = Some(Violation {
+                    property: Property::NoHerd,
+                    steps: self.metrics.steps as usize,
+                    at_us: self.now,
+                    detail: format!("one step wakes {names} together, each waiting to hold the lock alone"),
+                });
+            }
+        }
         if let Some(refused) = self.world.refused() {
             self.metrics.refused_replies += 1;
             if refused.children > 0 {
@@ -451,7 +483,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             self.queue.push(self.now + self.config.think_us, Event::Acquire(i));
         }
         if let Some(property) = self.judge.safety(&self.world) {
-            self.violated(property, String::new(), false);
+            self.violated(property, String::new());
         }
         // Last, so that the observer sees this step's counts.
         (self.observe)(&self.world, &self.metrics);
@@ -468,7 +500,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
     }
 
     /// No acquisition for longer than `window` while clients believe they are acquiring: if
-    /// some live client still waits, the run is stalled and ends here, saying why if it can.
+    /// some live client still waits, the run ends here. In a deadlock that is a violation (as at
+    /// the run's end); otherwise it is stalled, undecided, saying why if it can.
     fn judge_stall(&mut self, window: Micros) {
         if self.world.waiting().is_empty() || !self.judge.judges(Property::EventualAcquire) {
             self.made_progress();
@@ -489,12 +522,13 @@ impl<'a, R: Recipe> Sim<'a, R> {
             (n, None) => format!("; {n} replies refused as longer than jute.maxbuffer since"),
         };
         let detail = format!(
-            "{} and none has acquired for {:.1} s of virtual time (the stall window is {:.1} s): stalled{cause}",
+            "{} and none has acquired for {:.1} s of virtual time (the stall window is {:.1} s), but steps remain (no \
+             deadlock): stalled{cause}",
             crate::judge::waiters(&self.world),
             self.now.saturating_sub(self.progress_at) as f64 / 1e6,
             window as f64 / 1e6
         );
-        self.violated(Property::EventualAcquire, detail, true);
+        self.undecided(detail);
     }
 
     fn granted(&mut self, i: ClientId) {
@@ -530,21 +564,22 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.queue.push(self.now + delay, Event::Deliver(j));
     }
 
-    fn violated(&mut self, property: Property, detail: String, stalled: bool) {
-        self.outcome = SimOutcome::Violated(Violation {
-            property,
-            steps: self.metrics.steps as usize,
-            at_us: self.now,
-            detail,
-            stalled,
-        });
+    fn violated(&mut self, property: Property, detail: String) {
+        self.outcome =
+            SimOutcome::Violated(Violation { property, steps: self.metrics.steps as usize, at_us: self.now, detail });
+    }
+
+    fn undecided(&mut self, reason: String) {
+        self.outcome = SimOutcome::Undecided(Undecided { steps: self.metrics.steps as usize, at_us: self.now, reason });
     }
 
     /// After the healed phase: every live waiter has acquired, and nothing is left orphaned.
     fn judge_the_end(&mut self) {
         let healed_ms = self.now.saturating_sub(self.config.chaos_us) / 1000;
-        if let Some(broken) = self.judge.the_end(&self.world, healed_ms, self.now / 1000) {
-            self.violated(broken.property, broken.detail, broken.stalled);
+        match self.judge.the_end(&self.world, healed_ms, self.now / 1000) {
+            Some(Ending::Broken(broken)) => self.violated(broken.property, broken.detail),
+            Some(Ending::Undecided(reason)) => self.undecided(reason),
+            None => {}
         }
     }
 }

@@ -105,11 +105,11 @@ fn settled_fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     fingerprint(&settled)
 }
 
-/// One walk from `init`, its steps drawn from the stream numbered `walk` of `seed`.
-fn walk<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm, walk: u64) -> Walk {
+/// One walk from `init` of at most `depth` steps, its steps drawn from the stream numbered
+/// `walk` of `seed` (a shorter depth walks a prefix of the same walk).
+fn walk<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm, walk: u64, depth: usize) -> Walk {
     let mut rng = ChaCha8Rng::seed_from_u64(swarm.seed);
     rng.set_stream(walk);
-    let depth = swarm.depth;
     let mut found = Walk { broken: BTreeMap::new(), reached: BTreeSet::new(), met: Vec::new(), cut: None };
     let mut world = init.clone();
     let mut path = Vec::new();
@@ -132,7 +132,14 @@ fn walk<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm, walk
         if deadlocked(world.waiting_mask(), steps.iter().copied()) && properties.contains(&Property::EventualAcquire) {
             found.broken.entry(Property::EventualAcquire).or_insert_with(|| path.clone());
         }
-        if steps.is_empty() || path.len() == depth {
+        if steps.is_empty() {
+            return found;
+        }
+        if path.len() == depth {
+            // Cut short by the state bound (see `run`), not at the walk's own depth.
+            if depth < swarm.depth {
+                found.cut = Some(Spent::States);
+            }
             return found;
         }
         if path.len() % BUDGET_EVERY == BUDGET_EVERY - 1 {
@@ -181,14 +188,26 @@ pub fn run<R: Recipe>(init: &World<R>, properties: &[Property], swarm: &Swarm) -
         if spent.is_some() {
             break;
         }
+        // The state bound is met exactly: a round holds no more walks than the states left
+        // allow (each visits at most depth + 1), and when fewer are left than one walk visits,
+        // one walk goes as far as they allow.
+        let room = (swarm.budget.max_states as u64).saturating_sub(visits);
+        let per_walk = swarm.depth as u64 + 1;
+        let round_walks = per_round.min((room / per_walk).max(1));
+        let depth = match room < per_walk {
+            true => room.saturating_sub(1) as usize,
+            false => swarm.depth,
+        };
         let round: Vec<u64> =
-            (swarm.first_walk + walks..swarm.first_walk + (walks + per_round).min(swarm.walks)).collect();
+            (swarm.first_walk + walks..swarm.first_walk + (walks + round_walks).min(swarm.walks)).collect();
         let parts: Vec<&[u64]> = round.chunks(round.len().div_ceil(swarm.threads.max(1))).collect();
         let results: Vec<Vec<(u64, Walk)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = parts
                 .iter()
                 .map(|part| {
-                    scope.spawn(move || part.iter().map(|&w| (w, walk(init, properties, swarm, w))).collect::<Vec<_>>())
+                    scope.spawn(move || {
+                        part.iter().map(|&w| (w, walk(init, properties, swarm, w, depth))).collect::<Vec<_>>()
+                    })
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("a walk does not panic")).collect()

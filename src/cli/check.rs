@@ -191,7 +191,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             "properties": properties.as_ref().map(|ps| ps.iter().map(|p| p.name()).collect::<Vec<_>>()),
         })
     });
-    crate::trace::check_writable(&args.trace_dir)?;
+    crate::user_files::check_writable(&args.trace_dir)?;
     crate::trace_files::traces_replaceable(&scenario, &args.trace_dir, args.html).map_err(BadInput)?;
     let options = Options {
         threads: args.threads,
@@ -261,7 +261,8 @@ fn asked_properties(names: &str, scenario: &Scenario) -> Result<Vec<Property>, C
 /// Runs a manifest: one table row per entry; exit 1 on any deviation, else 3 if a budget or a
 /// signal left an entry undecided.
 fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
-    let text = std::fs::read_to_string(file).map_err(|e| BadInput(format!("cannot read {}: {e}", file.display())))?;
+    let text =
+        crate::user_files::read_input(file).map_err(|e| BadInput(format!("cannot read {}: {e}", file.display())))?;
     let entries = crate::manifest::parse(&text).map_err(|e| BadInput(format!("{}: {e}", file.display())))?;
     let options = Options {
         threads: args.threads,

@@ -43,8 +43,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     }
     // Found out before the measuring, not after.
     let dir = svg.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    crate::trace::check_writable(dir)?;
-    super::refuse_to_replace(svg, crate::trace::Output::Chart, args.force)?;
+    crate::user_files::check_writable(dir)?;
+    super::refuse_to_replace(svg, crate::user_files::Output::Chart, args.force)?;
     if svg.is_dir() {
         return Err(BadInput(format!("cannot write {}: it is a directory", svg.display())).into());
     }

@@ -27,15 +27,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let mut reports = Vec::new();
     for file in &args.reports {
         let name = file.display().to_string();
-        let text = std::fs::read_to_string(file).map_err(|e| BadInput(format!("cannot read {name}: {e}")))?;
+        let text = crate::user_files::read_input(file).map_err(|e| BadInput(format!("cannot read {name}: {e}")))?;
         let report: ShardReport =
             serde_json::from_str(&text).map_err(|e| BadInput(format!("{name} is not a shard report: {e}")))?;
         reports.push((name, report));
     }
     let merged = merge(reports).map_err(BadInput)?;
-    crate::trace::check_writable(&args.trace_dir)?;
+    crate::user_files::check_writable(&args.trace_dir)?;
     for finding in &merged.findings {
-        crate::trace::replaceable(&args.trace_dir.join(&finding.file), crate::trace::Output::Json).map_err(BadInput)?;
+        crate::user_files::replaceable(&args.trace_dir.join(&finding.file), crate::user_files::Output::Json)
+            .map_err(BadInput)?;
     }
     let cant = |e: std::io::Error| BadInput(format!("cannot write traces to {}: {e}", args.trace_dir.display()));
     if !merged.findings.is_empty() {
@@ -75,6 +76,9 @@ fn print(merged: &ShardReport, written: &[String]) {
     if let Some(broke) = c.broke {
         say!("  {broke} of the {unit} broke a property");
     }
+    if let Some(undecided) = c.undecided {
+        say!("  {undecided} of the {unit} ended with a client still waiting and no deadlock: no verdict");
+    }
     for (finding, file) in merged.findings.iter().zip(written) {
         let from = if swarm { "walk" } else { "seed" };
         say!(
@@ -103,6 +107,7 @@ fn print(merged: &ShardReport, written: &[String]) {
         _ if swarm && missing.is_empty() && merged.bounded_by.is_empty() => {
             "unknown: nothing broken (random walks cannot prove a property)"
         }
+        _ if c.undecided.is_some() => "unknown: some runs ended with a client still waiting (no deadlock)",
         _ => "unknown: the campaign is not complete",
     };
     say!("{verdict}");

@@ -114,6 +114,9 @@ pub enum CliError {
     BadInput(String),
     #[error("{0}")]
     Failed(String),
+    /// The machine could not give what the command needs (a server that would not start).
+    #[error("{0}")]
+    Environment(String),
 }
 
 impl CliError {
@@ -121,6 +124,7 @@ impl CliError {
         match self {
             CliError::BadInput(_) => Exit::BadInput,
             CliError::Failed(_) => Exit::Failed,
+            CliError::Environment(_) => Exit::Environment,
         }
     }
 }
@@ -200,17 +204,20 @@ fn one_line(message: &str) -> String {
 }
 
 /// An output the command is about to write at `out` replaces nothing but what it writes
-/// itself (`trace::replaceable`), unless `force`.
+/// itself (`user_files::replaceable`), unless `force`; a special file (a FIFO, a device) is
+/// refused even then.
 pub(crate) fn refuse_to_replace(
     out: &std::path::Path,
-    kind: crate::trace::Output,
+    kind: crate::user_files::Output,
     force: bool,
 ) -> Result<(), CliError> {
+    if let Some(why) = crate::user_files::special(out) {
+        return Err(CliError::BadInput(why));
+    }
     match force {
         true => Ok(()),
-        false => {
-            crate::trace::replaceable(out, kind).map_err(|e| CliError::BadInput(format!("{e} (--force replaces it)")))
-        }
+        false => crate::user_files::replaceable(out, kind)
+            .map_err(|e| CliError::BadInput(format!("{e} (--force replaces it)"))),
     }
 }
 
@@ -233,6 +240,10 @@ pub(crate) fn stop_on_ctrl_c() {
     use std::sync::atomic::Ordering;
     let installed = ctrlc::set_handler(|| {
         if crate::interrupt::INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // What the run made goes with it: its directories here, its child processes by
+            // the kernel as the process ends (`real::children`).
+            #[cfg(feature = "live")]
+            crate::real::children::quit_now();
             std::process::exit(130);
         }
         eprintln!("interrupted: stopping; what is known so far follows (a second signal quits at once)");

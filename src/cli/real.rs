@@ -10,10 +10,10 @@ use crate::real::libraries::Library;
 use crate::real::{self, Ensemble, RealRun, Standing, Target};
 use crate::scenario::{BadInput, Scenario};
 use crate::simulate::parse_rates;
-use crate::trace::{write_output, Output};
-use crate::trace::{Trace, TraceVerdict, FORMAT};
+use crate::trace::{RunEnd, Trace};
+use crate::user_files::{write_output, Output};
 use std::time::{Duration, Instant};
-use zklab_model::{FaultBudget, FaultKind, WorldConfig};
+use zklab_model::{FaultKind, WorldConfig};
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{Schedule, SimConfig};
 
@@ -24,7 +24,8 @@ pub const MAX_CLIENTS: usize = 200;
 #[derive(serde::Serialize)]
 struct Report {
     seed: u64,
-    /// passed, violated, diverged, not run or interrupted.
+    /// passed, violated, unknown (someone still waited at the end, no deadlock), diverged, not
+    /// run or interrupted.
     verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     violated: Option<String>,
@@ -49,6 +50,10 @@ struct Report {
     /// started here).
     #[serde(skip_serializing_if = "Option::is_none")]
     writes_in_the_log: Option<usize>,
+    /// Why the committed transaction log could not be read (the run is then unchecked against
+    /// it, which is no disagreement).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log_unread: Option<String>,
 }
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
@@ -93,7 +98,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             BadInput(format!("--servers must be 1 (standalone) or 3 (an ensemble), got {}", args.servers)).into()
         );
     }
-    crate::trace::check_writable(&args.trace_dir)?;
+    crate::user_files::check_writable(&args.trace_dir)?;
     let mut config = SimConfig::new(world, first);
     config.rates = parse_rates(&args.faults)?;
     config.chaos_us = args.chaos_ms.saturating_mul(1000);
@@ -156,7 +161,7 @@ fn target<'a>(
 ) -> Target<'a> {
     Target {
         servers: &ensemble.servers,
-        chroot: format!("/zklab-real/{}-{name}", std::process::id()),
+        chroot: format!("/zklab-real/{}-{name}", crate::real::private::run_id()),
         margin: Duration::from_millis(match ensemble.servers.len() {
             1 => 5,
             _ => 50,
@@ -208,6 +213,7 @@ impl Report {
             requests_per_acquisition: 0.0,
             notifications_per_release: 0.0,
             writes_in_the_log: None,
+            log_unread: None,
         }
     }
 }
@@ -227,6 +233,12 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         requests_per_acquisition: run.metrics.requests_per_acquisition(),
         notifications_per_release: run.metrics.notifications as f64 / run.metrics.releases.max(1) as f64,
         writes_in_the_log: run.ground_truth.as_ref().and_then(|g| g.as_ref().ok().copied()),
+        log_unread: match (&run.ground_truth, &run.standing) {
+            (Some(Err(why)), Standing::Agrees | Standing::Broke { .. } | Standing::Undecided { .. }) => {
+                Some(why.clone())
+            }
+            _ => None,
+        },
     };
     if run.interrupted {
         report.verdict = "interrupted";
@@ -234,6 +246,10 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
     }
     match &run.standing {
         Standing::Agrees => {}
+        Standing::Undecided { why, .. } => {
+            report.verdict = "unknown";
+            report.detail = Some(why.clone());
+        }
         Standing::Diverged { client, step, at_us, why } => {
             report.verdict = "diverged";
             report.detail = Some(format!("at {:.1} ms, c{client}'s step {step}: {why}", *at_us as f64 / 1000.0));
@@ -251,21 +267,15 @@ fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>)
         Standing::Broke { broken, .. } => {
             report.verdict = "violated";
             report.violated = Some(broken.property.to_string());
-            let summary = match broken.detail.is_empty() {
-                true => crate::trace::summarize(broken.property, &run.world),
-                false => broken.detail.clone(),
+            // A herd does not end the run: its trace ends at the step that woke it.
+            let kept = match (broken.property, &run.herd) {
+                (zklab_model::Property::NoHerd, Some(herd)) => herd.steps,
+                _ => run.steps.len(),
             };
-            let mut replayable = scenario.clone();
-            replayable.config.faults = FaultBudget(run.world.faults_used);
-            let trace = Trace {
-                format: FORMAT,
-                scenario: replayable,
-                seed: Some(seed),
-                steps: run.steps.clone(),
-                times_us: run.times_us.clone(),
-                verdict: TraceVerdict { property: broken.property, cycle_start: None, stalled: broken.stalled },
-                summary: summary.clone(),
-            };
+            let end =
+                RunEnd { seed, steps: &run.steps, times_us: &run.times_us, world: &run.world, detail: &broken.detail };
+            let trace = Trace::of_run(scenario, end, broken.property, kept);
+            let summary = trace.summary.clone();
             report.detail = Some(summary);
             let file = write_trace(args, seed, &trace)?;
             let name = file.trim_end_matches(".json").rsplit('/').next().unwrap_or_default().to_string();
@@ -324,7 +334,10 @@ fn print(r: &Report) {
             m.notifications as f64 / m.acquisitions.max(1) as f64,
             m.faults,
             r.steps,
-            r.writes_in_the_log.map_or(String::new(), |n| format!(", its {n} writes as committed")),
+            r.writes_in_the_log
+                .map_or(r.log_unread.as_ref().map_or(String::new(), |why| format!(" ({why})")), |n| format!(
+                    ", its {n} writes as committed"
+                )),
             m.wall_ms
         ),
         "violated" => {
@@ -349,6 +362,12 @@ fn print(r: &Report) {
                 say!("  conformance case: {case} (record it on a real server: scripts/record.sh)");
             }
         }
+        "unknown" => say!(
+            "seed {}: UNKNOWN: {} (a liveness violation is a deadlock; a run can end before a slow lock \
+             grants)",
+            r.seed,
+            r.detail.as_deref().unwrap_or("")
+        ),
         "not run" => say!("seed {}: UNKNOWN: the run could not start: {}", r.seed, r.detail.as_deref().unwrap_or("")),
         _ => say!("seed {}: interrupted after {} steps: no verdict", r.seed, r.steps),
     }
@@ -360,6 +379,9 @@ fn reproduce(args: &Args) -> Result<Exit, CliError> {
     for path in &args.reproduce {
         let trace = Trace::load(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
         trace.scenario.validate_with(MAX_CLIENTS).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+        // A trace whose steps do not lead to its violation in the model is bad input, refused
+        // before any server starts: a real run of it could only be blamed on the model.
+        trace.replay().map_err(|e| BadInput(format!("{}: does not replay: {e}", path.display())))?;
         traces.push((path.clone(), trace));
     }
     let ensemble = ensemble(args)?;
@@ -411,12 +433,15 @@ fn reproduce(args: &Args) -> Result<Exit, CliError> {
     })
 }
 
-/// Whether a steered run showed its trace's violation: `reproduced` (every step happened on the
-/// real servers, the model agreeing at each, and the trace's verdict holds of those steps),
+/// Whether a steered run showed its trace's violation (the trace replays in the model: checked
+/// before any server started): `reproduced` (every step happened on the real servers, the
+/// model agreeing at each, and for a deadlock nothing more arrived once the wire fell quiet),
 /// `not reproduced` (the servers could not be steered through a step: why), or `held` (every
-/// step happened for real and the verdict does not: the model is wrong somewhere).
+/// step happened for real, but after the deadlock's last step a server still sent a client
+/// something: the model is wrong somewhere).
 fn reproduced(trace: &Trace, run: &RealRun<AnyRecipe>) -> (&'static str, String) {
     let wanted = trace.verdict.property;
+    let deadlock = wanted.kind() == zklab_model::property::Kind::Liveness && trace.verdict.cycle_start.is_none();
     match &run.standing {
         Standing::Diverged { step, why, .. } => (
             "not reproduced",
@@ -431,24 +456,36 @@ fn reproduced(trace: &Trace, run: &RealRun<AnyRecipe>) -> (&'static str, String)
             "not reproduced",
             format!("the real run took {} of the trace's {} steps", run.steps.len(), trace.steps.len()),
         ),
-        _ => match trace.replay() {
-            Ok(()) if trace.verdict.cycle_start.is_some() => (
-                "reproduced",
-                format!(
-                    "all {} steps happened on a real server, the model agreeing at each: {wanted} violated (its \
-                        starving cycle went round once; a real run shows a lap, not forever)",
-                    run.steps.len()
-                ),
+        _ if deadlock && !run.after_the_end.is_empty() => (
+            "held",
+            format!(
+                "all {} steps happened for real, but the deadlock did not: once the wire fell quiet, {}",
+                run.steps.len(),
+                run.after_the_end.join("; ")
             ),
-            Ok(()) => (
-                "reproduced",
-                format!(
-                    "all {} steps happened on a real server, the model agreeing at each: {wanted} \
-                    violated",
-                    run.steps.len()
-                ),
+        ),
+        _ if trace.verdict.cycle_start.is_some() => (
+            "reproduced",
+            format!(
+                "all {} steps happened on a real server, the model agreeing at each: {wanted} violated (its starving \
+                 cycle went round once; a real run shows a lap, not forever)",
+                run.steps.len()
             ),
-            Err(e) => ("held", format!("all {} steps happened for real, but {e}", run.steps.len())),
-        },
+        ),
+        _ if deadlock => (
+            "reproduced",
+            format!(
+                "all {} steps happened on a real server, the model agreeing at each, and once the wire fell quiet \
+                 nothing more arrived: {wanted} violated (a deadlock)",
+                run.steps.len()
+            ),
+        ),
+        _ => (
+            "reproduced",
+            format!(
+                "all {} steps happened on a real server, the model agreeing at each: {wanted} violated",
+                run.steps.len()
+            ),
+        ),
     }
 }

@@ -88,6 +88,7 @@ pub struct Args {
 /// the servers are started or their address printed: a signal that comes while they start stops
 /// the command with its report (no seed run) and the servers torn down, never kills it outright.
 pub(super) fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
+    crate::real::private::temporary().map_err(BadInput)?;
     super::stop_on_ctrl_c();
     let ensemble = match &args.server {
         Some(list) => {
@@ -103,7 +104,7 @@ pub(super) fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
             if !args.quiet {
                 eprintln!("starting {} ZooKeeper server(s) on loopback ...", args.servers);
             }
-            Ensemble::start(args.servers).map_err(BadInput)?
+            Ensemble::start(args.servers).map_err(CliError::Environment)?
         }
     };
     if let Some(dir) = ensemble.dir().filter(|_| std::env::var_os("ZKLAB_REAL_KEEP").is_some()) {

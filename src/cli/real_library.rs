@@ -16,7 +16,8 @@ use zklab_sim::SimConfig;
 #[derive(serde::Serialize)]
 struct Report {
     seed: u64,
-    /// passed, violated, not run or interrupted.
+    /// passed, violated, unknown (a client had not finished by the deadline: `unfinished`), not
+    /// run or interrupted.
     verdict: &'static str,
     /// Each property the history breaks, with what shows it.
     violated: Vec<(String, String)>,
@@ -35,7 +36,7 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
     let started = Instant::now();
     let mut reports = Vec::new();
     for (k, seed) in seeds(args, first, started) {
-        let chroot = format!("/zklab-real/{}-{}-{seed}", std::process::id(), library.name());
+        let chroot = format!("/zklab-real/{}-{}-{seed}", crate::real::private::run_id(), library.name());
         let config = SimConfig { seed, ..config.clone() };
         let stop = Some(&crate::interrupt::INTERRUPTED);
         let run = match run_library(&config, library, args.clients, &ensemble.servers, &chroot, stop) {
@@ -60,10 +61,11 @@ pub(super) fn run(args: &Args, library: Library, config: &SimConfig, first: u64)
         };
         let report = Report {
             seed,
-            verdict: match (run.interrupted, run.findings.is_empty()) {
-                (true, _) => "interrupted",
-                (false, true) => "passed",
-                (false, false) => "violated",
+            verdict: match (run.interrupted, run.findings.is_empty(), run.tally.unfinished.is_empty()) {
+                (true, _, _) => "interrupted",
+                (false, false, _) => "violated",
+                (false, true, false) => "unknown",
+                (false, true, true) => "passed",
             },
             violated: run.findings.iter().map(|f| (f.property.to_string(), f.detail.clone())).collect(),
             detail: None,
@@ -108,5 +110,11 @@ fn print(r: &Report, library: Library) {
     );
     for (property, detail) in &r.violated {
         say!("  {property} violated by real {}: {detail}", library.name());
+    }
+    if !t.unfinished.is_empty() {
+        say!(
+            "  UNKNOWN: {} had not taken all their rounds by the deadline (a history cannot tell slow from stuck)",
+            t.unfinished.join(", ")
+        );
     }
 }

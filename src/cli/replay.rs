@@ -37,7 +37,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         // As `simulate --html` refuses it: before any work, as bad input.
         crate::html::fits(&trace).map_err(CliError::BadInput)?;
         refuse_to_clobber(path, out, args.force)?;
-        crate::trace::check_file_writable(out)?;
+        crate::user_files::check_file_writable(out)?;
     }
     let failed = |e: crate::trace::TraceError| CliError::Failed(format!("{}: {e}", path.display()));
     trace.replay().map_err(failed)?;
@@ -71,5 +71,5 @@ fn refuse_to_clobber(trace: &std::path::Path, out: &std::path::Path, force: bool
             out.display()
         )));
     }
-    super::refuse_to_replace(out, crate::trace::Output::Page, force)
+    super::refuse_to_replace(out, crate::user_files::Output::Page, force)
 }

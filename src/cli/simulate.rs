@@ -5,8 +5,8 @@ use super::{progress_to_stderr, stop_on_ctrl_c, CliError};
 use crate::exit::Exit;
 use crate::scenario::{BadInput, Scenario};
 use crate::shard::ShardReport;
-use crate::simulate::{parse_rates, run_seeds, run_within, RunReport};
-use crate::trace::{write_output, Output};
+use crate::simulate::{parse_rates, run_seeds, run_within, RunReport, RunVerdict};
+use crate::user_files::{write_output, Output};
 use std::path::PathBuf;
 use std::time::Instant;
 use zklab_model::WorldConfig;
@@ -75,7 +75,8 @@ pub struct Args {
     pub json: bool,
     /// Instead of fault rates, try this many random fault schedules (of the kinds --faults
     /// names) and shrink the first that breaks a property to a minimal one, kept as a file.
-    #[arg(long)]
+    /// One seed's workload: not with --seeds.
+    #[arg(long, conflicts_with = "seeds")]
     pub search: Option<u32>,
     /// The most faults a searched schedule holds.
     #[arg(long, default_value_t = 4)]
@@ -113,7 +114,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if args.threads == 0 || args.threads > 256 {
         return Err(BadInput(format!("--threads must be between 1 and 256, got {}", args.threads)).into());
     }
-    crate::trace::check_writable(&args.trace_dir)?;
+    crate::user_files::check_writable(&args.trace_dir)?;
     let mut config = SimConfig::new(world, first);
     config.rates = parse_rates(&args.faults)?;
     let links = args.latency_us.split(',').map(parse_latency).collect::<Result<Vec<_>, _>>()?;
@@ -183,12 +184,18 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         } else if !args.json {
             let m = &report.metrics;
             match report.verdict {
-                "interrupted" | "bounded" => say!(
+                RunVerdict::Interrupted | RunVerdict::Bounded => say!(
                     "seed {}: {} after {} steps, {:.1} s of virtual time: no verdict",
                     report.seed,
                     report.bounded_by.unwrap_or("interrupted"),
                     m.steps,
                     m.virtual_us as f64 / 1e6
+                ),
+                RunVerdict::Unknown => say!(
+                    "seed {}: UNKNOWN: {} (a liveness violation is a deadlock; give --heal-ms more time, or check \
+                     the recipe with `zklab check` for a fair cycle)",
+                    report.seed,
+                    report.detail.as_deref().unwrap_or("")
                 ),
                 _ => say!("seed {}: passed", report.seed),
             }
@@ -215,14 +222,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if !args.json {
         print_summary(&reports, wall);
     }
-    let ended = reports.iter().filter(|r| !matches!(r.verdict, "interrupted" | "bounded")).count();
+    let ended = reports.iter().filter(|r| r.verdict.ended()).count();
     let unfinished = ended < seeds.len();
     if unfinished && !args.json {
         let why = budget.spent(0).map_or("interrupted", |s| s.what_ran_out());
         say!("{why}: {ended} of {} seeds ran to the end", seeds.len());
     }
-    // A violation found is a verdict; otherwise a sweep cut short is unfinished work.
-    Ok(match (failed, unfinished) {
+    let undecided = reports.iter().any(|r| r.verdict == RunVerdict::Unknown);
+    // A violation found is a verdict; otherwise a sweep cut short, or a run that ended with
+    // someone waiting and no deadlock, is no pass.
+    Ok(match (failed, unfinished || undecided) {
         (true, _) => Exit::Failed,
         (false, true) => Exit::Unknown,
         (false, false) => Exit::Passed,
@@ -377,7 +386,7 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
 
 fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
     let steps: u64 = reports.iter().map(|r| r.metrics.steps).sum();
-    let passed = reports.iter().filter(|r| r.verdict == "passed").count();
+    let passed = reports.iter().filter(|r| r.verdict == RunVerdict::Passed).count();
     if let [one] = reports {
         let (m, h) = (&one.metrics, &one.herd);
         say!(
@@ -412,8 +421,13 @@ fn print_summary(reports: &[RunReport], wall: std::time::Duration) {
         );
     }
     let secs = wall.as_secs_f64().max(1e-9);
+    let unknown = reports.iter().filter(|r| r.verdict == RunVerdict::Unknown).count();
+    let unknown = match unknown {
+        0 => String::new(),
+        n => format!(", {n} unknown (someone still waited, no deadlock)"),
+    };
     say!(
-        "{passed} of {} runs passed; {steps} steps in {:.2} s wall ({:.0} simulated operations/s)",
+        "{passed} of {} runs passed{unknown}; {steps} steps in {:.2} s wall ({:.0} simulated operations/s)",
         reports.len(),
         secs,
         steps as f64 / secs

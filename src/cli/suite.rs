@@ -41,7 +41,7 @@ fn legend() {
 /// Runs every case; passed when each verdict is as expected.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     super::check::check_threads(args.threads)?;
-    crate::trace::check_writable(&args.trace_dir)?;
+    crate::user_files::check_writable(&args.trace_dir)?;
     let options = check::Options {
         progress: Some(super::progress_to_stderr),
         interrupt: Some(&crate::interrupt::INTERRUPTED),

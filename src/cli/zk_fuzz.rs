@@ -40,7 +40,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     // Kept to the end of the run: dropping it stops the server it started.
     let started = match &args.server {
         Some(_) => None,
-        None => Some(crate::real::Ensemble::start(1).map_err(CliError::BadInput)?),
+        None => {
+            crate::real::private::temporary().map_err(CliError::BadInput)?;
+            Some(crate::real::Ensemble::start(1).map_err(CliError::Environment)?)
+        }
     };
     let server = match (&args.server, &started) {
         (Some(server), _) => server.clone(),

@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 fn read_json(path: &Path) -> Result<serde_json::Value, CliError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::user_files::read_input(path)
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| CliError::BadInput(format!("{} is not JSON: {e}", path.display())))
 }

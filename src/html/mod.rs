@@ -64,6 +64,6 @@ pub fn render(trace: &Trace) -> Result<String, TraceError> {
 pub fn write_beside(trace: &Trace, json_file: &Path) -> std::io::Result<PathBuf> {
     let file = json_file.with_extension("html");
     let html = render(trace).map_err(|e| std::io::Error::other(format!("{}: {e}", json_file.display())))?;
-    crate::trace::write_output(&file, &html, crate::trace::Output::Page)?;
+    crate::user_files::write_output(&file, &html, crate::user_files::Output::Page)?;
     Ok(file)
 }

@@ -20,10 +20,10 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 use zklab_model::world::{Link, Sending};
 use zklab_model::{
-    Belief, ClientBehaviour, ClientId, ClientWatches, FaultBudget, FaultKind, Input, Recipe, Request, SessionId, Step,
-    World, ZkError, ZkResult,
+    Belief, ClientBehaviour, ClientId, ClientWatches, FaultBudget, FaultKind, Input, Property, Recipe, Request,
+    SessionId, Step, World, ZkError, ZkResult,
 };
-use zklab_sim::{between, fault_streams, timed_faults, SessionTiming, SimConfig, Streams};
+use zklab_sim::{between, fault_streams, timed_faults, Broken, Ending, SessionTiming, SimConfig, Streams};
 
 /// A real run's result.
 pub struct RealRun<R> {
@@ -45,6 +45,12 @@ pub struct RealRun<R> {
     /// The run's wire log (`wire_log`).
     pub wire: Vec<WireEntry>,
     pub exchange: Option<super::shadow::Exchange>,
+    /// The first step that woke a herd, if one did (its trace ends there).
+    pub herd: Option<super::shadow::Herd>,
+    /// A steered run only (`Target::script`): what arrived for a client after the last step,
+    /// once the wire fell quiet, and no step of the trace took (`c1: watch NodeDeleted ...`).
+    /// A trace that ends in a deadlock is shown for real only if nothing did.
+    pub after_the_end: Vec<String>,
 }
 
 /// What a real run counted.
@@ -105,6 +111,10 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
         Some(steps) => driver.steer(steps),
         None => driver.run(),
     };
+    let after_the_end = match (target.script, interrupted) {
+        (Some(_), false) => driver.after_the_end(),
+        _ => Vec::new(),
+    };
     let metrics = RealMetrics { wall_ms: driver.start.elapsed().as_millis() as u64, ..driver.metrics.clone() };
     let ground_truth = driver.against_the_log();
     driver.clean_up();
@@ -117,12 +127,14 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
         ground_truth,
         exchange: shadow.exchange,
         faults_used: FaultBudget(shadow.world.faults_used),
+        herd: shadow.herd,
         world: shadow.world,
         steps: shadow.steps,
         times_us: shadow.times_us,
         standing: shadow.standing,
         metrics,
         interrupted,
+        after_the_end,
     })
 }
 
@@ -419,9 +431,16 @@ impl<'a, R: Recipe> Driver<'a, R> {
         if self.shadow.standing == Standing::Agrees {
             let now_ms = self.now_us() / 1000;
             let healed_ms = now_ms.saturating_sub(self.config.chaos_us / 1000);
-            if let Some(broken) = self.shadow.judge_the_end(healed_ms, now_ms) {
-                self.shadow.standing = Standing::Broke { broken, at_us: self.now_us() };
-            }
+            self.shadow.standing = match (self.shadow.judge_the_end(healed_ms, now_ms), &self.shadow.herd) {
+                (Some(Ending::Broken(broken)), _) => Standing::Broke { broken, at_us: self.now_us() },
+                // A herd is a verdict; a waiter at the end with steps left is none.
+                (_, Some(herd)) => {
+                    let broken = Broken { property: Property::NoHerd, detail: String::new() };
+                    Standing::Broke { broken, at_us: herd.at_us }
+                }
+                (Some(Ending::Undecided(why)), None) => Standing::Undecided { why, at_us: self.now_us() },
+                (None, None) => Standing::Agrees,
+            };
         }
         false
     }
@@ -525,15 +544,20 @@ impl<R: Recipe> Driver<'_, R> {
     /// said before. `None` when there is no log to read.
     fn against_the_log(&mut self) -> Option<Result<usize, String>> {
         let (classpath, dir) = self.target.txn_log.as_ref()?;
+        // Reading the log can fail for its own reasons (the tool, the JVM): that leaves the run
+        // unchecked against it, which is not a disagreement.
+        let unread = |why: String| (false, format!("the committed transaction log could not be read: {why}"));
+        let disagrees =
+            |why: String| (true, format!("the committed transaction log disagrees with the model world: {why}"));
         let checked = (|| {
             // Every write of the run is committed before the end's read answers.
             let (tx, rx) = channel();
             let server = &self.target.servers[self.homes()[0]];
-            let mut admin =
-                Connection::open(server, (0, &[]), 0, 10_000, (tx, usize::MAX, 0)).map_err(|e| e.to_string())?;
-            let (end, _) = call(&mut admin, &rx, &Request::exists("/", false), "")?;
+            let mut admin = Connection::open(server, (0, &[]), 0, 10_000, (tx, usize::MAX, 0))
+                .map_err(|e| unread(e.to_string()))?;
+            let (end, _) = call(&mut admin, &rx, &Request::exists("/", false), "").map_err(unread)?;
             let _ = admin.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
-            let txns = super::ground_truth::committed(classpath, dir)?;
+            let txns = super::ground_truth::committed(classpath, dir).map_err(unread)?;
             let real = super::ground_truth::real_writes(
                 &txns,
                 self.start_zxid,
@@ -541,20 +565,21 @@ impl<R: Recipe> Driver<'_, R> {
                 &self.target.chroot,
                 &[self.admin_session],
             );
-            let model = super::ground_truth::model_writes(&self.start_world, &self.shadow.steps)?;
+            let model = super::ground_truth::model_writes(&self.start_world, &self.shadow.steps).map_err(unread)?;
             // A run judged broken stopped taking steps there: the log may go on.
             let real = match self.shadow.standing {
                 Standing::Broke { .. } => &real[..real.len().min(model.len())],
                 _ => &real[..],
             };
-            super::ground_truth::agree(&model, real)
+            super::ground_truth::agree(&model, real).map_err(disagrees)
         })();
-        if let (Err(why), Standing::Agrees | Standing::Broke { .. }) = (&checked, &self.shadow.standing) {
+        if let (Err((true, why)), Standing::Agrees | Standing::Broke { .. } | Standing::Undecided { .. }) =
+            (&checked, &self.shadow.standing)
+        {
             let (client, step) = (0, Step::Receive(0));
-            let why = format!("the committed transaction log disagrees with the model world: {why}");
-            self.shadow.standing = Standing::Diverged { client, step, at_us: self.now_us(), why };
+            self.shadow.standing = Standing::Diverged { client, step, at_us: self.now_us(), why: why.clone() };
         }
-        Some(checked)
+        Some(checked.map_err(|(_, why)| why))
     }
 
     /// Closes every session the run left open and deletes the run's tree.

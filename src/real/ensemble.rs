@@ -116,9 +116,7 @@ impl Ensemble {
             return Err("no java on PATH (Debian: apt-get install default-jre-headless)".into());
         }
         let started = Instant::now();
-        let dir =
-            std::env::temp_dir().join(format!("zklab-real-{}-{}", std::process::id(), started.elapsed().as_nanos()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        let dir = super::private::private_dir("real")?;
         let mut ensemble = Ensemble {
             servers: Vec::new(),
             processes: Vec::new(),
@@ -160,14 +158,15 @@ impl Ensemble {
             let cfg_path = data.join("zoo.cfg");
             std::fs::write(&cfg_path, cfg).map_err(|e| format!("cannot write {}: {e}", cfg_path.display()))?;
             let log = std::fs::File::create(data.join("server.log")).map_err(|e| e.to_string())?;
-            let child = Command::new("java")
-                .args(["-Xmx256m", "-cp", &classpath, main])
-                .arg(&cfg_path)
-                .stdin(Stdio::null())
-                .stdout(log.try_clone().map_err(|e| e.to_string())?)
-                .stderr(log)
-                .spawn()
-                .map_err(|e| format!("cannot start java: {e}"))?;
+            let child = super::children::spawn(
+                Command::new("java")
+                    .args(["-Xmx256m", "-cp", &classpath, main])
+                    .arg(&cfg_path)
+                    .stdin(Stdio::null())
+                    .stdout(log.try_clone().map_err(|e| e.to_string())?)
+                    .stderr(log),
+            )
+            .map_err(|e| format!("cannot start java: {e}"))?;
             ensemble.processes.push(child);
             ensemble.servers.push(format!("127.0.0.1:{client}"));
         }
@@ -224,6 +223,7 @@ impl Drop for Ensemble {
             if std::env::var_os("ZKLAB_REAL_KEEP").is_none() {
                 let _ = std::fs::remove_dir_all(dir);
             }
+            super::children::disown_dir(dir);
         }
     }
 }

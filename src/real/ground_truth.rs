@@ -82,13 +82,20 @@ pub fn committed(classpath: &str, data_dir: &Path) -> Result<Vec<Txn>, String> {
     files.sort();
     let mut txns = Vec::new();
     for file in files {
-        let out = Command::new("java")
-            .args(["-cp", classpath, "org.apache.zookeeper.server.persistence.TxnLogToolkit"])
-            .arg(&file)
-            .output()
-            .map_err(|e| format!("cannot run TxnLogToolkit: {e}"))?;
+        let out = super::children::spawn(
+            Command::new("java")
+                .args(["-cp", classpath, "org.apache.zookeeper.server.persistence.TxnLogToolkit"])
+                .arg(&file)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped()),
+        )
+        .and_then(|child| child.wait_with_output())
+        .map_err(|e| format!("cannot run TxnLogToolkit: {e}"))?;
         if !out.status.success() {
-            let tail = String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("").to_string();
+            // The JVM's logging banner (SLF4J's) is no reason: the tool's own last line is.
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let tail = stderr.lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("SLF4J")).unwrap_or("");
             return Err(format!("TxnLogToolkit failed on {}: {tail}", file.display()));
         }
         txns.extend(parse(&String::from_utf8_lossy(&out.stdout)));

@@ -184,8 +184,7 @@ pub fn run_library(
         }
     }
     let _ = set_up.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
-    let dir = std::env::temp_dir().join(format!("zklab-real-clients-{}-{}", std::process::id(), config.seed));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    let dir = super::private::private_dir("real-clients")?;
     let (lines_tx, lines) = channel::<(usize, String)>();
     let mut all = Vec::new();
     for i in 0..clients {
@@ -198,13 +197,10 @@ pub fn run_library(
             config.world.rounds.to_string(),
             (config.hold_us / 1000).to_string(),
         ];
-        let mut process = library
-            .command(&dir, &args)?
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start a {} client: {e}", library.name()))?;
+        let mut process = super::children::spawn(
+            library.command(&dir, &args)?.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()),
+        )
+        .map_err(|e| format!("cannot start a {} client: {e}", library.name()))?;
         let stdout = process.stdout.take().expect("piped");
         let to = lines_tx.clone();
         std::thread::spawn(move || {
@@ -288,6 +284,7 @@ pub fn run_library(
     }
     let _ = admin.send(|xid| jute::bare_request(xid, jute::op::CLOSE_SESSION));
     let _ = std::fs::remove_dir_all(&dir);
+    super::children::disown_dir(&dir);
     run.events.sort_by_key(|e| e.at_us);
     let (findings, tally) = judge(&run.events, clients, left.as_deref());
     let wall_ms = run.now_us() / 1000;

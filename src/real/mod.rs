@@ -3,6 +3,7 @@
 //! (`shadow`) with the same property code as the checker and the simulator. See docs/real.md.
 
 mod case;
+pub mod children;
 mod client;
 mod clock;
 pub mod connection;
@@ -16,6 +17,7 @@ pub mod jute;
 pub mod lagging;
 pub mod libraries;
 mod library;
+pub mod private;
 mod session_moves;
 pub mod shadow;
 mod steer;

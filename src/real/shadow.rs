@@ -21,7 +21,7 @@ use super::unify::Unify;
 use std::collections::VecDeque;
 use zklab_model::world::Note;
 use zklab_model::{Belief, ClientId, Input, Recipe, Request, SessionId, Step, World, ZkResult};
-use zklab_sim::{Broken, Judge};
+use zklab_sim::{Broken, Ending, Judge};
 
 /// Where the server put something, in its order of applying: after the write with this zxid;
 /// a write comes before the reads that saw it.
@@ -119,12 +119,27 @@ pub struct Exchange {
     pub model: ZkResult,
 }
 
+/// The first step of a run that woke two or more waiters of an exclusive lock (`no_herd`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Herd {
+    /// Steps taken up to and including it.
+    pub steps: usize,
+    pub at_us: u64,
+    pub woken: Vec<ClientId>,
+}
+
 /// How the shadow stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Standing {
     Agrees,
     Broke {
         broken: Broken,
+        at_us: u64,
+    },
+    /// The run ended with a client still waiting while the model world could still move (no
+    /// deadlock): a slow lock and a stuck one look alike here, so there is no verdict.
+    Undecided {
+        why: String,
         at_us: u64,
     },
     /// The model could not follow the real run from this step on.
@@ -148,6 +163,8 @@ pub struct Shadow<R> {
     frontier: Option<(Place, ClientId, Step)>,
     pub steps: Vec<Step>,
     pub times_us: Vec<u64>,
+    /// The first herd, if a step woke one (`Herd`).
+    pub herd: Option<Herd>,
     pub standing: Standing,
     /// Whether each step is judged (off when steering through a trace, whose own verdict is
     /// checked on the steps once all happened).
@@ -168,6 +185,7 @@ impl<R: Recipe> Shadow<R> {
             frontier: None,
             steps: Vec::new(),
             times_us: Vec::new(),
+            herd: None,
             standing: Standing::Agrees,
             judging: true,
             exchange: None,
@@ -208,7 +226,7 @@ impl<R: Recipe> Shadow<R> {
     }
 
     /// The run's end, judged as the simulator judges its end.
-    pub fn judge_the_end(&self, healed_ms: u64, now_ms: u64) -> Option<Broken> {
+    pub fn judge_the_end(&self, healed_ms: u64, now_ms: u64) -> Option<Ending> {
         self.judge.the_end(&self.world, healed_ms, now_ms)
     }
 
@@ -319,8 +337,15 @@ impl<R: Recipe> Shadow<R> {
             return;
         }
         if let Some(property) = self.judge.safety(&self.world) {
-            let broken = Broken { property, detail: String::new(), stalled: false };
+            let broken = Broken { property, detail: String::new() };
             self.standing = Standing::Broke { broken, at_us: entry.at_us };
+        }
+        if self.herd.is_none() {
+            // Judged from the notifications the step queued, as the simulator judges it; the
+            // run goes on (its figures are the herd's), and the herd is its verdict at the end.
+            if let Some(woken) = self.judge.herd(entry.step, &self.world) {
+                self.herd = Some(Herd { steps: self.steps.len(), at_us, woken });
+            }
         }
     }
 

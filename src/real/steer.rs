@@ -54,6 +54,31 @@ impl<R: Recipe> Driver<'_, R> {
         false
     }
 
+    /// Once every step is taken: lets the wire fall quiet (every reply and notification the
+    /// servers sent has arrived) and lists what arrived for a client that no step took. A
+    /// deadlock in the model is a deadlock for real only if this is empty.
+    pub(super) fn after_the_end(&mut self) -> Vec<String> {
+        if self.shadow.standing != Standing::Agrees {
+            return Vec::new();
+        }
+        if let Err(why) = self.quiet() {
+            return vec![format!("the wire never fell quiet after the last step: {why}")];
+        }
+        let model = &self.shadow.world.clients;
+        (0..self.clients.len())
+            .flat_map(|i| {
+                // What the model world still holds for the client arrived for real too.
+                let expected = model[i].inbound.len();
+                self.clients[i]
+                    .inbound
+                    .iter()
+                    .skip(expected)
+                    .map(move |input| format!("c{i}: {}", zklab_model::world::describe_input(input)))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
     fn cannot(&mut self, step: Step, why: String) {
         if self.shadow.standing == Standing::Agrees {
             let (client, at_us) = (step.client().unwrap_or_default(), self.now_us());
