@@ -15,8 +15,10 @@
 #   4. requests per acquisition and notifications per release on the real ensemble equal
 #      `zklab herd`'s within 5 %, at 5 and 20 clients;
 #   5. the real libraries (kazoo's Lock, Curator's InterProcessMutex) under lost creates,
-#      disconnects and crashes pass; with both sessions expired mid-hold, real kazoo's holder
-#      is caught unaware (a positive control) and real Curator's is not.
+#      disconnects and crashes pass, every drawn fault striking during lock work; with both
+#      sessions expired mid-hold, real kazoo's holder is caught unaware (a positive control)
+#      and real Curator's is not; a fault that struck after the lock work leaves the campaign
+#      unknown.
 # Usage: scripts/real-smoke.sh [seeds]  (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -130,5 +132,20 @@ for library in kazoo curator; do
   passed=$(count "$out/$library.json" passed)
   echo "$library, lost creates, disconnects and crashes: $passed of 5 passed (exit $rc)"
   [ "$rc" -eq 0 ] || { cat "$out/$library.json"; fail "real $library broke a property under faults it survives"; }
+  # Every fault the rates drew struck while its client was waiting, holding or releasing.
+  /usr/bin/python3 -c 'import json,sys; f=[s for r in json.load(open(sys.argv[1])) for s in r["faults"]]; sys.exit(not f or not all(s["during_lock_work"] for s in f if s["kind"] in ("disconnect", "crash")))' "$out/$library.json" \
+    || fail "a $library fault drawn by the rates struck outside lock work"
 done
+# A fault a schedule places after the clients are done tests nothing: the run says so, and
+# the campaign is unknown (exit 3), not passed.
+cat >"$out/late.json" <<'JSON'
+{"faults": [{"at_ms": 3000, "fault": "disconnect", "client": 0}]}
+JSON
+set +e
+$zklab real --library kazoo --clients 2 --chaos-ms 4000 --schedule "$out/late.json" -q >"$out/late.txt"
+rc=$?
+set -e
+echo "kazoo, a disconnect scheduled after the lock work: exit $rc"
+[ "$rc" -eq 3 ] && grep -q "no disconnect struck while a client was at its lock work" "$out/late.txt" \
+  || { cat "$out/late.txt"; fail "a fault that never struck during lock work read as a pass"; }
 echo "real-smoke: passed"

@@ -422,7 +422,8 @@ pub fn build(name: &str, lock_path: &str) -> Result<AnyRecipe, String> {
             Build::Path(build) => build(lock_path),
         }),
         None => Err(format!(
-            "unknown recipe `{name}` (known: {})",
+            "unknown recipe `{name}` (known: {}; a recipe your own program registers with `zklab::cli::main_with` is \
+             known to that program only: run its `replay`, `simulate` or `real` there)",
             CATALOGUE.iter().chain(registered()).map(|e| e.name).collect::<Vec<_>>().join(", ")
         )),
     }

@@ -147,6 +147,18 @@ pub fn main_with(recipes: &'static [zklab_recipes::Entry]) -> ExitCode {
     main()
 }
 
+/// The command that runs this program, for the advice a report prints (`zklab replay ...`):
+/// `zklab` for the catalogue's recipes, and the program as it was invoked when `label` (a
+/// scenario's recipes, `a,b`) names a recipe it registered (`main_with`): only that program
+/// knows it.
+pub(crate) fn program_for(label: &str) -> String {
+    let registered = label.split(['+', ',']).any(|name| zklab_recipes::registered().iter().any(|e| e.name == name));
+    match (registered, std::env::args().next()) {
+        (true, Some(program)) => program,
+        _ => "zklab".to_string(),
+    }
+}
+
 /// Parses the command line, runs the command, prints its one-line error if it has one, and
 /// returns the exit code.
 pub fn main() -> ExitCode {

@@ -24,6 +24,9 @@ pub const MAX_CLIENTS: usize = 200;
 #[derive(serde::Serialize)]
 struct Report {
     seed: u64,
+    /// The scenario's recipes, as a label (`standard`, `rw-writer,rw-reader`).
+    #[serde(skip)]
+    recipes: String,
     /// passed, violated, unknown (someone still waited at the end, no deadlock), diverged, not
     /// run or interrupted.
     verdict: &'static str,
@@ -201,6 +204,7 @@ impl Report {
     fn not_run(seed: u64, why: String) -> Report {
         Report {
             seed,
+            recipes: String::new(),
             verdict: "not run",
             violated: None,
             detail: Some(why),
@@ -221,6 +225,7 @@ impl Report {
 fn report(args: &Args, scenario: &Scenario, seed: u64, run: &RealRun<AnyRecipe>) -> Result<Report, CliError> {
     let mut report = Report {
         seed,
+        recipes: scenario.recipe_label(),
         verdict: "passed",
         violated: None,
         detail: None,
@@ -349,7 +354,7 @@ fn print(r: &Report) {
                 r.detail.as_deref().unwrap_or("")
             );
             if let Some(trace) = &r.trace {
-                say!("  trace: {trace} (zklab replay {trace})");
+                say!("  trace: {trace} ({} replay {trace})", super::program_for(&r.recipes));
             }
         }
         "diverged" => {

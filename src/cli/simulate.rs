@@ -278,7 +278,7 @@ fn trace_name(args: &Args, report: &RunReport, trace: &crate::trace::Trace) -> S
 
 /// The command that runs exactly this seed again.
 fn reproduce(args: &Args, seed: u64) -> String {
-    let mut words = vec!["zklab".to_string()];
+    let mut words = vec![super::program_for(&args.recipe)];
     words.extend(run_args(args, seed, &args.faults));
     if let Some(schedule) = &args.schedule {
         words.extend(["--schedule".to_string(), schedule.display().to_string()]);
@@ -374,7 +374,12 @@ fn search(args: &Args, scenario: &Scenario, config: &SimConfig, cases: u32, seed
     say!("  {}", report.detail.as_deref().unwrap_or(""));
     say!("schedule: {}", schedule_file.display());
     say!("trace: {}", trace_file.display());
-    say!("reproduce: zklab {} --schedule {}", run_args(args, seed, "none").join(" "), schedule_file.display());
+    say!(
+        "reproduce: {} {} --schedule {}",
+        super::program_for(&args.recipe),
+        run_args(args, seed, "none").join(" "),
+        schedule_file.display()
+    );
     if let Some(stopped) = searched.stopped {
         say!(
             "{} while shrinking: the schedule above breaks {property} but may not be the smallest",

@@ -93,7 +93,6 @@ impl FrameProxy {
     }
 
     /// The losses that struck so far.
-    #[cfg(test)]
     pub fn struck(&self) -> Vec<FaultKind> {
         lock(&self.gate).struck.clone()
     }

@@ -4,7 +4,8 @@
 //! (`history`). The clients are small programs in scripts/real-clients/, built into the binary
 //! and written out for each run.
 //!
-//! The faults, as real actions:
+//! Where the faults strike (a point of a client's lock work, drawn) and what became of each is
+//! `library_faults`'s. The faults, as real actions:
 //! - `loss-before-apply`, `loss-after-apply`: drawn (at the run's rates) each time a client
 //!   says it is about to acquire; the proxy then drops its next create, or swallows the
 //!   create's reply and drops the connection after it;
@@ -24,6 +25,7 @@ use super::faults::close;
 use super::frame_proxy::FrameProxy;
 use super::history::{judge, Event, Finding, Said, Tally};
 use super::jute;
+use super::library_faults::{Ledger, Point, Strike};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -136,8 +138,8 @@ pub struct LibraryRun {
     pub events: Vec<Event>,
     pub findings: Vec<Finding>,
     pub tally: Tally,
-    /// The faults that struck: (µs, kind, client).
-    pub faults: Vec<(u64, FaultKind, usize)>,
+    /// Every fault of the run: where it struck, or why it never did.
+    pub faults: Vec<Strike>,
     pub wall_ms: u64,
     pub interrupted: bool,
 }
@@ -218,7 +220,7 @@ pub fn run_library(
         clients: all,
         start_ns: monotonic_ns(),
         events: Vec::new(),
-        faults: Vec::new(),
+        ledger: Ledger::new(clients),
         queue: BTreeMap::new(),
         order: 0,
         fault_streams: fault_streams(config.seed),
@@ -243,8 +245,15 @@ pub fn run_library(
             let _ = stdin.write_all(b"go\n").and_then(|_| stdin.flush());
         }
     }
-    for (at, kind, client) in timed_faults(config, clients, &mut run.fault_streams) {
-        run.push(at, Action::Fault(kind, client as usize));
+    // The rates' faults strike at a point of their client's lock work; a schedule's at its
+    // moment (`library_faults`).
+    let rated = SimConfig { schedule: Vec::new(), ..config.clone() };
+    for (_, kind, client) in timed_faults(&rated, clients, &mut run.fault_streams) {
+        let point = Point::draw(&mut run.fault_streams[kind.index()]);
+        run.ledger.anchor(kind, client as usize, point);
+    }
+    for f in &config.schedule {
+        run.push(f.at(), Action::Fault(f.fault, f.client as usize));
     }
     let interrupted = run.go(&lines, stop);
     let (mut admin, rx) = admin()?;
@@ -288,7 +297,9 @@ pub fn run_library(
     run.events.sort_by_key(|e| e.at_us);
     let (findings, tally) = judge(&run.events, clients, left.as_deref());
     let wall_ms = run.now_us() / 1000;
-    Ok(LibraryRun { events: run.events, findings, tally, faults: run.faults, wall_ms, interrupted })
+    let struck: Vec<usize> = run.clients.iter().map(|c| c.proxy.struck().len()).collect();
+    run.ledger.close(|i| struck[i]);
+    Ok(LibraryRun { events: run.events, findings, tally, faults: run.ledger.strikes, wall_ms, interrupted })
 }
 
 /// `/a`, `/a/b` for `/a/b/c`: the nodes above a chroot, and the chroot itself.
@@ -303,7 +314,7 @@ struct Run<'a> {
     /// When the plan's clock started, on the clock the clients stamp their lines with.
     start_ns: u64,
     events: Vec<Event>,
-    faults: Vec<(u64, FaultKind, usize)>,
+    ledger: Ledger,
     queue: BTreeMap<(u64, u64), Action>,
     order: u64,
     fault_streams: Vec<rand_chacha::ChaCha8Rng>,
@@ -363,10 +374,15 @@ impl Run<'_> {
                 {
                     self.clients[i].proxy.arm(kind.kind());
                     let now = self.now_us();
-                    self.faults.push((now, kind.kind(), i));
+                    self.ledger.heard(i, &said);
+                    self.ledger.struck(kind.kind(), i, now);
                 }
             }
             _ => {}
+        }
+        for kind in self.ledger.heard(i, &said) {
+            let now = self.now_us();
+            self.push(now, Action::Fault(kind, i));
         }
         let at_us = self.since_start_us(stamp_ns);
         self.events.push(Event { at_us, client: i, said });
@@ -378,14 +394,20 @@ impl Run<'_> {
             Action::Fault(kind, i) => {
                 let c = &mut self.clients[i];
                 if c.dead || c.finished || !Library::drives(kind) {
+                    let why = match (c.dead, c.finished) {
+                        (true, _) => "its client had died",
+                        (_, true) => "its client had finished",
+                        _ => "the library's run cannot make it",
+                    };
+                    self.ledger.missed(kind, i, why);
                     return;
                 }
                 if matches!(kind, FaultKind::LossBeforeApply | FaultKind::LossAfterApply) {
                     c.proxy.arm(kind);
-                    self.faults.push((now, kind, i));
+                    self.ledger.struck(kind, i, now);
                     return;
                 }
-                self.faults.push((now, kind, i));
+                self.ledger.struck(kind, i, now);
                 let (lo, hi) = self.timing.expiry_window();
                 match kind {
                     FaultKind::Disconnect => {

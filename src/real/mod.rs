@@ -17,6 +17,7 @@ pub mod jute;
 pub mod lagging;
 pub mod libraries;
 mod library;
+pub mod library_faults;
 pub mod private;
 mod session_moves;
 pub mod shadow;
