@@ -43,11 +43,7 @@ fn the_children_watch_lock_wakes_every_waiter_on_every_release() {
     let per_release = |n: usize| {
         let r = run("parent-watch", n, 1, |_| {});
         // The herd is a finding (`no_herd`), and the run went on to its end for its figures.
-        assert!(
-            matches!(&r.outcome, SimOutcome::Violated(v) if v.property == Property::NoHerd),
-            "{:?}",
-            r.outcome
-        );
+        assert!(matches!(&r.outcome, SimOutcome::Violated(v) if v.property == Property::NoHerd), "{:?}", r.outcome);
         assert_eq!(r.metrics.acquisitions, n as u64);
         r.metrics.herd().notifications_per_release
     };
