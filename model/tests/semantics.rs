@@ -1691,3 +1691,18 @@ fn container_reaped_only_after_it_had_children_and_has_none() {
     assert_eq!(fails(&mut zk, a, Request::create("/lock/x-", CreateMode::EphemeralSequential)), ZkError::NoNode);
     assert!(!zk.reapable("/"), "the root is never reaped");
 }
+
+/// A timeline shows a getData reply's bytes: a recipe that finds its node by its data (or, as
+/// the revocable lock, reads "unlock" in it) is judged on them.
+#[test]
+fn a_data_reply_is_described_with_its_bytes() {
+    let mut zk = server();
+    let s = open(&mut zk);
+    let node = create_data(&mut zk, s, "/lock-n-", "unlock", EphemeralSequential);
+    let data = Ok(ok(&mut zk, s, Request::GetData { path: node, watch: false }));
+    let owner = format!("(owner {s})");
+    assert_eq!(zklab_model::world::describe_result(&data), format!("data \"unlock\" {owner}"));
+    let plain = create_data(&mut zk, s, "/plain", "", Persistent);
+    let empty = Ok(ok(&mut zk, s, Request::GetData { path: plain, watch: false }));
+    assert_eq!(zklab_model::world::describe_result(&empty), "data");
+}

@@ -683,10 +683,15 @@ pub fn describe_result(result: &crate::ZkResult) -> String {
         Ok(Response::Deleted) | Ok(Response::DataSet(_)) => "ok".to_string(),
         Ok(Response::Exists(None)) => "null".to_string(),
         Ok(Response::Exists(Some(_))) => "stat".to_string(),
-        Ok(Response::Data { stat, .. }) => match stat.ephemeral_owner {
-            Some(owner) => format!("data (owner {owner})"),
-            None => "data".to_string(),
-        },
+        // The bytes, when there are any: a recipe that finds its node by its data is judged
+        // on them, and a timeline that hid them would hide the bug.
+        Ok(Response::Data { data, stat }) => {
+            let bytes = if data.is_empty() { String::new() } else { format!(" {data:?}") };
+            match stat.ephemeral_owner {
+                Some(owner) => format!("data{bytes} (owner {owner})"),
+                None => format!("data{bytes}"),
+            }
+        }
         Ok(Response::Children { children, .. }) => {
             let mut sorted = children.to_vec();
             sorted.sort();
