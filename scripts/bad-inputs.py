@@ -316,7 +316,7 @@ def cases(f):
     # Special files and links that cannot be followed: refused, never read, blocked on or written.
     c += [["replay", f["fifo"]], ["merge", f["fifo"]], ["check", "--manifest", f["fifo"]], ["zk-script", f["fifo"]],
           sim + ["--schedule", f["fifo"]], ["replay", "--html", TRACE, "-o", f["fifo"]],
-          ["replay", "--html", TRACE, "-o", "/dev/zero"], ["replay", "--html", TRACE, "-o", "/dev/zero", "--force"],
+          ["replay", "--html", TRACE, "-o", "/dev/zero"], ["replay", "--html", TRACE, "-o", f["fifo"], "--force"],
           hd + ["--clients", "5", "-o", "/dev/null"], chk + ["--trace-dir", f["loop"]],
           sim + ["--trace-dir", os.path.join(f["loop"], "deeper")], ["suite", "--trace-dir", f["loop"]]]
     # Flags that would be ignored.

@@ -42,7 +42,8 @@ pub fn measure(
         if let Some(say) = progress {
             say(&format!("row {} of {rows_in_all}: {recipe} at {clients} clients", k + 1));
         }
-        let config = SimConfig::new(scenario.config.clone(), seed);
+        // The herd is what the table measures, not a verdict: the runs go to their end.
+        let config = SimConfig { measure_herd: true, ..SimConfig::new(scenario.config.clone(), seed) };
         let run =
             crate::simulate::run_within(&scenario, &config, progress, &crate::budget::Budget::until_interrupted());
         // Interrupted whatever the run's verdict: a herd found before the signal is a verdict,
@@ -53,10 +54,7 @@ pub fn measure(
         rows.push(Row {
             recipe: recipe.clone(),
             clients,
-            // The herd is what this table measures: a run whose only finding is `no_herd` passed
-            // everything else (its row shows the herd in figures).
-            passed: run.verdict == crate::simulate::RunVerdict::Passed
-                || run.violated.as_deref() == Some(zklab_model::Property::NoHerd.name()),
+            passed: run.verdict == crate::simulate::RunVerdict::Passed,
             herd: run.herd,
             metrics: run.metrics,
         });

@@ -30,6 +30,9 @@ pub struct Searched {
     pub found: Option<Found>,
     pub tried: u32,
     pub stopped: Option<Spent>,
+    /// Schedules whose run ended with a client waiting and no deadlock (no verdict), and the
+    /// first one's reason: a search with any passes nothing.
+    pub undecided: (u32, Option<String>),
 }
 
 /// Tries `cases` random schedules of up to `max_faults` faults of `kinds`, within the chaos
@@ -60,6 +63,7 @@ pub fn search(
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let quiet = SimConfig { rates: Default::default(), ..base.clone() };
     let (tried, failed, shrink_runs) = (Cell::new(0u32), Cell::new(false), Cell::new(0u32));
+    let undecided = std::cell::RefCell::new((0u32, None));
     let (started, last) = (Instant::now(), Cell::new(Instant::now()));
     let outcome = runner.run(&schedules, |faults| {
         // Stopped, every schedule left passes at once: the search ends, and a shrink keeps the
@@ -84,6 +88,11 @@ pub fn search(
             }
         }
         let report = run_within(scenario, &SimConfig { schedule: sorted(faults), ..quiet.clone() }, None, budget);
+        if report.verdict == crate::simulate::RunVerdict::Unknown && !failed.get() {
+            let mut undecided = undecided.borrow_mut();
+            undecided.0 += 1;
+            undecided.1 = undecided.1.take().or(report.detail.clone());
+        }
         match report.violated {
             Some(property) => {
                 failed.set(true);
@@ -102,7 +111,7 @@ pub fn search(
             Some(Found { faults, report, tried: tried.get(), shrink_runs: shrink_runs.get() })
         }
     };
-    Ok(Searched { found, tried: tried.get(), stopped: budget.spent(0) })
+    Ok(Searched { found, tried: tried.get(), stopped: budget.spent(0), undecided: undecided.into_inner() })
 }
 
 fn sorted(mut faults: Vec<TimedFault>) -> Vec<TimedFault> {

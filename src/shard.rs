@@ -207,6 +207,18 @@ impl ShardReport {
             let theirs = if self.version.is_empty() { "an older zklab" } else { &self.version };
             return Err(format!("written by zklab {theirs}, not this zklab {VERSION}: run every shard with one build"));
         }
+        let planned = self.campaign.get("seeds").or(self.campaign.get("walks")).and_then(|n| n.as_u64());
+        if planned != Some(self.total) {
+            return Err(format!(
+                "it says the campaign holds {} seeds or walks, but its command planned {}",
+                self.total,
+                planned.map_or("none".to_string(), |n| n.to_string())
+            ));
+        }
+        let swarm = self.campaign.get("walks").is_some();
+        if self.can_pass == swarm {
+            return Err("it says a swarm can pass, or a seed sweep cannot".to_string());
+        }
         if !(1..=MAX_SHARDS).contains(&self.count) {
             return Err(format!("a campaign is cut into 1 to {MAX_SHARDS} shards, this one says {}", self.count));
         }
@@ -232,8 +244,13 @@ impl ShardReport {
                 self.covered.units
             ));
         }
+        let recipes = self.campaign.get("scenario").and_then(|s| s.get("recipes"));
         for finding in &self.findings {
             finding.validate()?;
+            let theirs = serde_json::to_value(&finding.trace.scenario.recipes).ok();
+            if recipes.is_none() || recipes != theirs.as_ref() {
+                return Err(format!("{} is a trace of other recipes than the campaign's", finding.file));
+            }
         }
         Ok(())
     }

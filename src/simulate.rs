@@ -236,7 +236,7 @@ fn run_with(
         SimOutcome::Passed => (RunVerdict::Passed, None, None, None),
         SimOutcome::Undecided(u) => (RunVerdict::Unknown, None, Some(u.reason.clone()), None),
         SimOutcome::Violated(v) => {
-            // A herd does not end the run: its trace ends at the step that woke it.
+            // The trace ends at the step that broke the property (`of_run`).
             let end = RunEnd {
                 seed: config.seed,
                 steps: &run.steps,

@@ -40,10 +40,14 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// Why `file` may never be written, whatever `--force` says: it exists and is no regular file.
+/// Why `file` may never be written, whatever `--force` says: it exists and is a directory, a
+/// FIFO (writing would block until someone reads), a socket or a block device. A character
+/// device (`/dev/stdout`, `/dev/null`) may be written with `--force`.
 pub fn special(file: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
     let meta = std::fs::metadata(file).ok()?;
-    (!meta.is_file()).then(|| format!("cannot write {}: it is {}", file.display(), kind_of(&meta)))
+    let allowed = meta.is_file() || meta.file_type().is_char_device();
+    (!allowed).then(|| format!("cannot write {}: it is {}", file.display(), kind_of(&meta)))
 }
 
 /// Whether traces can be written under `dir`, asked before a long run rather than after it:

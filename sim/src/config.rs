@@ -135,6 +135,11 @@ pub struct SimConfig {
     /// found without them can be run again with them to make its trace.
     #[serde(skip, default = "keep_all")]
     pub keep_steps: usize,
+    /// Measure the herd instead of judging it: `no_herd` is not judged, so a herd recipe's run
+    /// goes on to its end and its figures are whole (`zklab herd`). Otherwise a herd is a
+    /// violation that ends the run, as any other.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub measure_herd: bool,
 }
 
 fn keep_all() -> usize {
@@ -157,6 +162,7 @@ impl SimConfig {
             heal_bound_us: None,
             as_checked: false,
             keep_steps: usize::MAX,
+            measure_herd: false,
         }
     }
 

@@ -134,10 +134,6 @@ struct Sim<'a, R> {
     /// waiting before; and the refused replies counted by then.
     progress_at: Micros,
     refused_at_progress: u64,
-    /// The first step that woke a herd (`no_herd`), if one did. A herd does not end the run
-    /// (its metrics are what `zklab herd` measures): it is the run's verdict at the end unless
-    /// a safety property breaks first or a deadlock is found.
-    herd: Option<Violation>,
 }
 
 impl<'a, R: Recipe> Sim<'a, R> {
@@ -181,7 +177,6 @@ impl<'a, R: Recipe> Sim<'a, R> {
             acquiring: 0,
             progress_at: 0,
             refused_at_progress: 0,
-            herd: None,
         }
     }
 
@@ -234,11 +229,6 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.metrics.pairs = n * n.saturating_sub(1) / 2;
         if self.outcome == SimOutcome::Passed && !stopped {
             self.judge_the_end();
-        }
-        // A herd seen is a verdict: it stands where nothing else broke (an undecided end is no
-        // verdict, so the herd is the run's).
-        if let Some(herd) = self.herd.take().filter(|_| !matches!(self.outcome, SimOutcome::Violated(_))) {
-            self.outcome = SimOutcome::Violated(herd);
         }
         stopped
     }
@@ -434,16 +424,9 @@ impl<'a, R: Recipe> Sim<'a, R> {
         self.metrics.steps += 1;
         self.metrics.virtual_us = self.now;
         self.metrics.notifications += self.world.routed().len() as u64;
-        if self.herd.is_none() {
-            if let Some(woken) = self.judge.herd(step, &self.world) {
-                let names = woken.iter().map(|c| format!("c{c}")).collect::<Vec<_>>().join(", ");
-                self.herd = Some(Violation {
-                    property: Property::NoHerd,
-                    steps: self.metrics.steps as usize,
-                    at_us: self.now,
-                    detail: format!("one step wakes {names} together, each waiting to hold the lock alone"),
-                });
-            }
+        if !self.config.measure_herd && self.judge.herd(step, &self.world).is_some() {
+            // The trace tells whom it woke (its summary is its replay's, as the checker's).
+            self.violated(Property::NoHerd, String::new());
         }
         if let Some(refused) = self.world.refused() {
             self.metrics.refused_replies += 1;

@@ -41,9 +41,17 @@ fn the_standard_lock_wakes_one_waiter_per_release() {
 #[test]
 fn the_children_watch_lock_wakes_every_waiter_on_every_release() {
     let per_release = |n: usize| {
-        let r = run("parent-watch", n, 1, |_| {});
-        // The herd is a finding (`no_herd`), and the run went on to its end for its figures.
-        assert!(matches!(&r.outcome, SimOutcome::Violated(v) if v.property == Property::NoHerd), "{:?}", r.outcome);
+        // Measured, not judged: the run goes to its end and its figures are whole.
+        let r = run("parent-watch", n, 1, |c| c.measure_herd = true);
+        assert_eq!(r.outcome, SimOutcome::Passed);
+        // Judged, the first herd is a violation that ends the run there.
+        let judged = run("parent-watch", n, 1, |_| {});
+        assert!(
+            matches!(&judged.outcome, SimOutcome::Violated(v) if v.property == Property::NoHerd),
+            "{:?}",
+            judged.outcome
+        );
+        assert!(judged.metrics.acquisitions < n as u64);
         assert_eq!(r.metrics.acquisitions, n as u64);
         r.metrics.herd().notifications_per_release
     };

@@ -7,9 +7,9 @@
 use super::real_args::{ensemble, exit, seeds, Args};
 use super::CliError;
 use crate::exit::Exit;
+use crate::real::fault_ledger::{never_struck, Strike};
 use crate::real::history::Tally;
 use crate::real::libraries::{run_library, Library};
-use crate::real::library_faults::{never_struck, Strike};
 use crate::scenario::BadInput;
 use std::time::Instant;
 use zklab_model::FaultKind;

@@ -5,8 +5,9 @@
 //!   `exit(130)`, a SIGKILL, a panic that aborts all end the children with the process. The
 //!   signal follows the thread that spawned, so children are spawned from the thread that runs
 //!   the command, which lives as long as the process's work does;
-//! - the directories a run makes are filed too, so the second signal's quick exit removes them
-//!   (`quit_now`) as the ordinary tear-down (`Drop`) does.
+//! - the children and the directories a run makes are filed too, so the second signal's quick
+//!   exit kills the children first and then removes the directories (`quit_now`), as the
+//!   ordinary tear-down (`Drop`) does.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -14,6 +15,10 @@ use std::sync::Mutex;
 
 /// The directories the run made and has not removed yet.
 static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The processes the run started. A reaped one may linger here, its pid perhaps another
+/// process's by now: `quit_now` kills only a pid that is still this process's running child.
+static PIDS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// Spawns `command` as a child that dies with zklab.
 pub fn spawn(command: &mut Command) -> std::io::Result<Child> {
@@ -33,7 +38,9 @@ pub fn spawn(command: &mut Command) -> std::io::Result<Child> {
             Ok(())
         });
     }
-    command.spawn()
+    let child = command.spawn()?;
+    PIDS.lock().unwrap_or_else(|e| e.into_inner()).push(child.id());
+    Ok(child)
 }
 
 /// Files `dir` as the run's, to be removed if a second signal quits at once.
@@ -46,9 +53,25 @@ pub fn disown_dir(dir: &Path) {
     DIRS.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| d != dir);
 }
 
-/// A second signal's quick exit: removes the run's directories (unless `ZKLAB_REAL_KEEP` says
-/// to keep them); the children die with the process.
+/// A second signal's quick exit: kills the run's children now (so none writes into a directory
+/// being removed), then removes the run's directories (unless `ZKLAB_REAL_KEEP` says to keep
+/// them).
 pub fn quit_now() {
+    if let Ok(pids) = PIDS.try_lock() {
+        for &pid in pids.iter() {
+            let pid = pid as libc::pid_t;
+            // SAFETY: waitpid(2) and kill(2) touch no memory of ours. WNOHANG answers 0 only for
+            // a child of this process that still runs (a pid reaped and reused by another
+            // process is no child of ours: ECHILD), so only such a child is killed, then reaped
+            // so that it is gone before its directory is removed.
+            unsafe {
+                if libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) == 0 {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
+            }
+        }
+    }
     if std::env::var_os("ZKLAB_REAL_KEEP").is_some() {
         return;
     }

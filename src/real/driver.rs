@@ -47,6 +47,8 @@ pub struct RealRun<R> {
     pub exchange: Option<super::shadow::Exchange>,
     /// The first step that woke a herd, if one did (its trace ends there).
     pub herd: Option<super::shadow::Herd>,
+    /// Every fault of the plan: where its client was when it struck, or why it did not.
+    pub strikes: Vec<super::fault_ledger::Strike>,
     /// A steered run only (`Target::script`): what arrived for a client after the last step,
     /// once the wire fell quiet, and no step of the trace took (`c1: watch NodeDeleted ...`).
     /// A trace that ends in a deadlock is shown for real only if nothing did.
@@ -120,6 +122,7 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
     driver.clean_up();
     let start = driver.start_world;
     let wire = driver.wire.into_entries();
+    let strikes = driver.strikes;
     let shadow = driver.shadow;
     Ok(RealRun {
         start,
@@ -128,6 +131,7 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
         exchange: shadow.exchange,
         faults_used: FaultBudget(shadow.world.faults_used),
         herd: shadow.herd,
+        strikes,
         world: shadow.world,
         steps: shadow.steps,
         times_us: shadow.times_us,
@@ -157,6 +161,8 @@ pub(super) struct Driver<'a, R> {
     /// The highest zxid any reply carried.
     pub(super) seen_zxid: i64,
     pub(super) metrics: RealMetrics,
+    /// Every fault of the plan: where its client was when it struck, or why it did not.
+    pub(super) strikes: Vec<super::fault_ledger::Strike>,
     pub(super) behaviour: ClientBehaviour,
     /// The lagging follower, when the run has lagging reads (it then serves no client of its
     /// own: sessions move there for their lagging reads only).
@@ -207,6 +213,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
             next_session: 1,
             seen_zxid: 0,
             metrics: RealMetrics::default(),
+            strikes: Vec::new(),
             behaviour: config.world.client_behaviour,
             lagging: target.lagging.filter(|_| lags(config, target.script)),
             start_world: world.clone(),

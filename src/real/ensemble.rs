@@ -109,6 +109,16 @@ impl Ensemble {
         }
     }
 
+    /// `start`, tried a second time if the first fails: a port found free can be taken by
+    /// another process before the server binds it, and an election can make the lagging
+    /// follower the leader. Both are the machine's chance, not the user's input.
+    pub fn start_patiently(count: usize) -> Result<Ensemble, String> {
+        Ensemble::start(count).or_else(|first| {
+            eprintln!("the servers did not start ({first}): starting them again");
+            Ensemble::start(count).map_err(|second| format!("{second} (and the time before: {first})"))
+        })
+    }
+
     /// Starts `count` servers (1: standalone; 3: an ensemble) and waits until each serves.
     pub fn start(count: usize) -> Result<Ensemble, String> {
         let classpath = classpath()?;
@@ -176,7 +186,9 @@ impl Ensemble {
                 if let Ok(Some(status)) = p.try_wait() {
                     let log = dir.join(format!("server{}/server.log", k + 1));
                     let tail = std::fs::read_to_string(&log).unwrap_or_default();
-                    let last = tail.lines().rev().find(|l| l.contains("ERROR")).unwrap_or("").to_string();
+                    // Its error, else the last thing it said.
+                    let last = tail.lines().rev().find(|l| l.contains("ERROR"));
+                    let last = last.or(tail.lines().rev().find(|l| !l.trim().is_empty())).unwrap_or("").to_string();
                     return Err(format!("ZooKeeper server {} exited ({status}) before serving: {last}", k + 1));
                 }
             }

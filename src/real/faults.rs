@@ -23,6 +23,7 @@
 use super::client::CutKind;
 use super::connection::{Arrival, Connection, Frame};
 use super::driver::{Driver, Event};
+use super::fault_ledger::{Phase, Strike};
 use super::jute;
 use super::shadow::{Landing, Place, ShadowStep};
 use std::sync::mpsc::Receiver;
@@ -60,8 +61,15 @@ pub(super) fn close(conn: &mut Connection, rx: &Receiver<Arrival>) -> Result<i64
 impl<R: Recipe> Driver<'_, R> {
     /// A fault that is not a lost request strikes client `i` now, if the model would let it.
     pub(super) fn fault(&mut self, kind: FaultKind, i: usize) {
+        let now = self.now_us();
+        let c = &self.clients[i];
+        let phase = Phase::of_belief(c.recipe.belief(), c.rounds_left == 0);
         let fault = match kind.typed() {
             Fault::Request(fault) => {
+                // It strikes the client's next request.
+                let mut armed = Strike::at(kind, i, now, phase);
+                armed.moment = format!("armed {}", armed.moment);
+                self.strikes.push(armed);
                 self.clients[i].armed = Some(fault);
                 return;
             }
@@ -69,8 +77,9 @@ impl<R: Recipe> Driver<'_, R> {
             // Refused before the run (see `unsupported`).
             Fault::Server(_) => return,
         };
-        let c = &self.clients[i];
         if c.crashed || c.cut.is_some() {
+            let why = if c.crashed { "its client had crashed" } else { "its client's connection was being cut" };
+            self.strikes.push(Strike::missed(kind, i, why));
             return;
         }
         let enabled = match fault {
@@ -82,16 +91,18 @@ impl<R: Recipe> Driver<'_, R> {
             ClientFault::GiveUp => c.recipe.belief() == Belief::Acquiring && c.recipe.can_abandon(),
         };
         if !enabled {
+            self.strikes.push(Strike::missed(kind, i, "not possible at that moment (as in the model)"));
             return;
         }
         self.metrics.faults += 1;
+        self.strikes.push(Strike::at(kind, i, now, phase));
         if fault == ClientFault::GiveUp {
             return self.take(i, Sending::GiveUp, Input::Abandon);
         }
         if fault == ClientFault::Pause {
             return self.pause(i);
         }
-        let now = self.now_us();
+        let c = &self.clients[i];
         let number = self.shadow.push(i, ShadowStep::new(now, Step::Fault(fault, i as ClientId), c.recipe.belief()));
         let connected = c.link == Link::Up && c.conn.is_some();
         match (fault, connected) {

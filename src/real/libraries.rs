@@ -5,7 +5,7 @@
 //! and written out for each run.
 //!
 //! Where the faults strike (a point of a client's lock work, drawn) and what became of each is
-//! `library_faults`'s. The faults, as real actions:
+//! `fault_ledger`'s. The faults, as real actions:
 //! - `loss-before-apply`, `loss-after-apply`: drawn (at the run's rates) each time a client
 //!   says it is about to acquire; the proxy then drops its next create, or swallows the
 //!   create's reply and drops the connection after it;
@@ -21,11 +21,11 @@ use super::clock::monotonic_ns;
 use super::connection::{Arrival, Connection};
 use super::driver::{call, delete_tree};
 use super::ensemble::TICK_MS;
+use super::fault_ledger::{Ledger, Point, Strike};
 use super::faults::close;
 use super::frame_proxy::FrameProxy;
 use super::history::{judge, Event, Finding, Said, Tally};
 use super::jute;
-use super::library_faults::{Ledger, Point, Strike};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -246,7 +246,7 @@ pub fn run_library(
         }
     }
     // The rates' faults strike at a point of their client's lock work; a schedule's at its
-    // moment (`library_faults`).
+    // moment (`fault_ledger`).
     let rated = SimConfig { schedule: Vec::new(), ..config.clone() };
     for (_, kind, client) in timed_faults(&rated, clients, &mut run.fault_streams) {
         let point = Point::draw(&mut run.fault_streams[kind.index()]);
@@ -364,6 +364,8 @@ impl Run<'_> {
 
     fn heard(&mut self, i: usize, line: &str) {
         let Some((stamp_ns, said)) = Said::parse_stamped(line) else { return };
+        // Where the client now is, and the anchored faults due at this point of its lock work.
+        let due = self.ledger.heard(i, &said);
         match &said {
             Said::Session(id, password) => self.clients[i].session = Some((*id, password.clone())),
             Said::Done => self.clients[i].finished = true,
@@ -374,13 +376,12 @@ impl Run<'_> {
                 {
                     self.clients[i].proxy.arm(kind.kind());
                     let now = self.now_us();
-                    self.ledger.heard(i, &said);
                     self.ledger.struck(kind.kind(), i, now);
                 }
             }
             _ => {}
         }
-        for kind in self.ledger.heard(i, &said) {
+        for kind in due {
             let now = self.now_us();
             self.push(now, Action::Fault(kind, i));
         }

@@ -56,13 +56,17 @@ impl<R: Recipe> Driver<'_, R> {
 
     /// Once every step is taken: lets the wire fall quiet (every reply and notification the
     /// servers sent has arrived) and lists what arrived for a client that no step took. A
-    /// deadlock in the model is a deadlock for real only if this is empty.
+    /// deadlock in the model is a deadlock for real only if this is empty. A wire that never
+    /// falls quiet is the run's trouble, not the model's: the run is diverged (not reproduced).
     pub(super) fn after_the_end(&mut self) -> Vec<String> {
         if self.shadow.standing != Standing::Agrees {
             return Vec::new();
         }
         if let Err(why) = self.quiet() {
-            return vec![format!("the wire never fell quiet after the last step: {why}")];
+            let at_us = self.now_us();
+            let why = format!("after the last step, the wire never fell quiet: {why}");
+            self.shadow.standing = Standing::Diverged { client: 0, step: Step::Receive(0), at_us, why };
+            return Vec::new();
         }
         let model = &self.shadow.world.clients;
         (0..self.clients.len())

@@ -1,4 +1,8 @@
-//! Where a library run's faults strike, and the ledger of what became of each.
+//! Where a real run's faults strike, and the ledger of what became of each.
+//!
+//! A recipe's run (`zklab real --recipe`) keeps the simulator's plan, so that a seed is the same
+//! run in both; its report lists each fault with where its client was (`Phase::of_belief`). A
+//! library's run (`zklab real --library`) anchors its faults as follows.
 //!
 //! A fault that strikes a client after it finished its lock work (or before it began) tests
 //! nothing of the lock. So the faults a run's rates draw over time (`disconnect`, `expire`,
@@ -15,7 +19,7 @@
 
 use super::history::Said;
 use rand_chacha::ChaCha8Rng;
-use zklab_model::FaultKind;
+use zklab_model::{Belief, FaultKind};
 use zklab_sim::between;
 
 /// Where a client is in its lock work, as its lines say.
@@ -33,6 +37,17 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Where a recipe's belief puts its client (`done`: it has no round left).
+    pub fn of_belief(belief: Belief, done: bool) -> Phase {
+        match belief {
+            Belief::Acquiring => Phase::Waiting,
+            Belief::Holding { .. } | Belief::Suspended { .. } => Phase::Holding,
+            Belief::Releasing => Phase::Releasing,
+            Belief::Idle if done => Phase::Finished,
+            Belief::Idle => Phase::BetweenRounds,
+        }
+    }
+
     fn after(self, said: &Said) -> Phase {
         match said {
             Said::Acquiring => Phase::Waiting,
@@ -97,6 +112,24 @@ pub struct Strike {
     pub moment: String,
     /// It struck while the client was waiting, holding or releasing.
     pub during_lock_work: bool,
+}
+
+impl Strike {
+    /// `kind` struck client `client` at `at_us`, the client in `phase`.
+    pub fn at(kind: FaultKind, client: usize, at_us: u64, phase: Phase) -> Strike {
+        Strike {
+            kind,
+            client,
+            at_ms: Some(at_us as f64 / 1000.0),
+            moment: phase.name().to_string(),
+            during_lock_work: phase.in_lock_work(),
+        }
+    }
+
+    /// `kind` was to strike `client` and did not: `why`.
+    pub fn missed(kind: FaultKind, client: usize, why: &str) -> Strike {
+        Strike { kind, client, at_ms: None, moment: why.to_string(), during_lock_work: false }
+    }
 }
 
 impl std::fmt::Display for Strike {
