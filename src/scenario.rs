@@ -26,6 +26,19 @@ pub struct Scenario {
 pub struct BadInput(pub String);
 
 impl Scenario {
+    /// The program that knows this scenario's recipes when one of them is not the catalogue's
+    /// but registered by the running program (`zklab::cli::main_with`): its file name
+    /// (`getdata_lock`), the same on any machine. A trace carries it, so that the installed
+    /// `zklab`, which does not know the recipe, can say where the trace replays.
+    pub fn registering_program(&self) -> Option<String> {
+        let registered = zklab_recipes::registered();
+        if !self.recipes.iter().any(|name| registered.iter().any(|e| e.name == name)) {
+            return None;
+        }
+        let program = std::env::args_os().next()?;
+        Some(std::path::Path::new(&program).file_name()?.to_string_lossy().into_owned())
+    }
+
     /// `clients` clients running `recipe` (one name for all, or a comma list of one per client).
     pub fn new(recipe: &str, clients: usize, config: WorldConfig) -> Result<Self, BadInput> {
         Scenario::with_limit(recipe, clients, config, MAX_CLIENTS)

@@ -36,6 +36,10 @@ pub struct Trace {
     pub times_us: Vec<u64>,
     pub verdict: TraceVerdict,
     pub summary: String,
+    /// The program that registered a recipe of the scenario (`Scenario::registering_program`);
+    /// none for the catalogue's recipes, which every `zklab` knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,6 +117,7 @@ impl Trace {
             times_us: run.times_us[..kept.min(run.times_us.len())].to_vec(),
             verdict: TraceVerdict { property, cycle_start: None, stalled: false },
             summary: String::new(),
+            program: scenario.registering_program(),
         };
         trace.summary = match (property.kind(), run.detail.is_empty()) {
             (Kind::Transition, _) => trace.replayed_summary().unwrap_or_else(|_| property.to_string()),
@@ -126,8 +131,14 @@ impl Trace {
         let name = path.display().to_string();
         let text = read_input(path).map_err(|e| TraceError::Io(name.clone(), e))?;
         let trace: Trace = serde_json::from_str(&text).map_err(|e| TraceError::Malformed(name, e))?;
-        trace.validate()?;
-        Ok(trace)
+        match (trace.validate(), &trace.program) {
+            // A recipe this zklab does not know, registered by another program: say which.
+            (Err(TraceError::Scenario(BadInput(why))), Some(program)) => Err(TraceError::Scenario(BadInput(format!(
+                "{why}; this trace's recipe was registered by `{program}`: replay it there (`{program} replay {}`)",
+                path.display()
+            )))),
+            (checked, _) => checked.map(|()| trace),
+        }
     }
 
     /// What loading checks beyond the JSON's shape (also asked of a trace read inside another

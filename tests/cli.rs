@@ -782,6 +782,23 @@ fn a_trace_that_does_not_replay_is_refused_before_any_real_server_starts() {
     }
 }
 
+/// A trace of a recipe another program registered names that program, and the installed
+/// `zklab`, which does not know the recipe, says where the trace replays.
+#[test]
+fn a_trace_of_a_registered_recipe_says_which_program_replays_it() {
+    let tmp = TempDir::new("a_trace_of_a_registered_recipe_says_which_program_replays_it");
+    let original = write_failing_trace(&tmp, &tmp.join("traces"));
+    assert!(read_json(&original).get("program").is_none(), "the catalogue's traces name no program");
+    let theirs = tampered(&tmp, &original, "registered", |t| {
+        t["scenario"]["recipes"] = serde_json::json!(["my-lock", "my-lock"]);
+        t["program"] = "my_locks".into();
+    });
+    let run = replay(&tmp, &theirs);
+    let line = run.assert_bad_input();
+    assert!(line.contains("unknown recipe `my-lock`"), "{}", run.describe());
+    assert!(line.contains(&format!("`my_locks replay {}`", theirs.display())), "{}", run.describe());
+}
+
 #[test]
 fn a_check_never_replaces_a_file_of_the_users_named_like_its_trace_or_page() {
     let tmp = TempDir::new("a_check_never_replaces_a_file_of_the_users_named_like_its_trace_or_page");

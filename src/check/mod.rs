@@ -745,6 +745,7 @@ pub fn run(scenario: &Scenario, options: &Options) -> Report {
             verdict: TraceVerdict { property, cycle_start: cx.cycle_start, stalled: false },
             steps: cx.steps.clone(),
             times_us: Vec::new(),
+            program: scenario.registering_program(),
         };
         // One way to tell what a trace shows: the way its replay checks it.
         trace.summary = trace.replayed_summary().expect("counterexample steps replay");

@@ -104,7 +104,7 @@ pub(super) fn ensemble(args: &Args) -> Result<Ensemble, CliError> {
             if !args.quiet {
                 eprintln!("starting {} ZooKeeper server(s) on loopback ...", args.servers);
             }
-            Ensemble::start_patiently(args.servers).map_err(CliError::Environment)?
+            Ensemble::start_patiently(args.servers, &super::progress_to_stderr).map_err(CliError::Environment)?
         }
     };
     if let Some(dir) = ensemble.dir().filter(|_| std::env::var_os("ZKLAB_REAL_KEEP").is_some()) {

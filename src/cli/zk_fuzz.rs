@@ -42,7 +42,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         Some(_) => None,
         None => {
             crate::real::private::temporary().map_err(CliError::BadInput)?;
-            Some(crate::real::Ensemble::start_patiently(1).map_err(CliError::Environment)?)
+            Some(crate::real::Ensemble::start_patiently(1, &progress_to_stderr).map_err(CliError::Environment)?)
         }
     };
     let server = match (&args.server, &started) {

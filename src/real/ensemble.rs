@@ -112,9 +112,10 @@ impl Ensemble {
     /// `start`, tried a second time if the first fails: a port found free can be taken by
     /// another process before the server binds it, and an election can make the lagging
     /// follower the leader. Both are the machine's chance, not the user's input.
-    pub fn start_patiently(count: usize) -> Result<Ensemble, String> {
+    /// `say` is told of the second try.
+    pub fn start_patiently(count: usize, say: &dyn Fn(&str)) -> Result<Ensemble, String> {
         Ensemble::start(count).or_else(|first| {
-            eprintln!("the servers did not start ({first}): starting them again");
+            say(&format!("the servers did not start ({first}): starting them again"));
             Ensemble::start(count).map_err(|second| format!("{second} (and the time before: {first})"))
         })
     }
