@@ -31,8 +31,7 @@ impl Scenario {
     /// (`getdata_lock`), the same on any machine. A trace carries it, so that the installed
     /// `zklab`, which does not know the recipe, can say where the trace replays.
     pub fn registering_program(&self) -> Option<String> {
-        let registered = zklab_recipes::registered();
-        if !self.recipes.iter().any(|name| registered.iter().any(|e| e.name == name)) {
+        if !self.recipes.iter().any(|name| zklab_recipes::is_registered(name)) {
             return None;
         }
         let program = std::env::args_os().next()?;

@@ -24,4 +24,6 @@ pub mod semaphore;
 pub mod shared_lock;
 
 pub use custom::Custom;
-pub use registry::{build, entry, register, registered, AnyRecipe, Entry, Flaw, CATALOGUE, TWO_HOLDERS_BREAK};
+pub use registry::{
+    build, entry, is_registered, register, registered, AnyRecipe, Entry, Flaw, CATALOGUE, TWO_HOLDERS_BREAK,
+};

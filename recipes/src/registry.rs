@@ -74,6 +74,11 @@ pub fn registered() -> &'static [Entry] {
     REGISTERED.get().copied().unwrap_or(&[])
 }
 
+/// Whether `name` is a recipe the running program registered (not the catalogue's).
+pub fn is_registered(name: &str) -> bool {
+    registered().iter().any(|e| e.name == name)
+}
+
 pub struct Flaw {
     pub bug: &'static str,
     pub breaks: &'static [Property],

@@ -152,7 +152,7 @@ pub fn main_with(recipes: &'static [zklab_recipes::Entry]) -> ExitCode {
 /// scenario's recipes, `a,b`) names a recipe it registered (`main_with`): only that program
 /// knows it.
 pub(crate) fn program_for(label: &str) -> String {
-    let registered = label.split(['+', ',']).any(|name| zklab_recipes::registered().iter().any(|e| e.name == name));
+    let registered = label.split(['+', ',']).any(zklab_recipes::is_registered);
     match (registered, std::env::args().next()) {
         (true, Some(program)) => program,
         _ => "zklab".to_string(),
