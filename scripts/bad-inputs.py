@@ -92,6 +92,14 @@ def files(d):
     put("z-op.json", {"ops": [{"op": "nope"}]})
     put("z-field.json", {"ops": [], "extra": 1})
     put("z-path.json", {"ops": [{"op": "create", "path": "no-slash"}]})
+    # multi and sync ops gone wrong: no list of ops, an op a multi cannot hold, a misspelt field,
+    # a bad path inside a multi, a sync with no path.
+    opened = {"s": "A", "op": "open"}
+    put("z-multi-ops.json", {"ops": [opened, {"s": "A", "op": "multi", "ops": "create"}]})
+    put("z-multi-inner.json", {"ops": [opened, {"s": "A", "op": "multi", "ops": [{"op": "get_data", "path": "/a"}]}]})
+    put("z-multi-field.json", {"ops": [opened, {"s": "A", "op": "multi", "ops": [{"op": "check", "path": "/a", "versoin": 1}]}]})
+    put("z-multi-path.json", {"ops": [opened, {"s": "A", "op": "multi", "ops": [{"op": "delete", "path": "a/"}]}]})
+    put("z-sync.json", {"ops": [opened, {"s": "A", "op": "sync"}]})
     # Shard reports that lie: a path out of the trace directory, impossible shard sets, another
     # build, a trace relabelled, cut or of another format (the good report is made by a real run
     # in `cases`, since a finding must carry a trace that replays).
@@ -293,7 +301,8 @@ def cases(f):
     c.append(["suite", "--trace-dir", "/proc/zklab"])
     c.append(["suite", "--trace-dir", f["text.txt"]])
     zs = ["zk-script"]
-    for name in ["empty.json", "not-json.json", "z-op.json", "z-field.json", "z-path.json", "a-dir"]:
+    for name in ["empty.json", "not-json.json", "z-op.json", "z-field.json", "z-path.json", "a-dir", "z-multi-ops.json",
+                 "z-multi-inner.json", "z-multi-field.json", "z-multi-path.json", "z-sync.json"]:
         c.append(zs + [f[name]])
     c += [zs + ["/no/such.json"], zs + [SCRIPT, "--expect", "/no/such.json"], zs + [SCRIPT, "--expect", f["not-json.json"]],
           zs + [SCRIPT, "--server", "localhost"], zs + [SCRIPT, "--server", "127.0.0.1:1"], zs + [SCRIPT, "--client", "go"], zs]
@@ -306,7 +315,10 @@ def cases(f):
           rl + ["--faults", "nope"], ["real", "--recipe", "nope"], ["real", "--reproduce", "/no/such.json"],
           ["real", "--library", "nope"], rl + ["--library", "kazoo"], ["real", "--reproduce", f["not-json.json"]],
           rl + ["--faults", "loss-after-apply=2"], rl + ["--server", "localhost"], rl + ["--trace-dir", "/proc/zklab"],
-          rl + ["--clients", "abc"], ["real"]]
+          rl + ["--clients", "abc"], ["real"],
+          # An operator's delete is not driven on a real server: refused, by name and within `all`'s neighbours.
+          rl + ["--faults", "operator-delete"], rl + ["--faults", "expire,operator-delete=2"],
+          ["real", "--library", "kazoo", "--faults", "operator-delete"]]
     c += [["completions", "nope"], ["completions"], ["nope"], ["--nope"], ["check", "--nope"], ["recipes", "extra"]]
     # Liveness verdicts that never happened: a trace marked stalled, a correct run cut short.
     for name in ["stalled.json", "cut-stalled.json"]:

@@ -9,7 +9,7 @@
 #   2. a positive control: blind-retry under lost create replies is caught on the real
 #      ensemble, and every violation's trace replays on the model; the naive lock's herd is
 #      flagged (no_herd) from the notifications the real run counts;
-#   3. eight counterexamples the checker found, steered through on the real ensemble
+#   3. ten counterexamples the checker found, steered through on the real ensemble
 #      (`--reproduce`), each reproduced: two need the lagging follower (CURATOR-498,
 #      CURATOR-696), one a paused holder;
 #   4. requests per acquisition and notifications per release on the real ensemble equal
@@ -77,19 +77,21 @@ echo "== counterexamples from the checker, steered through on the real ensemble"
 # blind-retry's orphan, wait-on-null's deadlock, release-under-connloss, kazoo-lock's holder
 # that never learns of its expiry, the reader/writer downgrade (CURATOR-621), the paused holder
 # outliving its session, and the two that need a lagging follower: CURATOR-498 (a new session's
-# stale listing still shows its old node) and CURATOR-696 (the same, a double leader).
+# stale listing still shows its old node) and CURATOR-696 (the same, a double leader); a queue
+# item processed twice and a barrier passed early (multi and sequential creates on the wire).
 set +e
 $zklab real --servers 3 -q --json --reproduce traces/blind-retry-n2-eventual_acquire.json \
   traces/wait-on-null-n2-eventual_acquire.json traces/release-under-connloss-n2-eventual_acquire.json \
   traces/kazoo-lock-n2-belief_exclusion.json \
   traces/curator-rw-downgrade-621+curator-rw-writer-n2-belief_exclusion.json \
   traces/standard-n2-stale_holder.json \
-  traces/curator-mutex-498-n2-belief_exclusion.json traces/leader-latch-696-n2-belief_exclusion.json >"$out/reproduce.json"
+  traces/curator-mutex-498-n2-belief_exclusion.json traces/leader-latch-696-n2-belief_exclusion.json \
+  traces/queue-optimistic-n2-taken_at_most_once.json traces/barrier-sequential-n2-barrier_waits.json >"$out/reproduce.json"
 rc=$?
 set -e
 reproduced=$(count "$out/reproduce.json" reproduced)
-echo "$reproduced of 8 reproduced (exit $rc)"
-[ "$rc" -eq 0 ] && [ "$reproduced" -eq 8 ] || { cat "$out/reproduce.json"; fail "a counterexample was not reproduced on the real ensemble"; }
+echo "$reproduced of 10 reproduced (exit $rc)"
+[ "$rc" -eq 0 ] && [ "$reproduced" -eq 10 ] || { cat "$out/reproduce.json"; fail "a counterexample was not reproduced on the real ensemble"; }
 
 echo "== requests per acquisition and notifications per release, real ensemble against the model"
 for n in 5 20; do
@@ -148,4 +150,12 @@ set -e
 echo "kazoo, a disconnect scheduled after the lock work: exit $rc"
 [ "$rc" -eq 3 ] && grep -q "no disconnect struck while a client was at its lock work" "$out/late.txt" \
   || { cat "$out/late.txt"; fail "a fault that never struck during lock work read as a pass"; }
+# The same for a recipe's run, which keeps the simulator's plan.
+set +e
+$zklab real --recipe standard --clients 2 --chaos-ms 4000 --schedule "$out/late.json" -q >"$out/late-recipe.txt"
+rc=$?
+set -e
+echo "standard, a disconnect scheduled after the lock work: exit $rc"
+[ "$rc" -eq 3 ] && grep -q "no disconnect struck while a client was at its lock work" "$out/late-recipe.txt" \
+  || { cat "$out/late-recipe.txt"; fail "a recipe's fault that never struck during lock work read as a pass"; }
 echo "real-smoke: passed"

@@ -60,6 +60,12 @@ fn draw(out: &mut String, world: &zklab_model::World<zklab_recipes::AnyRecipe>, 
             result: Err(e @ (ZkError::ConnectionLoss | ZkError::SessionExpired)),
         }) => line(out, &format!("Note over {c}: {} failed with {e}", request.op_name())),
         Note::Handled(_) => {}
+        Note::Write { token, mode: zklab_model::Mode::Take, .. } => {
+            line(out, &format!("{c}->>R: processes item {token}"))
+        }
+        Note::Write { mode: zklab_model::Mode::Barrier { .. }, .. } => {
+            line(out, &format!("Note over {c}: works past the barrier"))
+        }
         Note::Write { token, accepted, mode } => {
             let access = match mode {
                 zklab_model::Mode::Read => "read",

@@ -156,7 +156,7 @@ pub fn parse_faults(list: &str) -> Result<FaultBudget, BadInput> {
             None => (item, 1),
         };
         match name {
-            "all" => FaultKind::ALL.iter().for_each(|k| budget.0[k.index()] = times),
+            "all" => FaultKind::ALL.iter().filter(|k| k.in_all()).for_each(|k| budget.0[k.index()] = times),
             "none" => {}
             _ => {
                 let kind = FaultKind::parse(name).ok_or_else(|| {

@@ -22,7 +22,7 @@ pub fn parse_rates(list: &str) -> Result<FaultRates, BadInput> {
             None => (item, None),
         };
         let kinds: Vec<FaultKind> = match name {
-            "all" => FaultKind::ALL.to_vec(),
+            "all" => FaultKind::ALL.into_iter().filter(|k| k.in_all()).collect(),
             "none" => Vec::new(),
             _ => vec![FaultKind::parse(name).ok_or_else(|| {
                 let known: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();

@@ -429,6 +429,85 @@ pub const CASES: &[Case] = &[
         violated: &[],
         lesson: "Curator's LeaderLatch since CURATOR-644/645: lists again instead of resetting its node",
     },
+    Case {
+        recipe: "leader-latch-696-sync",
+        clients: 2,
+        faults: "loss-after-apply,lagging-session,expire",
+        client: Java,
+        first_sequence: 0,
+        violated: &[],
+        lesson: "a sync before every listing: the new session's listing is answered by a follower that has caught up, \
+            so CURATOR-696's double leader is gone without the owner check",
+    },
+    Case {
+        recipe: "standard",
+        clients: 2,
+        faults: "operator-delete",
+        client: Java,
+        first_sequence: 0,
+        violated: &[Property::BeliefExclusion, Property::StaleHolder],
+        lesson: "operator-delete: an operator deletes the holder's node, the next in line acquires while the holder \
+            still believes; the fencing token still protects the resource",
+    },
+    Case {
+        recipe: "barrier",
+        clients: 2,
+        faults: "loss-before-apply,loss-after-apply,disconnect",
+        client: Java,
+        first_sequence: 0,
+        violated: &[],
+        lesson: "ZooKeeper's double barrier (enter): no party passes before both entered, and both pass",
+    },
+    Case {
+        recipe: "barrier-count",
+        clients: 2,
+        faults: "none",
+        client: Java,
+        first_sequence: 0,
+        violated: &[Property::EventualAcquire],
+        lesson: "barrier-without-ready: the first party passes and leaves before the other lists, which then never \
+            sees both parties",
+    },
+    Case {
+        recipe: "barrier-sequential",
+        clients: 2,
+        faults: "loss-after-apply",
+        client: Java,
+        first_sequence: 0,
+        violated: &[Property::BarrierWaits],
+        lesson: "barrier-double-count: a sequential create sent again after a lost reply makes two nodes of one \
+            party, and it passes alone",
+    },
+    Case {
+        recipe: "queue",
+        clients: 2,
+        faults: "loss-before-apply,loss-after-apply,disconnect",
+        client: Java,
+        first_sequence: 0,
+        violated: &[],
+        lesson: "a work queue taking items with a multi of the delete and a record of who took it: each item \
+            processed once, none lost",
+    },
+    Case {
+        recipe: "queue-optimistic",
+        clients: 2,
+        faults: "loss-before-apply",
+        client: Java,
+        first_sequence: 0,
+        violated: &[Property::TakenOnce],
+        lesson: "queue-taken-twice: a delete lost before it was applied is taken for success, and another consumer \
+            takes the same item",
+    },
+    Case {
+        recipe: "queue-lose-on-retry",
+        clients: 2,
+        faults: "loss-after-apply",
+        client: Java,
+        first_sequence: 0,
+        violated: &[Property::EventualAcquire],
+        lesson: "queue-item-lost: a delete sent again after a lost reply fails NoNode, the item is taken for \
+            another's and lost",
+    },
 ];
 
 impl Case {

@@ -460,6 +460,12 @@ pub fn summarize(property: Property, world: &World<AnyRecipe>) -> String {
         Property::FencingAvailable => {
             "the resource refused the holder ZooKeeper agrees with: its token is below one accepted before".to_string()
         }
+        Property::BarrierWaits => format!(
+            "{} passed the barrier before all its parties entered (entered: {})",
+            names(world.believers()),
+            names((0..world.clients.len() as ClientId).filter(|&i| world.entered(i)).collect())
+        ),
+        Property::TakenOnce => "an item of the queue was processed twice".to_string(),
         Property::EventualAcquire => format!(
             "{} {} and nothing but a fault can happen",
             names(world.waiting()),

@@ -380,11 +380,13 @@ fn the_production_checker_agrees_with_the_reference_checker() {
         tally.drawn
     );
     // Every feature must be compared often enough to mean something: 50 cases each in the CI
-    // slice of 1,000 (the rarest, re-entry, averages about 75 there); half that rate in smaller
-    // slices, where chance weighs more (5 in the 200 of `cargo test`).
+    // slice of 1,000 (the rarest, re-entry, averages about 75 there); a lower rate in smaller
+    // slices, where chance weighs more.
+    // In the smaller slice the rarest rows (renumbered by replay, re-entry) average about 8 and
+    // fell below 5 now and then by chance alone: its floor is 3.
     let floor = match cases >= 1000 {
         true => cases * 50 / 1000,
-        false => cases * 25 / 1000,
+        false => cases * 15 / 1000,
     };
     let short = tally.short_of(floor);
     assert!(short.is_empty(), "fewer than {floor} compared cases used: {}", short.join(", "));

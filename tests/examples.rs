@@ -126,7 +126,7 @@ fn readme_commands() -> Vec<(String, i32)> {
     commands
         .map(|line| {
             // What the README says each one finds: a broken recipe (or fault) caught exits 1.
-            let caught = ["wait-on-null", "expire,pause", "blind-retry"];
+            let caught = ["wait-on-null", "expire,pause", "blind-retry", "queue-optimistic", "operator-delete"];
             let searches = ["zklab check", "zklab simulate", "zklab real --recipe"].iter().any(|c| line.starts_with(c));
             let code = match (searches, line.contains("--clients 40000")) {
                 (true, true) => 3,

@@ -22,7 +22,7 @@ pub use property::{Property, Reach};
 pub use reduce::renumber::{Collected, Lifted, Numbers, Renumber};
 pub use reduce::rewrite::Rewrite;
 pub use reduce::symmetry::{Renamer, Renaming};
-pub use request::{CreateMode, Request, Response, SessionId, ZkResult};
+pub use request::{CreateMode, Op, OpResult, Request, Response, SessionId, ZkResult};
 pub use server::{
     Applied, Notification, Server, ServerConfig, SessionInfo, SessionStatus, Sessions, WatchKind, WatchTable,
 };

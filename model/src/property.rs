@@ -49,6 +49,10 @@ pub enum Property {
     FencingAvailable,
     NoHerd,
     EventualAcquire,
+    /// A barrier's: no client passes before all its parties entered.
+    BarrierWaits,
+    /// A queue's: no item is processed twice.
+    TakenOnce,
     Reached(Reach),
 }
 
@@ -66,7 +70,7 @@ impl Property {
     /// Every property that a name can denote, for parsing and for listing them.
     pub fn all() -> Vec<Property> {
         let mut all = Property::SAFETY.to_vec();
-        all.extend([Property::NoHerd, Property::EventualAcquire]);
+        all.extend([Property::NoHerd, Property::EventualAcquire, Property::BarrierWaits, Property::TakenOnce]);
         all.extend(FaultKind::ALL.map(|k| Property::Reached(Reach::Fault(k))));
         all.extend(
             [Reach::StaleWriteRefused, Reach::Handoff, Reach::PredecessorGone, Reach::SharedHold]
@@ -85,6 +89,8 @@ impl Property {
             Property::FencingAvailable => "fencing_available",
             Property::NoHerd => "no_herd",
             Property::EventualAcquire => "eventual_acquire",
+            Property::BarrierWaits => "barrier_waits",
+            Property::TakenOnce => "taken_at_most_once",
             Property::Reached(reach) => match reach {
                 Reach::Fault(FaultKind::LossBeforeApply) => "reached:loss-before-apply",
                 Reach::Fault(FaultKind::LossAfterApply) => "reached:loss-after-apply",
@@ -96,6 +102,7 @@ impl Property {
                 Reach::Fault(FaultKind::ReapParent) => "reached:reap-parent",
                 Reach::Fault(FaultKind::GiveUp) => "reached:give-up",
                 Reach::Fault(FaultKind::LaggingSession) => "reached:lagging-session",
+                Reach::Fault(FaultKind::OperatorDelete) => "reached:operator-delete",
                 Reach::StaleWriteRefused => "reached:stale-write-refused",
                 Reach::Handoff => "reached:handoff",
                 Reach::PredecessorGone => "reached:predecessor-gone",
@@ -120,6 +127,8 @@ impl Property {
             Property::FencingAvailable => "the resource never refuses a holder that ZooKeeper agrees with",
             Property::NoHerd => "no step wakes two or more waiters of an exclusive lock",
             Property::EventualAcquire => "every waiting client holds eventually, once faults stop (weak fairness)",
+            Property::BarrierWaits => "no client passes a barrier before as many clients as it has parties entered it",
+            Property::TakenOnce => "no item of a queue is processed by two consumers, or twice by one",
             Property::Reached(_) => "it happened somewhere; a proof in which it never does is vacuous",
         }
     }
@@ -135,7 +144,9 @@ impl Property {
             | Property::ZkExclusion
             | Property::NoOrphans
             | Property::StaleHolder
-            | Property::FencingAvailable => Kind::Safety,
+            | Property::FencingAvailable
+            | Property::BarrierWaits
+            | Property::TakenOnce => Kind::Safety,
             Property::NoHerd => Kind::Transition,
             Property::EventualAcquire => Kind::Liveness,
             Property::Reached(_) => Kind::Reached,
@@ -160,6 +171,8 @@ impl Property {
             Property::NoOrphans => world.no_orphans(),
             Property::StaleHolder => self.holds_among(world, &world.believers()),
             Property::FencingAvailable => !world.resource.refused_live,
+            Property::BarrierWaits => world.barrier_waits(),
+            Property::TakenOnce => !world.resource.taken_twice,
             Property::NoHerd | Property::EventualAcquire => true,
             Property::Reached(reach) => match reach {
                 Reach::Fault(kind) => world.fault_happened(kind),
@@ -210,6 +223,16 @@ impl Property {
     /// `not applicable`.
     pub fn candidates<R: Recipe>(world: &World<R>) -> Vec<Property> {
         let mut properties = Property::SAFETY.to_vec();
+        // A barrier's and a queue's own: only where a client is one's party or consumer (the
+        // barrier's counts who asked to enter, which an unbounded number of rounds does not).
+        if world.config().rounds != crate::world::UNBOUNDED_ROUNDS
+            && world.clients.iter().any(|c| matches!(c.recipe.mode(), Mode::Barrier { .. }))
+        {
+            properties.push(Property::BarrierWaits);
+        }
+        if world.clients.iter().any(|c| c.recipe.mode() == Mode::Take) {
+            properties.push(Property::TakenOnce);
+        }
         if world.clients.iter().filter(|c| exclusive(c.recipe.mode())).count() >= 2 {
             properties.push(Property::NoHerd);
         }
@@ -320,7 +343,7 @@ mod tests {
     #[test]
     fn every_property_is_parsed_back_from_its_name() {
         let all = Property::all();
-        assert_eq!(all.len(), 8 + FaultKind::ALL.len() + 4);
+        assert_eq!(all.len(), 10 + FaultKind::ALL.len() + 4);
         for p in all {
             assert_eq!(Property::parse(p.name()), Some(p));
         }

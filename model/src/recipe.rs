@@ -74,6 +74,13 @@ pub enum Mode {
     Read,
     /// One of at most `max` leases of a counting semaphore.
     Lease { max: u8 },
+    /// A party of a barrier of `parties`: holding is having passed it (entering is asking).
+    /// Any number pass together; `barrier_waits` says none passes before `parties` entered.
+    Barrier { parties: u8 },
+    /// A consumer of a queue: holding is processing one item, whose token is the item's
+    /// sequence number. Consumers process different items at once; `taken_at_most_once` says
+    /// no item is processed twice.
+    Take,
 }
 
 impl Mode {
@@ -82,7 +89,7 @@ impl Mode {
         if holders.len() <= 1 {
             return true;
         }
-        if holders.iter().all(|m| *m == Mode::Read) {
+        if holders.iter().all(|m| matches!(m, Mode::Read | Mode::Barrier { .. } | Mode::Take)) {
             return true;
         }
         let leases: Option<Vec<u8>> =
@@ -93,7 +100,7 @@ impl Mode {
     /// Whether the mode writes to the protected resource under a fencing token (readers read
     /// under one; lease holders share the resource, so one token order cannot fence them).
     pub fn is_fenced(self) -> bool {
-        !matches!(self, Mode::Lease { .. })
+        !matches!(self, Mode::Lease { .. } | Mode::Barrier { .. } | Mode::Take)
     }
 
     /// How a timeline names the mode; empty for a mutex, whose timelines predate modes.
@@ -103,6 +110,8 @@ impl Mode {
             Mode::Write => "write".to_string(),
             Mode::Read => "read".to_string(),
             Mode::Lease { max } => format!("lease of {max}"),
+            Mode::Barrier { parties } => format!("barrier of {parties}"),
+            Mode::Take => "item".to_string(),
         }
     }
 }

@@ -35,12 +35,107 @@ impl CreateMode {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Request {
-    Create { path: String, data: String, mode: CreateMode },
-    Delete { path: String, version: i32 },
-    Exists { path: String, watch: bool },
-    GetData { path: String, watch: bool },
-    SetData { path: String, data: String, version: i32 },
-    GetChildren { path: String, watch: bool },
+    Create {
+        path: String,
+        data: String,
+        mode: CreateMode,
+    },
+    Delete {
+        path: String,
+        version: i32,
+    },
+    Exists {
+        path: String,
+        watch: bool,
+    },
+    GetData {
+        path: String,
+        watch: bool,
+    },
+    SetData {
+        path: String,
+        data: String,
+        version: i32,
+    },
+    GetChildren {
+        path: String,
+        watch: bool,
+    },
+    /// The follower the session is connected to catches up with the leader before answering:
+    /// every read after the reply sees at least what was committed when the sync was sent.
+    Sync {
+        path: String,
+    },
+    /// Writes applied as one transaction: all of them or none (ZooKeeper's `multi`). The first
+    /// op that fails fails the whole request with its code, and nothing changes.
+    Multi {
+        ops: Vec<Op>,
+    },
+}
+
+/// One op of a `multi`: a write, or a check of a node's version that writes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    Create {
+        path: String,
+        data: String,
+        mode: CreateMode,
+    },
+    Delete {
+        path: String,
+        version: i32,
+    },
+    SetData {
+        path: String,
+        data: String,
+        version: i32,
+    },
+    /// Fails NoNode if the node is missing, BadVersion unless `version` is -1 or the node's.
+    Check {
+        path: String,
+        version: i32,
+    },
+}
+
+impl Op {
+    pub fn path(&self) -> &str {
+        match self {
+            Op::Create { path, .. } | Op::Delete { path, .. } | Op::SetData { path, .. } | Op::Check { path, .. } => {
+                path
+            }
+        }
+    }
+    /// The request this op makes alone (a check makes none).
+    pub fn as_request(&self) -> Option<Request> {
+        match self.clone() {
+            Op::Create { path, data, mode } => Some(Request::Create { path, data, mode }),
+            Op::Delete { path, version } => Some(Request::Delete { path, version }),
+            Op::SetData { path, data, version } => Some(Request::SetData { path, data, version }),
+            Op::Check { .. } => None,
+        }
+    }
+    /// The short name ZooKeeper's clients use for the op.
+    pub fn op_name(&self) -> &'static str {
+        match self {
+            Op::Create { .. } => "create",
+            Op::Delete { .. } => "delete",
+            Op::SetData { .. } => "setData",
+            Op::Check { .. } => "check",
+        }
+    }
+}
+
+/// What one op of a successful `multi` did. A create's result is its path alone: ZooKeeper 3.8
+/// answers a create inside a multi as a plain create, without the node's stat (ZOOKEEPER-4026),
+/// so no client of it can read one.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpResult {
+    Created { path: String },
+    Deleted,
+    DataSet(Stat),
+    Checked,
 }
 
 impl Request {
@@ -51,11 +146,45 @@ impl Request {
             | Request::Exists { path, .. }
             | Request::GetData { path, .. }
             | Request::SetData { path, .. }
-            | Request::GetChildren { path, .. } => path,
+            | Request::GetChildren { path, .. }
+            | Request::Sync { path } => path,
+            // ZooKeeper's multi names no path of its own; its first op's stands for it.
+            Request::Multi { ops } => ops.first().map_or("/", Op::path),
+        }
+    }
+    /// Every path the request names: a multi's every op's.
+    pub fn paths(&self) -> Vec<&str> {
+        match self {
+            Request::Multi { ops } => ops.iter().map(Op::path).collect(),
+            _ => vec![self.path()],
+        }
+    }
+    /// The writes the request makes: itself, or a multi's ops that write.
+    pub fn writes(&self) -> Vec<Request> {
+        match self {
+            Request::Multi { ops } => ops.iter().filter_map(Op::as_request).collect(),
+            _ if self.is_write() => vec![self.clone()],
+            _ => Vec::new(),
+        }
+    }
+    /// Whether the request creates a node (a create, or a multi with one).
+    pub fn creates(&self) -> bool {
+        match self {
+            Request::Create { .. } => true,
+            Request::Multi { ops } => ops.iter().any(|op| matches!(op, Op::Create { .. })),
+            _ => false,
         }
     }
     pub fn is_write(&self) -> bool {
-        matches!(self, Request::Create { .. } | Request::Delete { .. } | Request::SetData { .. })
+        matches!(
+            self,
+            Request::Create { .. } | Request::Delete { .. } | Request::SetData { .. } | Request::Multi { .. }
+        )
+    }
+    /// Whether the request goes through the leader, so that a lagging follower has caught up
+    /// when it answers: every write, and a sync.
+    pub fn via_leader(&self) -> bool {
+        self.is_write() || matches!(self, Request::Sync { .. })
     }
     /// The short name ZooKeeper's clients use for the operation.
     pub fn op_name(&self) -> &'static str {
@@ -66,6 +195,8 @@ impl Request {
             Request::GetData { .. } => "getData",
             Request::SetData { .. } => "setData",
             Request::GetChildren { .. } => "getChildren",
+            Request::Sync { .. } => "sync",
+            Request::Multi { .. } => "multi",
         }
     }
     pub fn create(path: &str, mode: CreateMode) -> Self {
@@ -82,6 +213,9 @@ impl Request {
     }
     pub fn get_children(path: &str, watch: bool) -> Self {
         Request::GetChildren { path: path.to_string(), watch }
+    }
+    pub fn sync(path: &str) -> Self {
+        Request::Sync { path: path.to_string() }
     }
 }
 
@@ -107,11 +241,37 @@ pub enum Response {
         children: Listing,
         stat: Stat,
     },
+    /// A sync's reply: the path it was sent with.
+    Synced {
+        path: String,
+    },
+    /// A multi's reply: each op's result, in order.
+    Multi(Vec<OpResult>),
+}
+
+impl Response {
+    /// The nodes a successful reply says were created: a create's, or a multi's creates'.
+    pub fn created(&self) -> Vec<&str> {
+        match self {
+            Response::Created { path, .. } => vec![path.as_str()],
+            Response::Multi(results) => results
+                .iter()
+                .filter_map(|r| match r {
+                    OpResult::Created { path } => Some(path.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// A Stat record on the wire: eight longs and ints (czxid, mzxid, ctime, mtime, version,
 /// cversion, aversion, ephemeralOwner, dataLength, numChildren, pzxid).
 const STAT_BYTES: usize = 68;
+
+/// A multi's per-op header: the op's type, whether it is the last, and its error code.
+const MULTI_HEADER_BYTES: usize = 9;
 
 /// The reply header: xid, zxid and error code.
 const REPLY_HEADER_BYTES: usize = 16;
@@ -130,6 +290,22 @@ impl Response {
                 Response::Exists(Some(_)) | Response::DataSet(_) => STAT_BYTES,
                 Response::Data { data, .. } => string(data) + STAT_BYTES,
                 Response::Children { children, .. } => children.wire_bytes(),
+                Response::Synced { path } => string(path),
+                // Each result behind its MultiHeader (type, done, err), and the closing header.
+                Response::Multi(results) => {
+                    results
+                        .iter()
+                        .map(|r| {
+                            MULTI_HEADER_BYTES
+                                + match r {
+                                    OpResult::Created { path, .. } => string(path),
+                                    OpResult::DataSet(_) => STAT_BYTES,
+                                    OpResult::Deleted | OpResult::Checked => 0,
+                                }
+                        })
+                        .sum::<usize>()
+                        + MULTI_HEADER_BYTES
+                }
             }
     }
 }

@@ -1103,6 +1103,72 @@ fn lagging_reads_see_an_older_tree() {
 }
 
 #[test]
+fn a_sync_catches_a_lagging_session_up_and_no_later_read_is_older() {
+    let mut zk = lagging(3);
+    let r = open(&mut zk);
+    let w = open(&mut zk);
+    create(&mut zk, w, "/x", Persistent);
+    assert_eq!(zk.attach_lagging(r), Some(0));
+    assert!(children(&mut zk, r, "/").is_empty(), "lagging: /x not yet there");
+    assert_eq!(ok(&mut zk, r, Request::sync("/")), Response::Synced { path: "/".into() });
+    assert_eq!(children(&mut zk, r, "/"), strings(&["x"]), "after the sync the follower has caught up");
+    // The follower may fall behind again, but never behind what the sync showed.
+    assert_eq!(zk.attach_lagging(r), None, "no state in the window is as new as the sync");
+    create(&mut zk, w, "/y", Persistent);
+    let view = zk.attach_lagging(r).expect("the write after the sync can lag");
+    assert!(view >= stat(&zk, "/x").czxid, "never older than the sync");
+    assert_eq!(children(&mut zk, r, "/"), strings(&["x"]));
+}
+
+#[test]
+fn a_multi_applies_all_its_ops_under_one_zxid_or_none() {
+    // conformance/cases/49-multi.json records the same on ZooKeeper 3.8.
+    let mut zk = server();
+    let s = open(&mut zk);
+    create(&mut zk, s, "/m", Persistent);
+    let multi = |ops: Vec<zklab_model::Op>| Request::Multi { ops };
+    let create_op = |path: &str, mode| zklab_model::Op::Create { path: path.into(), data: String::new(), mode };
+    let before = zk.clone();
+    let failed = fails(&mut zk, s, multi(vec![create_op("/m/a", Persistent), create_op("/m/gone/b", Persistent)]));
+    assert_eq!(failed, ZkError::NoNode);
+    assert_eq!(zk, before, "a failed multi changes nothing, not even the sequence counter");
+    let Response::Multi(results) =
+        ok(&mut zk, s, multi(vec![create_op("/m/q-", PersistentSequential), create_op("/m/q-", EphemeralSequential)]))
+    else {
+        panic!("a multi's reply")
+    };
+    let created: Vec<String> = results
+        .iter()
+        .map(|r| match r {
+            zklab_model::OpResult::Created { path } => path.clone(),
+            other => panic!("a create's result, not {other:?}"),
+        })
+        .collect();
+    assert_eq!(created, strings(&["/m/q-0000000000", "/m/q-0000000001"]));
+    let czxids = [stat(&zk, &created[0]).czxid, stat(&zk, &created[1]).czxid];
+    assert_eq!(czxids, [zk.zxid(), zk.zxid()], "one transaction, one zxid");
+    let check = |version| zklab_model::Op::Check { path: "/m".into(), version };
+    assert_eq!(fails(&mut zk, s, multi(vec![check(7)])), ZkError::BadVersion);
+    assert!(matches!(ok(&mut zk, s, multi(vec![check(0)])), Response::Multi(_)));
+}
+
+#[test]
+fn an_operator_deletes_the_oldest_child_and_its_owner_lives_on() {
+    let mut zk = server();
+    let a = open(&mut zk);
+    let b = open(&mut zk);
+    create(&mut zk, a, "/lock", Persistent);
+    let first = create(&mut zk, a, "/lock/n-", EphemeralSequential);
+    create(&mut zk, b, "/lock/n-", EphemeralSequential);
+    assert_eq!(zk.oldest_child("/lock").as_deref(), Some(first.as_str()));
+    ok(&mut zk, a, Request::exists(&first, true));
+    let fired = zk.operator_delete(&first);
+    assert_eq!(events_of(&fired, a), vec![ev(NodeDeleted, &first)]);
+    assert!(zk.is_alive(a), "the owner's session lives on");
+    assert_eq!(children(&mut zk, a, "/lock").len(), 1);
+}
+
+#[test]
 fn when_a_session_was_opened_is_kept_only_where_reads_can_lag() {
     // Two servers that differ only in whether the second session was opened before or after a
     // write: without a lagging follower nothing can tell them apart, so they are one state.

@@ -118,6 +118,10 @@ pub struct Style {
     /// session, else resets (CURATOR-696).
     pub owner_check: bool,
     pub reentry: Reentry,
+    /// Every listing goes after a `sync` of the lock path, sent just before it: the follower
+    /// catches up with the leader first, so a listing never shows what the leader has already
+    /// deleted (an expired session's node to the new session of the same client).
+    pub sync_before_listing: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -218,6 +222,10 @@ impl Contender {
 
     fn list(&mut self, phase: Phase, out: &mut Vec<Request>) {
         self.phase = phase;
+        if self.style.sync_before_listing {
+            // Its reply says nothing: the listing's, which ZooKeeper answers after it, does.
+            out.push(Request::sync(&self.lock_path));
+        }
         out.push(Request::get_children(&self.lock_path, false));
     }
 

@@ -50,6 +50,7 @@ pub const CURATOR_MUTEX: Style = Style {
     session_check: true,
     owner_check: false,
     reentry: Reentry::ReleasedOnLost,
+    sync_before_listing: false,
 };
 
 /// InterProcessMutex before CURATOR-498: a protected node found on a new session is adopted.

@@ -29,4 +29,5 @@ pub const LEADER_ELECTION: Style = Style {
     session_check: false,
     owner_check: false,
     reentry: Reentry::None,
+    sync_before_listing: false,
 };

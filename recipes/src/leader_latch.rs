@@ -17,6 +17,10 @@
 //! - `LEADER_LATCH_BEFORE_696` (`leader-latch-696`): first in a listing, it leads without reading
 //!   whose its node is, so after an expiry a listing that still shows its old node first (a
 //!   follower lagging behind the expiry) makes it leader again, beside the real leader.
+//! - `LEADER_LATCH_BEFORE_696_SYNC` (`leader-latch-696-sync`): the same latch with a `sync` of the
+//!   latch path sent before every listing (what stale-read fixes do elsewhere: sync, then read),
+//!   which Curator did not do: the listing is then answered by a follower that has caught up, and
+//!   the double leader is gone without the owner check.
 //! - `LEADER_LATCH_BEFORE_644` (`leader-latch-644`): before CURATOR-644/645 LeaderLatch reset
 //!   itself on RECONNECTED: delete its node and create a new one, which is also what it did when
 //!   getData found its predecessor gone. After a single disconnect, two latches resetting each
@@ -43,11 +47,17 @@ pub const LEADER_LATCH: Style = Style {
     session_check: true,
     owner_check: true,
     reentry: Reentry::None,
+    sync_before_listing: false,
 };
 
 /// LeaderLatch between CURATOR-644/645 and CURATOR-696: first in a listing, it leads without
 /// asking whose its node is, so a stale listing on a new session can make it leader.
 pub const LEADER_LATCH_BEFORE_696: Style = Style { owner_check: false, ..LEADER_LATCH };
+
+/// LeaderLatch before CURATOR-696 with a `sync` before every listing: the other fix of its
+/// double leader. The listing on the new session comes after the follower has caught up with
+/// the leader, so it no longer shows the expired session's node.
+pub const LEADER_LATCH_BEFORE_696_SYNC: Style = Style { sync_before_listing: true, ..LEADER_LATCH_BEFORE_696 };
 
 /// LeaderLatch before CURATOR-644/645: resets (deletes its node and creates a new one) when
 /// its predecessor is gone at the getData and on every reconnect. Its livelock creates nodes

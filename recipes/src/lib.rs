@@ -1,6 +1,7 @@
 //! ZooKeeper lock recipes written once as sans-IO state machines: the correct ones and the
 //! classic broken ones, each tied to the real failure it reproduces.
 
+pub mod barrier;
 pub mod kazoo_lock;
 pub mod naive;
 pub mod queue;
@@ -16,6 +17,7 @@ pub mod curator_mutex;
 pub mod leader_election;
 pub mod leader_latch;
 pub mod timeout_lock;
+pub mod work_queue;
 
 pub mod curator_rw;
 pub mod revocable;

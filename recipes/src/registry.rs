@@ -1,12 +1,15 @@
 //! The recipes by name, as the command line and trace files refer to them.
 
+use crate::barrier::{self, Barrier};
 use crate::client_id_lock::{ClientIdLock, OnDataNoNode};
 use crate::contender::Contender;
 use crate::curator_mutex::{CURATOR_MUTEX, CURATOR_MUTEX_BEFORE_498, CURATOR_MUTEX_REENTER_AFTER_LOST};
 use crate::custom::Custom;
 use crate::kazoo_lock::KazooLock;
 use crate::leader_election::LEADER_ELECTION;
-use crate::leader_latch::{LEADER_LATCH, LEADER_LATCH_BEFORE_644, LEADER_LATCH_BEFORE_696};
+use crate::leader_latch::{
+    LEADER_LATCH, LEADER_LATCH_BEFORE_644, LEADER_LATCH_BEFORE_696, LEADER_LATCH_BEFORE_696_SYNC,
+};
 use crate::naive::NaiveLock;
 use crate::queue::{Order, Queue};
 use crate::revocable::Revocable;
@@ -17,6 +20,7 @@ use crate::sequential::{
     MARKER,
 };
 use crate::timeout_lock::{OnGiveUp, TimeoutLock};
+use crate::work_queue::{Take, WorkQueue};
 use crate::write_lock::WriteLock;
 use crate::{curator_rw, shared_lock};
 use zklab_model::{
@@ -412,6 +416,55 @@ pub const CATALOGUE: &[Entry] = &[
         flaw: Some(Flaw { bug: "leader-latch-livelock", breaks: &[Property::EventualAcquire] }),
         build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, LEADER_LATCH_BEFORE_644))),
     },
+    Entry {
+        name: "leader-latch-696-sync",
+        summary: "Curator's LeaderLatch before CURATOR-696 with a sync of the latch path before every listing: the \
+            follower catches up first, so the new session's listing no longer shows its expired node",
+        flaw: None,
+        build: Build::Named(|name, p| AnyRecipe::Contender(Contender::new(name, p, LEADER_LATCH_BEFORE_696_SYNC))),
+    },
+    Entry {
+        name: "barrier",
+        summary: "ZooKeeper's double barrier, its enter half, for 2 parties: watch ready, create the party's own \
+            ephemeral node, list; the last to come creates ready, the others pass when it appears",
+        flaw: None,
+        build: Build::Named(|name, p| AnyRecipe::Barrier(Barrier::new(name, p, barrier::Style::Ready))),
+    },
+    Entry {
+        name: "barrier-count",
+        summary: "a barrier without ready: passes when its listing shows every party, so the first to pass and \
+            leave strands a party that has not listed yet",
+        flaw: Some(Flaw { bug: "barrier-without-ready", breaks: &[Property::EventualAcquire] }),
+        build: Build::Named(|name, p| AnyRecipe::Barrier(Barrier::new(name, p, barrier::Style::Count))),
+    },
+    Entry {
+        name: "barrier-sequential",
+        summary: "a barrier whose parties create sequential nodes and create again after a lost reply: one party's \
+            two nodes count as two and the other passes before every party has entered",
+        flaw: Some(Flaw { bug: "barrier-double-count", breaks: &[Property::BarrierWaits] }),
+        build: Build::Named(|name, p| AnyRecipe::Barrier(Barrier::new(name, p, barrier::Style::Sequential))),
+    },
+    Entry {
+        name: "queue",
+        summary: "a work queue (ZooKeeper's recipes page, kazoo's Queue): each client puts an item and takes the \
+            lowest with a multi of its delete and a record of who took it, read back after a lost reply",
+        flaw: None,
+        build: Build::Named(|name, p| AnyRecipe::Queue(WorkQueue::new(name, p, Take::Recorded))),
+    },
+    Entry {
+        name: "queue-optimistic",
+        summary: "a work queue whose consumer takes a lost reply to its delete for success: the item may still be \
+            there, and another consumer processes it too",
+        flaw: Some(Flaw { bug: "queue-taken-twice", breaks: &[Property::TakenOnce] }),
+        build: Build::Named(|name, p| AnyRecipe::Queue(WorkQueue::new(name, p, Take::Optimistic))),
+    },
+    Entry {
+        name: "queue-lose-on-retry",
+        summary: "a work queue whose consumer deletes again after a lost reply, as kazoo's retry does: NoNode is \
+            taken for another's take, the item is lost and a consumer waits forever",
+        flaw: Some(Flaw { bug: "queue-item-lost", breaks: &[Property::EventualAcquire] }),
+        build: Build::Named(|name, p| AnyRecipe::Queue(WorkQueue::new(name, p, Take::Retry))),
+    },
 ];
 
 /// The entry called `name`, in the catalogue or among the registered recipes.
@@ -447,6 +500,8 @@ pub enum AnyRecipe {
     Timeout(TimeoutLock),
     ClientId(ClientIdLock),
     Contender(Contender),
+    Barrier(Barrier),
+    Queue(WorkQueue),
     /// A user's own recipe (see `crate::custom`).
     Custom(Custom),
 }
@@ -472,6 +527,8 @@ macro_rules! each {
             AnyRecipe::Timeout($r) => $call,
             AnyRecipe::ClientId($r) => $call,
             AnyRecipe::Contender($r) => $call,
+            AnyRecipe::Barrier($r) => $call,
+            AnyRecipe::Queue($r) => $call,
             AnyRecipe::Custom($r) => $call,
         }
     };
@@ -487,6 +544,8 @@ macro_rules! each {
             AnyRecipe::Timeout($r) => $call.map(AnyRecipe::Timeout),
             AnyRecipe::ClientId($r) => $call.map(AnyRecipe::ClientId),
             AnyRecipe::Contender($r) => $call.map(AnyRecipe::Contender),
+            AnyRecipe::Barrier($r) => $call.map(AnyRecipe::Barrier),
+            AnyRecipe::Queue($r) => $call.map(AnyRecipe::Queue),
             AnyRecipe::Custom($r) => $call.map(AnyRecipe::Custom),
         }
     };

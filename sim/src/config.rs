@@ -52,6 +52,9 @@ pub struct FaultRates {
     /// Times an application stops waiting (only a waiter whose recipe can give up does).
     #[serde(default)]
     pub give_ups: u32,
+    /// Times an operator deletes the lock node's oldest child.
+    #[serde(default)]
+    pub operator_deletes: u32,
 }
 
 impl FaultRates {
@@ -73,6 +76,7 @@ impl FaultRates {
             FaultKind::Pause => self.pauses = rate as u32,
             FaultKind::ReapParent => self.reaps = rate as u32,
             FaultKind::GiveUp => self.give_ups = rate as u32,
+            FaultKind::OperatorDelete => self.operator_deletes = rate as u32,
         }
     }
 
@@ -89,6 +93,7 @@ impl FaultRates {
             FaultKind::Pause => self.pauses,
             FaultKind::ReapParent => self.reaps,
             FaultKind::GiveUp => self.give_ups,
+            FaultKind::OperatorDelete => self.operator_deletes,
         }
     }
 

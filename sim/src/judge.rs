@@ -61,7 +61,13 @@ impl Judge {
     /// so it is judged at the end (`the_end`).
     pub fn safety<R: Recipe>(&self, world: &World<R>) -> Option<Property> {
         let holders: Vec<ClientId> = self.holders.iter().copied().collect();
-        let at_any_moment = [Property::BeliefExclusion, Property::FencedExclusion, Property::ZkExclusion];
+        let at_any_moment = [
+            Property::BeliefExclusion,
+            Property::FencedExclusion,
+            Property::ZkExclusion,
+            Property::BarrierWaits,
+            Property::TakenOnce,
+        ];
         at_any_moment.into_iter().find(|p| self.applicable.contains(p) && !p.holds_among(world, &holders))
     }
 

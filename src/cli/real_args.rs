@@ -42,7 +42,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seeds: u64,
     /// Faults, as `simulate` names them: kind[=rate] separated by commas, `all` or `none`.
-    /// All but reap-parent are driven; lagging-read and lagging-session need --servers 3.
+    /// All but reap-parent and operator-delete are driven; lagging-read and lagging-session need
+    /// --servers 3.
     #[arg(long, default_value = "none")]
     pub faults: String,
     /// A JSON fault schedule, as `simulate --schedule` reads it.

@@ -28,7 +28,8 @@ impl Default for Args {
 /// What the verdicts speak of, and where to look next.
 fn legend() {
     say!("\nproperties:");
-    for p in Property::SAFETY.into_iter().chain([Property::NoHerd, Property::EventualAcquire]) {
+    let more = [Property::NoHerd, Property::EventualAcquire, Property::BarrierWaits, Property::TakenOnce];
+    for p in Property::SAFETY.into_iter().chain(more) {
         say!("  {:<18} {}", p.name(), p.summary());
     }
     say!("  {:<18} {}", "reached:*", Property::Reached(zklab_model::Reach::Handoff).summary());

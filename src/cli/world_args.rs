@@ -10,8 +10,8 @@ pub struct WorldArgs {
     #[arg(long, default_value_t = 2)]
     pub clients: usize,
     /// Comma list of faults (loss-before-apply, loss-after-apply, disconnect, expire, crash, pause,
-    /// lagging-read, reap-parent, give-up, lagging-session), each once or `kind=N` times, `all` or
-    /// `none`.
+    /// lagging-read, reap-parent, give-up, lagging-session, operator-delete), each once or `kind=N`
+    /// times, `all` (every kind but operator-delete) or `none`.
     #[arg(long, default_value = "none")]
     pub faults: String,
     /// How many times each client acquires and releases (1 to 254), or `unbounded`: each client

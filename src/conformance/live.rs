@@ -29,7 +29,7 @@ use std::net::ToSocketAddrs;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use zklab_model::{ClientBehaviour, CreateMode, Request, Response, Stat, ZkError};
+use zklab_model::{ClientBehaviour, CreateMode, Op, Request, Response, Stat, ZkError};
 use zookeeper_client as zk;
 
 /// How long a close or an expiry may take to be seen before the runner gives up.
@@ -459,6 +459,36 @@ impl Live {
                 Request::SetData { path, data, version } => {
                     let stat = client.set_data(&path, data.as_bytes(), Some(version)).await?;
                     result.insert("stat".into(), self.stat(&stat));
+                    Ok(None)
+                }
+                Request::Sync { path } => client.sync(&path).await.map(|()| None),
+                Request::Multi { ops } => {
+                    let mut writer = client.new_multi_writer();
+                    for op in &ops {
+                        match op {
+                            Op::Create { path, data, mode } => {
+                                let options = create_mode(*mode).with_acls(zk::Acls::anyone_all());
+                                writer.add_create(path, data.as_bytes(), &options)?
+                            }
+                            Op::Delete { path, version } => writer.add_delete(path, Some(*version))?,
+                            Op::SetData { path, data, version } => {
+                                writer.add_set_data(path, data.as_bytes(), Some(*version))?
+                            }
+                            Op::Check { path, version } => writer.add_check_version(path, *version)?,
+                        }
+                    }
+                    let results: Vec<Value> = writer
+                        .commit()
+                        .await
+                        .map_err(zk::Error::from)?
+                        .into_iter()
+                        .map(|r| match r {
+                            zk::MultiWriteResult::Create { path, .. } => json!({ "created": path }),
+                            zk::MultiWriteResult::SetData { stat } => json!({ "stat": self.stat(&stat) }),
+                            _ => json!({}),
+                        })
+                        .collect();
+                    result.insert("results".into(), json!(results));
                     Ok(None)
                 }
                 Request::GetChildren { path, watch } => {

@@ -11,8 +11,8 @@ use super::ScriptError;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use zklab_model::{
-    ClientBehaviour, ClientWatches, Notification, Request, Response, Server, ServerConfig, SessionId, Stat, WatchKind,
-    ZkError,
+    ClientBehaviour, ClientWatches, Notification, OpResult, Request, Response, Server, ServerConfig, SessionId, Stat,
+    WatchKind, ZkError,
 };
 
 /// The server the recordings were made against: tickTime 100 ms, session timeouts 200..20000 ms.
@@ -88,7 +88,9 @@ impl Runner {
                 sleep_ms(i, op)?;
             }
             "close" | "expire" | "events" | "state" | "disconnect" | "reconnect" | "create" | "delete" | "exists"
-            | "get_data" | "set_data" | "get_children" => self.session_op(i, kind, op, &mut result)?,
+            | "get_data" | "set_data" | "get_children" | "sync" | "multi" => {
+                self.session_op(i, kind, op, &mut result)?
+            }
             other => return Err(bad(i, format!("unknown op `{other}`"))),
         }
         Ok(Value::Object(result))
@@ -286,6 +288,20 @@ impl Runner {
                 if wants_stat {
                     result.insert("stat".into(), self.stat(&stat));
                 }
+            }
+            Response::Synced { .. } => {}
+            // A create's stat is left out: ZooKeeper 3.8 answers a create in a multi with its
+            // path alone (ZOOKEEPER-4026).
+            Response::Multi(results) => {
+                let results: Vec<Value> = results
+                    .iter()
+                    .map(|r| match r {
+                        OpResult::Created { path, .. } => json!({ "created": path }),
+                        OpResult::DataSet(stat) => json!({ "stat": self.stat(stat) }),
+                        OpResult::Deleted | OpResult::Checked => json!({}),
+                    })
+                    .collect();
+                result.insert("results".into(), json!(results));
             }
         }
     }

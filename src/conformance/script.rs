@@ -3,7 +3,7 @@
 
 use super::ScriptError;
 use serde_json::{json, Map, Value};
-use zklab_model::{path, CreateMode, Request};
+use zklab_model::{path, CreateMode, Op, Request};
 
 pub(super) fn bad(i: usize, what: impl std::fmt::Display) -> ScriptError {
     ScriptError(format!("op {i}: {what}"))
@@ -40,6 +40,8 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
         "exists" | "get_data" => &["s", "path", "watch"],
         "set_data" => &["s", "path", "data", "version"],
         "get_children" => &["s", "path", "watch", "stat"],
+        "sync" => &["s", "path"],
+        "multi" => &["s", "ops"],
         _ => return None,
     })
 }
@@ -127,25 +129,80 @@ pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request
             Request::SetData { path: text(i, op, "path")?.to_string(), data: data(i, op)?, version: version()? }
         }
         "get_children" => Request::GetChildren { path: text(i, op, "path")?.to_string(), watch: flag(i, op, "watch")? },
+        "sync" => Request::Sync { path: text(i, op, "path")?.to_string() },
+        "multi" => {
+            let Some(ops) = op["ops"].as_array() else { return Err(bad(i, "`multi` needs `ops`, a list of ops")) };
+            let ops = ops
+                .iter()
+                .map(|sub| {
+                    let kind = sub["op"].as_str().unwrap_or("");
+                    let fields = ["op", "path", "data", "mode", "version"];
+                    if let Some(field) = sub.as_object().and_then(|o| o.keys().find(|k| !fields.contains(&k.as_str())))
+                    {
+                        return Err(bad(i, format!("a multi's op has no field `{field}`")));
+                    }
+                    match request(i, kind, sub)? {
+                        Some(Request::Create { path, data, mode }) => Ok(Op::Create { path, data, mode }),
+                        Some(Request::Delete { path, version }) => Ok(Op::Delete { path, version }),
+                        Some(Request::SetData { path, data, version }) => Ok(Op::SetData { path, data, version }),
+                        None if kind == "check" => Ok(Op::Check {
+                            path: text(i, sub, "path")?.to_string(),
+                            version: number(i, sub, "version", -1)
+                                .and_then(|v| i32::try_from(v).map_err(|_| bad(i, "bad version")))?,
+                        }),
+                        _ => Err(bad(i, format!("a multi's op is create, delete, set_data or check, not `{kind}`"))),
+                    }
+                })
+                .collect::<Result<Vec<Op>, ScriptError>>()?;
+            Request::Multi { ops }
+        }
         _ => return Ok(None),
     };
-    let sequential = matches!(&request, Request::Create { mode, .. } if mode.is_sequential());
-    path::validate(request.path(), sequential).map_err(|e| bad(i, format!("bad path: {e}")))?;
+    for (path, sequential) in paths_of(&request) {
+        path::validate(path, sequential).map_err(|e| bad(i, format!("bad path: {e}")))?;
+    }
     Ok(Some(request))
+}
+
+/// Each path a request names, and whether a sequential create names it.
+fn paths_of(request: &Request) -> Vec<(&str, bool)> {
+    match request {
+        Request::Multi { ops } => {
+            ops.iter().map(|op| (op.path(), matches!(op, Op::Create { mode, .. } if mode.is_sequential()))).collect()
+        }
+        _ => vec![(request.path(), matches!(request, Request::Create { mode, .. } if mode.is_sequential()))],
+    }
 }
 
 /// The op that makes `request` as session `s`: what `request` reads, written back (a real
 /// run's divergence is written as a script with it).
 pub fn op_of(s: &str, request: &Request) -> Value {
+    let mode_name = |mode: &CreateMode| match mode {
+        CreateMode::Persistent => "persistent",
+        CreateMode::Ephemeral => "ephemeral",
+        CreateMode::PersistentSequential => "persistent_sequential",
+        CreateMode::EphemeralSequential => "ephemeral_sequential",
+    };
     match request {
         Request::Create { path, data, mode } => {
-            let mode = match mode {
-                CreateMode::Persistent => "persistent",
-                CreateMode::Ephemeral => "ephemeral",
-                CreateMode::PersistentSequential => "persistent_sequential",
-                CreateMode::EphemeralSequential => "ephemeral_sequential",
-            };
-            json!({"s": s, "op": "create", "path": path, "data": data, "mode": mode})
+            json!({"s": s, "op": "create", "path": path, "data": data, "mode": mode_name(mode)})
+        }
+        Request::Sync { path } => json!({"s": s, "op": "sync", "path": path}),
+        Request::Multi { ops } => {
+            let ops: Vec<Value> = ops
+                .iter()
+                .map(|op| match op {
+                    Op::Create { path, data, mode } => {
+                        json!({"op": "create", "path": path, "data": data, "mode": mode_name(mode)})
+                    }
+                    Op::Delete { path, version } => json!({"op": "delete", "path": path, "version": version}),
+                    Op::SetData { path, data, version } => {
+                        json!({"op": "set_data", "path": path, "data": data, "version": version})
+                    }
+                    Op::Check { path, version } => json!({"op": "check", "path": path, "version": version}),
+                })
+                .collect();
+            json!({"s": s, "op": "multi", "ops": ops})
         }
         Request::Delete { path, version } => json!({"s": s, "op": "delete", "path": path, "version": version}),
         Request::Exists { path, watch } => json!({"s": s, "op": "exists", "path": path, "watch": watch}),

@@ -1,7 +1,8 @@
 //! Where a real run's faults strike, and the ledger of what became of each.
 //!
 //! A recipe's run (`zklab real --recipe`) keeps the simulator's plan, so that a seed is the same
-//! run in both; its report lists each fault with where its client was (`Phase::of_belief`). A
+//! run in both; its report lists each fault with where its client was (`Phase::of_belief`), and
+//! a campaign whose asked kinds never struck during lock work is unknown, as a library's is. A
 //! library's run (`zklab real --library`) anchors its faults as follows.
 //!
 //! A fault that strikes a client after it finished its lock work (or before it began) tests

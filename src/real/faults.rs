@@ -17,7 +17,7 @@
 //! - **lagging-read**, **lagging-session**: the session moves to the follower held one write
 //!   behind (`session_moves`, `lagging`).
 //!
-//! The container reaper is not driven yet (`unsupported`).
+//! The container reaper and an operator's delete are not driven yet (`unsupported`).
 //! The lost requests strike in `library` (`Driver::send`), where requests go out.
 
 use super::client::CutKind;
@@ -41,6 +41,7 @@ pub fn unsupported(kind: FaultKind, lagging_follower: bool) -> Option<&'static s
              an ensemble started here (--servers 3)",
         ),
         FaultKind::ReapParent => Some("the container reaper's moment cannot be chosen on a real server"),
+        FaultKind::OperatorDelete => Some("an operator's delete is not driven on a real server yet"),
         _ => None,
     }
 }

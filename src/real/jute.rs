@@ -1,4 +1,4 @@
-//! ZooKeeper's wire format (jute), for the six requests a recipe sends and the frames a session
+//! ZooKeeper's wire format (jute), for the requests a recipe sends and the frames a session
 //! needs around them: the connect handshake, pings, SetWatches, closeSession, replies and watch
 //! notifications. The real driver speaks it itself rather than through a client library, because
 //! what it must know is exactly what a library hides: the order in which replies and
@@ -11,7 +11,7 @@
 //! 0, the op's response record. A notification is a reply with xid -1 whose record is a
 //! `WatcherEvent` (type, state, path).
 
-use zklab_model::{CreateMode, EventType, Listing, Request, Response, SessionId, Stat, ZkError};
+use zklab_model::{CreateMode, EventType, Listing, Op, OpResult, Request, Response, SessionId, Stat, ZkError};
 
 /// The reply header's xid of a watch notification.
 pub const NOTIFICATION_XID: i32 = -1;
@@ -22,11 +22,17 @@ pub const SET_WATCHES_XID: i32 = -8;
 
 /// Op codes (`ZooDefs.OpCode`).
 pub mod op {
+    pub const CREATE: i32 = 1;
     pub const DELETE: i32 = 2;
     pub const EXISTS: i32 = 3;
     pub const GET_DATA: i32 = 4;
     pub const SET_DATA: i32 = 5;
+    pub const SYNC: i32 = 9;
     pub const PING: i32 = 11;
+    pub const CHECK: i32 = 13;
+    pub const MULTI: i32 = 14;
+    /// A multi's end marker, and an op of it that failed.
+    pub const ERROR: i32 = -1;
     pub const GET_CHILDREN2: i32 = 12;
     pub const CREATE2: i32 = 15;
     pub const SET_WATCHES: i32 = 101;
@@ -183,6 +189,19 @@ pub enum WireResponse {
     Data { data: String, stat: WireStat },
     DataSet(WireStat),
     Children { children: Vec<String>, stat: WireStat },
+    Synced { path: String },
+    Multi(Vec<WireOpResult>),
+}
+
+/// One op's result in a successful multi, as the server sent it. A create's is its path: 3.8
+/// answers a create2 inside a multi as a plain create (ZOOKEEPER-4026), and a stat a later
+/// server sends is not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WireOpResult {
+    Created { path: String },
+    Deleted,
+    DataSet(WireStat),
+    Checked,
 }
 
 impl WireResponse {
@@ -201,18 +220,37 @@ impl WireResponse {
             WireResponse::Children { children, stat } => {
                 Response::Children { children: Listing::new(children.clone()), stat: stat.to_model(zxid, session) }
             }
+            WireResponse::Synced { path } => Response::Synced { path: path.clone() },
+            WireResponse::Multi(results) => Response::Multi(
+                results
+                    .iter()
+                    .map(|r| match r {
+                        WireOpResult::Created { path } => OpResult::Created { path: path.clone() },
+                        WireOpResult::Deleted => OpResult::Deleted,
+                        WireOpResult::DataSet(stat) => OpResult::DataSet(stat.to_model(zxid, session)),
+                        WireOpResult::Checked => OpResult::Checked,
+                    })
+                    .collect(),
+            ),
         }
     }
 
-    /// The stat the response carries, if any.
-    pub fn stat(&self) -> Option<&WireStat> {
+    /// The stats the response carries: one, or a multi's results' (none for a delete or sync).
+    pub fn stats(&self) -> Vec<&WireStat> {
         match self {
             WireResponse::Created { stat, .. }
             | WireResponse::Data { stat, .. }
             | WireResponse::DataSet(stat)
-            | WireResponse::Children { stat, .. } => Some(stat),
-            WireResponse::Exists(stat) => stat.as_ref(),
-            WireResponse::Deleted => None,
+            | WireResponse::Children { stat, .. } => vec![stat],
+            WireResponse::Exists(stat) => stat.iter().collect(),
+            WireResponse::Deleted | WireResponse::Synced { .. } => Vec::new(),
+            WireResponse::Multi(results) => results
+                .iter()
+                .filter_map(|r| match r {
+                    WireOpResult::DataSet(stat) => Some(stat),
+                    WireOpResult::Created { .. } | WireOpResult::Deleted | WireOpResult::Checked => None,
+                })
+                .collect(),
         }
     }
 }
@@ -232,17 +270,44 @@ pub fn encode_request(xid: i32, request: &Request, chroot: &str) -> Writer {
         "/" if !chroot.is_empty() => chroot.to_string(),
         _ => format!("{chroot}{path}"),
     };
+    let flags = |mode: &CreateMode| match mode {
+        CreateMode::Persistent => 0,
+        CreateMode::Ephemeral => 1,
+        CreateMode::PersistentSequential => 2,
+        CreateMode::EphemeralSequential => 3,
+    };
     match request {
         Request::Create { path, data, mode } => {
-            let flags = match mode {
-                CreateMode::Persistent => 0,
-                CreateMode::Ephemeral => 1,
-                CreateMode::PersistentSequential => 2,
-                CreateMode::EphemeralSequential => 3,
-            };
             w.int(xid).int(op::CREATE2).string(&full(path)).buffer(data.as_bytes());
             open_acl(&mut w);
-            w.int(flags);
+            w.int(flags(mode));
+        }
+        Request::Sync { path } => {
+            w.int(xid).int(op::SYNC).string(&full(path));
+        }
+        // Each op behind a MultiHeader (type, done, err), then the end marker.
+        Request::Multi { ops } => {
+            w.int(xid).int(op::MULTI);
+            for o in ops {
+                match o {
+                    Op::Create { path, data, mode } => {
+                        w.int(op::CREATE2).boolean(false).int(-1).string(&full(path)).buffer(data.as_bytes());
+                        open_acl(&mut w);
+                        w.int(flags(mode));
+                    }
+                    Op::Delete { path, version } => {
+                        w.int(op::DELETE).boolean(false).int(-1).string(&full(path)).int(*version);
+                    }
+                    Op::SetData { path, data, version } => {
+                        w.int(op::SET_DATA).boolean(false).int(-1);
+                        w.string(&full(path)).buffer(data.as_bytes()).int(*version);
+                    }
+                    Op::Check { path, version } => {
+                        w.int(op::CHECK).boolean(false).int(-1).string(&full(path)).int(*version);
+                    }
+                }
+            }
+            w.int(op::ERROR).boolean(true).int(-1);
         }
         Request::Delete { path, version } => {
             w.int(xid).int(op::DELETE).string(&full(path)).int(*version);
@@ -314,7 +379,46 @@ pub fn decode_result(request: &Request, err: i32, body: &mut Reader, chroot: &st
             let children = body.strings()?;
             WireResponse::Children { children, stat: WireStat::read(body)? }
         }
+        Request::Sync { .. } => WireResponse::Synced { path: strip_chroot(&body.string()?, chroot) },
+        Request::Multi { .. } => match decode_multi(body, chroot)? {
+            Ok(results) => WireResponse::Multi(results),
+            Err(code) => return error_of(code).map(Err).ok_or_else(|| Malformed(format!("multi error code {code}"))),
+        },
     }))
+}
+
+/// A multi's results, or the code of the op that failed it: the ops before it answer 0, the
+/// failed op its own code, the ops after it RuntimeInconsistency (-2).
+fn decode_multi(body: &mut Reader, chroot: &str) -> Result<Result<Vec<WireOpResult>, i32>, Malformed> {
+    let mut results = Vec::new();
+    let mut failed = None;
+    loop {
+        let kind = body.int()?;
+        let done = body.boolean()?;
+        let _err = body.int()?;
+        if done {
+            return Ok(failed.map_or(Ok(results), Err));
+        }
+        results.push(match kind {
+            op::CREATE => WireOpResult::Created { path: strip_chroot(&body.string()?, chroot) },
+            op::CREATE2 => {
+                let path = strip_chroot(&body.string()?, chroot);
+                WireStat::read(body)?;
+                WireOpResult::Created { path }
+            }
+            op::DELETE => WireOpResult::Deleted,
+            op::SET_DATA => WireOpResult::DataSet(WireStat::read(body)?),
+            op::CHECK => WireOpResult::Checked,
+            op::ERROR => {
+                let code = body.int()?;
+                if code != 0 && failed.is_none() {
+                    failed = Some(code);
+                }
+                continue;
+            }
+            other => return Err(Malformed(format!("multi result of op {other}"))),
+        });
+    }
 }
 
 /// A watch notification's record: the event, or `None` for a connection-state event (type -1),

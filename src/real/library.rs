@@ -10,6 +10,7 @@
 use super::client::{Cut, CutKind, Flight};
 use super::connection::{Arrival, Connection, Frame};
 use super::driver::{Driver, Event};
+use super::fault_ledger::{Phase, Strike};
 use super::jute::{self, Reader, WireResponse};
 use super::shadow::{Landing, Place, Sent, ShadowStep, Standing};
 use std::collections::VecDeque;
@@ -57,7 +58,7 @@ impl<R: Recipe> Driver<'_, R> {
             // A lagging follower answers a step that reads first, when it is behind a write the
             // session has not seen (a new handle has seen nothing).
             Some(kind) if kind.lags() => {
-                let reads = out.first().is_some_and(|r| !r.is_write());
+                let reads = out.first().is_some_and(|r| !r.via_leader());
                 (reads && (sends_now || new_handle) && can_lag[usize::from(new_handle)]).then_some(kind)
             }
             other => other.filter(|_| sends_now),
@@ -65,6 +66,12 @@ impl<R: Recipe> Driver<'_, R> {
         if loss.is_some() {
             c.armed = None;
             self.metrics.faults += 1;
+        }
+        let done = c.rounds_left == 0;
+        if let Some(kind) = loss {
+            // Where its client was as it struck: the belief the step left it in.
+            let strike = Strike::at(kind.kind(), i, self.now_us(), Phase::of_belief(belief, done));
+            self.strikes.push(strike);
         }
         let step = match loss {
             Some(kind) => Step::Lossy(kind, sending, i as ClientId),
@@ -361,6 +368,8 @@ impl<R: Recipe> Driver<'_, R> {
         let result = self.as_recipe_sees(&wire);
         let place = match (flight.request.is_write(), self.lagging.filter(|_| self.clients[i].on_follower)) {
             (true, _) => Place::write(zxid),
+            // A sync is answered once the follower has caught up: it reads the newest state.
+            (false, _) if matches!(flight.request, Request::Sync { .. }) => Place::read(zxid),
             // The follower answers from the state before the newest write: in the leader's
             // order, the read comes after that write (as the model's lagging read does).
             (false, Some(lagging)) => Place::read(lagging.read_place(zxid)),
@@ -395,7 +404,7 @@ impl<R: Recipe> Driver<'_, R> {
     pub(super) fn as_recipe_sees(&mut self, wire: &Result<WireResponse, ZkError>) -> ZkResult {
         let mut owners: Vec<i64> = Vec::new();
         if let Ok(w) = wire {
-            owners.extend(w.stat().map(|s| s.ephemeral_owner).filter(|o| *o != 0));
+            owners.extend(w.stats().into_iter().map(|s| s.ephemeral_owner).filter(|o| *o != 0));
         }
         for o in owners {
             self.session_of(o);
@@ -466,13 +475,18 @@ impl<R: Recipe> Driver<'_, R> {
         }
         // As in `take`: a lagging follower answers only a first request that reads, and only a
         // session that has not seen the write it is held behind.
-        let reads = self.clients[i].outbound.front().is_some_and(|r| !r.is_write());
+        let reads = self.clients[i].outbound.front().is_some_and(|r| !r.via_leader());
         let loss = loss.filter(|k| !k.lags() || (reads && self.can_lag(i, false)));
         let c = &mut self.clients[i];
         if loss.is_some() {
             c.armed = None;
             self.metrics.faults += 1;
         }
+        if let Some(kind) = loss {
+            let phase = Phase::of_belief(c.recipe.belief(), c.rounds_left == 0);
+            self.strikes.push(Strike::at(kind.kind(), i, now, phase));
+        }
+        let c = &mut self.clients[i];
         let step = match loss {
             Some(kind) => Step::Lossy(kind, Sending::Reconnect, i as ClientId),
             None => Step::Reconnect(i as ClientId),

@@ -93,7 +93,12 @@ impl<R: Recipe> Driver<'_, R> {
     /// Makes `step` happen on the real servers.
     fn take_step(&mut self, step: Step) -> Result<(), String> {
         let Some(i) = step.client().map(|c| c as usize) else {
-            return Err(format!("cannot steer these servers through {step}: the server's own moment cannot be chosen"));
+            let why = match step {
+                Step::Server(event) => unsupported(event.kind(), self.lagging.is_some()),
+                _ => None,
+            };
+            let why = why.unwrap_or("the server's own moment cannot be chosen");
+            return Err(format!("cannot steer these servers through {step}: {why}"));
         };
         match step {
             Step::Acquire(_) => self.handle(Event::Acquire(i as ClientId)),

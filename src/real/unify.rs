@@ -8,7 +8,7 @@
 //! rely on.
 
 use std::collections::BTreeMap;
-use zklab_model::{Belief, Input, Response, SessionId, Stat, ZkResult};
+use zklab_model::{Belief, Input, OpResult, Response, SessionId, Stat, ZkResult};
 
 /// A one-to-one correspondence, built as the run goes.
 #[derive(Default, Debug)]
@@ -84,6 +84,18 @@ impl Unify {
                 self.stat(s, t)
             }
             (Ok(Response::DataSet(s)), Ok(Response::DataSet(t))) => self.stat(s, t),
+            (Ok(Response::Synced { path: p }), Ok(Response::Synced { path: q })) if p == q => Ok(()),
+            (Ok(Response::Multi(r)), Ok(Response::Multi(m))) if r.len() == m.len() => {
+                for pair in r.iter().zip(m) {
+                    match pair {
+                        (OpResult::Created { path: p }, OpResult::Created { path: q }) if p == q => {}
+                        (OpResult::DataSet(s), OpResult::DataSet(t)) => self.stat(s, t)?,
+                        (OpResult::Deleted, OpResult::Deleted) | (OpResult::Checked, OpResult::Checked) => {}
+                        _ => return differ(),
+                    }
+                }
+                Ok(())
+            }
             (Ok(Response::Children { children: c, stat: s }), Ok(Response::Children { children: d, stat: t })) => {
                 let mut real: Vec<&str> = c.names().collect();
                 let mut model: Vec<&str> = d.names().collect();

@@ -153,6 +153,9 @@ impl<R: Recipe> Graph<R> {
             if p::herd(&world, step, &next).len() >= 2 {
                 self.violations.entry(p::NO_HERD.to_string()).or_insert((state, Some(step)));
             }
+            if p::takes_again(&world, step) {
+                self.violations.entry(p::TAKEN_ONCE.to_string()).or_insert((state, Some(step)));
+            }
             self.reached.extend(p::met_on_step(&next));
             let to = match self.ids.get(&next) {
                 Some(&id) => id,
@@ -171,6 +174,7 @@ impl<R: Recipe> Graph<R> {
             (p::ZK_EXCLUSION, p::zk_exclusion(&world)),
             (p::NO_ORPHANS, p::no_orphans(&world)),
             (p::STALE_HOLDER, p::stale_holder(&world)),
+            (p::BARRIER_WAITS, p::barrier_waits(&world)),
         ] {
             if !ok {
                 self.violations.entry(name.to_string()).or_insert((state, None));

@@ -133,6 +133,11 @@ pub fn replays_to_violation<R: Recipe>(init: &World<R>, steps: &[Step], property
         p::STALE_HOLDER => !p::stale_holder(&world),
         p::FENCING_AVAILABLE => ghost.refused_agreed,
         p::EVENTUAL_ACQUIRE => p::deadlock(&world),
+        p::BARRIER_WAITS => !p::barrier_waits(&world),
+        p::TAKEN_ONCE => {
+            let (before, step, _) = last.as_ref().ok_or("taken_at_most_once is judged on a step: the path is empty")?;
+            p::takes_again(before, *step)
+        }
         p::NO_HERD => {
             let (before, step, _) = last.as_ref().ok_or("no_herd is judged on a step: the path is empty")?;
             p::herd(before, *step, &world).len() >= 2

@@ -16,8 +16,11 @@ pub const NO_HERD: &str = "no_herd";
 pub const EVENTUAL_ACQUIRE: &str = "eventual_acquire";
 pub const STALE_HOLDER: &str = "stale_holder";
 pub const FENCING_AVAILABLE: &str = "fencing_available";
+pub const BARRIER_WAITS: &str = "barrier_waits";
+pub const TAKEN_ONCE: &str = "taken_at_most_once";
 
-/// Every property the oracle judges (the `reached:*` items aside).
+/// Every property the oracle judges that applies to every world (the `reached:*` items, and a
+/// barrier's and a queue's own, aside).
 pub const PROPERTIES: [&str; 8] = [
     BELIEF_EXCLUSION,
     ZK_EXCLUSION,
@@ -132,6 +135,35 @@ pub fn no_orphans<R: Recipe>(w: &World<R>) -> bool {
     !only_faults_possible(w) || orphan_nodes(w).is_empty()
 }
 
+/// `barrier_waits` (safety, judged in every reachable state where some client's mode is a
+/// barrier's and rounds are bounded): "every live client that holds in `Mode::Barrier {
+/// parties }` does so in a state where at least `parties` clients (crashed ones too) have been
+/// handed an acquire: their `rounds_left` is below the world's `config().rounds`."
+pub fn barrier_waits<R: Recipe>(w: &World<R>) -> bool {
+    if w.config().rounds == zklab_model::UNBOUNDED_ROUNDS {
+        // Not judged: who asked to enter is not counted with unbounded rounds.
+        return true;
+    }
+    let entered = w.clients.iter().filter(|c| c.rounds_left < w.config().rounds).count();
+    w.clients.iter().filter(|c| holds(c)).all(|c| match c.recipe.mode() {
+        Mode::Barrier { parties } => entered >= usize::from(parties),
+        _ => true,
+    })
+}
+
+/// `taken_at_most_once` (safety, judged on steps where some client's mode is a queue
+/// consumer's): "no `Step::Write(i)` is taken by a live client holding in `Mode::Take` with a
+/// token that is already among the items the resource records as processed
+/// (`resource.taken`) in the state the step leaves." A violation is the state after that step.
+pub fn takes_again<R: Recipe>(before: &World<R>, step: Step) -> bool {
+    let Step::Write(i) = step else { return false };
+    let c = &before.clients[i as usize];
+    match (c.recipe.mode(), c.recipe.belief()) {
+        (Mode::Take, Belief::Holding { token }) => holds(c) && before.resource.taken.contains(&token),
+        _ => false,
+    }
+}
+
 /// `eventual_acquire`, case (a): "a reachable state where some client waits has no non-fault
 /// step enabled (a deadlock)".
 pub fn deadlock<R: Recipe>(w: &World<R>) -> bool {
@@ -187,11 +219,11 @@ pub fn met_on_step<R: Recipe>(after: &World<R>) -> Vec<String> {
     }
 }
 
-/// The client taking `step`, if any: "`Step::Expire(_)` and `Step::Server(ServerEvent::ReapParent)`
-/// are the server's own events and have no acting client."
+/// The client taking `step`, if any: "`Step::Expire(_)` and `Step::Server(_)` (the container
+/// reaper, an operator's delete) are the server's own events and have no acting client."
 pub fn acting_client(step: Step) -> Option<usize> {
     match step {
-        Step::Expire(_) | Step::Server(ServerEvent::ReapParent) => None,
+        Step::Expire(_) | Step::Server(_) => None,
         _ => step.client().map(|c| c as usize),
     }
 }
@@ -258,12 +290,18 @@ fn accepted(before: &Resource, after: &Resource, mode: Mode, token: i64) -> bool
     accepted
 }
 
+/// Holders that share the resource without a fencing token: a semaphore's leases, a barrier's
+/// parties past it, a queue's consumers (each processes its own item).
+fn unfenced(mode: Mode) -> bool {
+    matches!(mode, Mode::Lease { .. } | Mode::Barrier { .. } | Mode::Take)
+}
+
 /// Whether `step`, from `before` to `after`, breaks `fencing_available` (safety,
 /// path-dependent): "the resource never refuses a holder that ZooKeeper agrees with: whenever a
 /// client takes a `Step::Write` while it believes `Holding`, and (in the state before the step)
 /// its session is alive and the node it believes it owns exists and is owned by that session,
 /// the resource accepts its token." Holders in `Mode::Read` read, other fenced modes write;
-/// `Mode::Lease{..}` holders are not fenced and always accepted. The resource's acceptance is
+/// `Mode::Lease{..}`, `Mode::Barrier{..}` and `Mode::Take` holders are not fenced and always accepted. The resource's acceptance is
 /// decided by `accepted`. A violation makes the state after the step, and every state reached
 /// from it along that path, violate the property (see `Ghost::refused_agreed`).
 pub fn refuses_agreed_holder<R: Recipe>(before: &World<R>, step: Step, after: &World<R>) -> bool {
@@ -271,7 +309,7 @@ pub fn refuses_agreed_holder<R: Recipe>(before: &World<R>, step: Step, after: &W
     let c = &before.clients[client as usize];
     let Belief::Holding { token } = c.recipe.belief() else { return false };
     let mode = c.recipe.mode();
-    if matches!(mode, Mode::Lease { .. }) || !zk_agrees(before, c) {
+    if unfenced(mode) || !zk_agrees(before, c) {
         return false;
     }
     !accepted(&before.resource, &after.resource, mode, token)
@@ -288,7 +326,8 @@ pub fn refuses_agreed_holder<R: Recipe>(before: &World<R>, step: Step, after: &W
 /// session — that node may be gone by then (a stale belief) [...]; if the recipe names no node
 /// (`owned_node()` is None), the position is the server's zxid (`server.zxid()`) right after the
 /// step. Every `Write` step of a holder is an access to the protected resource (`Mode::Read`
-/// holders read, other fenced modes write; `Mode::Lease` holders are not fenced: ignore them);
+/// holders read, other fenced modes write; `Mode::Lease`, `Mode::Barrier` and `Mode::Take`
+/// holders are not fenced: ignore them);
 /// the access is accepted iff the World's resource accepted it. Violation: an accepted write
 /// whose position is lower than the position of an earlier accepted access (read or write), or
 /// an accepted read whose position is lower than an earlier accepted write's. (A second hold by
@@ -390,7 +429,7 @@ impl Ghost {
         let c = &before.clients[i];
         let Belief::Holding { token } = c.recipe.belief() else { panic!("oracle: {step} taken by a non-holder") };
         let mode = c.recipe.mode();
-        if matches!(mode, Mode::Lease { .. }) {
+        if unfenced(mode) {
             return None;
         }
         if !accepted(&before.resource, &after.resource, mode, token) {

@@ -71,6 +71,12 @@ pub enum Op {
     /// "takes over" a vanished name would: a sequential name made again, which a watch left on
     /// it sees, so the checker's dead-watch reduction must refuse the run.
     CreatePredByHand,
+    /// A sync of its parent (`Request::Sync`).
+    Sync,
+    /// Its sequential node made by a multi, after a check of the lock node.
+    MultiCreateSeq,
+    /// Its own node deleted by a multi, after a check of it.
+    MultiDeleteMine,
 }
 /// The base ops, in the order the base draws index them.
 const OPS: [Op; 13] = [
@@ -148,6 +154,9 @@ pub struct Program {
     /// The waiting phases in which the application may give up.
     pub abandons: [bool; PHASES],
     pub extras: Extras,
+    /// What a hold is (`Recipe::mode`): a lock's, or a queue consumer's or a barrier party's,
+    /// whose own properties (`taken_at_most_once`, `barrier_waits`) are then judged too.
+    pub mode: zklab_model::Mode,
 }
 
 impl Program {
@@ -222,6 +231,7 @@ impl Program {
             reenters: [false; PHASES],
             abandons: [false; PHASES],
             extras: Extras::none(),
+            mode: zklab_model::Mode::Exclusive,
         }
         .identified()
     }
@@ -303,6 +313,32 @@ impl Program {
                 }
             }
         }
+        self.vocabulary();
+    }
+
+    /// From a stream of its own: some programs sync, create and delete by multi, and hold as a
+    /// queue's consumer or a barrier's party rather than a lock's holder.
+    fn vocabulary(&mut self) {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ 0x5c0a_b0c4_b1a7_e11e);
+        if rng.random_bool(0.35) {
+            let new = [Op::Sync, Op::MultiCreateSeq, Op::MultiDeleteMine];
+            for (phase, row) in self.table.iter_mut().enumerate() {
+                for (class, cell) in row.iter_mut().enumerate() {
+                    if !(phase == 0 && class == Class::Acquire as usize) && rng.random_bool(0.12) {
+                        cell.ops[rng.random_range(0..2)] = Some(new[rng.random_range(0..new.len())]);
+                    }
+                }
+            }
+            // Acquiring from idle makes its node by a multi instead, now and then.
+            if rng.random_bool(0.3) {
+                self.table[0][Class::Acquire as usize].ops[0] = Some(Op::MultiCreateSeq);
+            }
+        }
+        self.mode = match rng.random_range(0..10) {
+            0 | 1 => zklab_model::Mode::Take,
+            2 => zklab_model::Mode::Barrier { parties: 2 },
+            _ => zklab_model::Mode::Exclusive,
+        };
     }
 }
 

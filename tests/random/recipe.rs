@@ -203,6 +203,36 @@ impl RandomRecipe {
                 }
                 (Request::SetData { .. }, Ok(_)) => Class::SetDone,
                 (Request::SetData { .. }, _) => Class::DeleteFailed,
+                (Request::Sync { .. }, Ok(_)) => {
+                    note(Feature::Sync);
+                    Class::SetDone
+                }
+                (Request::Sync { .. }, _) => Class::ReadFailed,
+                (Request::Multi { .. }, Ok(response)) => {
+                    note(Feature::Multi);
+                    let created = response.created().into_iter().find_map(|path| {
+                        self.key(zklab_model::path::name(path)).map(|(_, seq)| (path.to_string(), seq))
+                    });
+                    match created {
+                        // A multi's create answers no stat: no creation zxid to keep.
+                        Some((path, seq)) => {
+                            self.czxid = None;
+                            self.node = Some(path);
+                            self.seq = Some(seq);
+                            Class::CreatedMine
+                        }
+                        None => {
+                            let deleted = request.writes().iter().any(
+                                |w| matches!(w, Request::Delete { path, .. } if self.node.as_deref() == Some(path)),
+                            );
+                            if deleted {
+                                (self.node, self.seq, self.czxid) = (None, None, None);
+                            }
+                            Class::Deleted
+                        }
+                    }
+                }
+                (Request::Multi { .. }, _) => Class::CreateFailed,
             },
         }
     }
@@ -295,6 +325,25 @@ impl RandomRecipe {
                 note(Feature::ByHand);
                 request
             }
+            Op::Sync => Request::sync(self.parent()),
+            Op::MultiCreateSeq => {
+                let Some(Request::Create { path, data, mode }) = self.request(Op::CreateSeq, ctx) else { return None };
+                Request::Multi {
+                    ops: vec![
+                        zklab_model::Op::Check { path: LOCK.to_string(), version: -1 },
+                        zklab_model::Op::Create { path, data, mode },
+                    ],
+                }
+            }
+            Op::MultiDeleteMine => {
+                let node = self.node.clone()?;
+                Request::Multi {
+                    ops: vec![
+                        zklab_model::Op::Check { path: node.clone(), version: -1 },
+                        zklab_model::Op::Delete { path: node, version: -1 },
+                    ],
+                }
+            }
         })
     }
 
@@ -308,7 +357,14 @@ impl RandomRecipe {
         if extras.max_pending.is_some_and(|m| self.pending >= m) {
             return;
         }
-        if extras.deep && matches!(&request, Request::Create { mode, .. } if mode.is_sequential()) {
+        let sequential = |r: &Request| match r {
+            Request::Create { mode, .. } => mode.is_sequential(),
+            Request::Multi { ops } => {
+                ops.iter().any(|op| matches!(op, zklab_model::Op::Create { mode, .. } if mode.is_sequential()))
+            }
+            _ => false,
+        };
+        if extras.deep && sequential(&request) {
             out.push(Request::create(DIR, CreateMode::Persistent));
         }
         self.writes += u8::from(request.is_write() && extras.write_budget.is_some());
@@ -380,6 +436,10 @@ impl Recipe for RandomRecipe {
 
     fn owned_node(&self) -> Option<&str> {
         self.node.as_deref()
+    }
+
+    fn mode(&self) -> zklab_model::Mode {
+        self.program.mode
     }
 
     fn accepts_reentry(&self) -> bool {

@@ -26,7 +26,7 @@ pub struct Refusals {
 
 /// The rows every run must fill: the features the recipes exercised, and the kinds of case
 /// drawn on purpose.
-pub const FLOORED: [&str; 17] = [
+pub const FLOORED: [&str; 22] = [
     "stat fields",
     "numbers in data",
     "own session",
@@ -44,6 +44,11 @@ pub const FLOORED: [&str; 17] = [
     "honest symmetry claim",
     "dishonest symmetry claim",
     "renumbered by replay",
+    "sync",
+    "multi",
+    "operator-delete",
+    "queue consumers",
+    "barrier parties",
 ];
 
 impl Tally {
@@ -67,6 +72,9 @@ impl Tally {
             ("compared in a smaller world than drawn", shrunk),
             ("one name over distinct programs", case.mix == Mix::Shared),
             ("three clients", case.clients == 3),
+            ("operator-delete", case.faults.contains(&zklab_model::FaultKind::OperatorDelete)),
+            ("queue consumers", case.programs().iter().any(|p| p.mode == zklab_model::Mode::Take)),
+            ("barrier parties", case.programs().iter().any(|p| matches!(p.mode, zklab_model::Mode::Barrier { .. }))),
             ("unbounded rounds", case.rounds == zklab_model::UNBOUNDED_ROUNDS),
             ("honest renumbering claim", case.claims_renumbering(true)),
             ("honest renumbering claim refused", case.claims_renumbering(true) && refused.renumbering),

@@ -36,10 +36,14 @@ pub enum Feature {
     Reentry,
     /// Created its predecessor's sequential name by hand (`Op::CreatePredByHand`).
     ByHand,
+    /// Had a sync answered.
+    Sync,
+    /// Had a multi applied.
+    Multi,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 10] = [
+    pub const ALL: [Feature; 12] = [
         Feature::StatFields,
         Feature::DataNumbers,
         Feature::Session,
@@ -50,6 +54,8 @@ impl Feature {
         Feature::Abandon,
         Feature::Reentry,
         Feature::ByHand,
+        Feature::Sync,
+        Feature::Multi,
     ];
 
     pub fn name(self) -> &'static str {
@@ -64,6 +70,8 @@ impl Feature {
             Feature::Abandon => "giving up",
             Feature::Reentry => "re-entry",
             Feature::ByHand => "sequential names by hand",
+            Feature::Sync => "sync",
+            Feature::Multi => "multi",
         }
     }
 

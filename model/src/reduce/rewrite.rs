@@ -2,6 +2,7 @@
 //! renumbering ranks sequence numbers and zxids; both must reach every path and stat inside
 //! every queued request, reply and event, and this walk over the messages is theirs to share.
 
+use crate::request::{Op, OpResult};
 use crate::{path, Input, Request, Response, Stat, WatchedEvent, ZkResult};
 use std::cell::Cell;
 
@@ -25,7 +26,19 @@ pub trait Rewrite {
             | Request::Exists { path, .. }
             | Request::GetData { path, .. }
             | Request::SetData { path, .. }
-            | Request::GetChildren { path, .. } => *path = self.path(path),
+            | Request::GetChildren { path, .. }
+            | Request::Sync { path } => *path = self.path(path),
+            Request::Multi { ops } => {
+                for op in ops {
+                    match op {
+                        Op::Create { path, data, .. } | Op::SetData { path, data, .. } => {
+                            *path = self.path(path);
+                            *data = self.data(data);
+                        }
+                        Op::Delete { path, .. } | Op::Check { path, .. } => *path = self.path(path),
+                    }
+                }
+            }
         }
         if let Request::Create { data, .. } | Request::SetData { data, .. } = &mut rewritten {
             *data = self.data(data);
@@ -45,6 +58,18 @@ pub trait Rewrite {
             Response::Children { children, stat } => {
                 Response::Children { children: self.children(request.path(), children).into(), stat: self.stat(stat) }
             }
+            Response::Synced { path } => Response::Synced { path: self.path(path) },
+            Response::Multi(results) => Response::Multi(
+                results
+                    .iter()
+                    .map(|r| match r {
+                        OpResult::Created { path } => OpResult::Created { path: self.path(path) },
+                        OpResult::Deleted => OpResult::Deleted,
+                        OpResult::DataSet(stat) => OpResult::DataSet(self.stat(stat)),
+                        OpResult::Checked => OpResult::Checked,
+                    })
+                    .collect(),
+            ),
         })
     }
 

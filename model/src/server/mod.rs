@@ -5,6 +5,7 @@ mod reduce;
 
 use crate::path;
 use crate::reduce::memo::Memoized;
+use crate::request::{Op, OpResult};
 use crate::tree::DataTree;
 use crate::ChildrenOrder;
 use crate::{EventType, Request, Response, SessionId, Stat, WatchedEvent, ZkError, ZkResult};
@@ -155,12 +156,13 @@ impl Server {
         let result = self.execute(session, request, &mut notifications);
         // A lagging follower answers every read, a failed one too, from where it has got to. A
         // write goes through the leader and is answered once the follower has applied it, so the
-        // follower has caught up and the session reads its own writes.
+        // follower has caught up and the session reads its own writes; a sync is answered once
+        // the follower has caught up with the leader, so the same holds after it.
         let zxid = match self.sessions.get(&session).and_then(|s| s.view) {
-            Some(view) if !request.is_write() => view,
+            Some(view) if !request.via_leader() => view,
             _ => self.zxid,
         };
-        if request.is_write() {
+        if request.via_leader() {
             self.catch_up(session);
         }
         // Only lagging reads need what each session has seen; tracking it otherwise would tell
@@ -174,8 +176,18 @@ impl Server {
     }
 
     fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {
-        let sequential = matches!(request, Request::Create { mode, .. } if mode.is_sequential());
-        path::validate(request.path(), sequential).map_err(|_| ZkError::BadArguments)?;
+        match request {
+            Request::Multi { ops } => {
+                for op in ops {
+                    let sequential = matches!(op, Op::Create { mode, .. } if mode.is_sequential());
+                    path::validate(op.path(), sequential).map_err(|_| ZkError::BadArguments)?;
+                }
+            }
+            _ => {
+                let sequential = matches!(request, Request::Create { mode, .. } if mode.is_sequential());
+                path::validate(request.path(), sequential).map_err(|_| ZkError::BadArguments)?;
+            }
+        }
         // An expired handle fails every request it sends (the Java client sends even
         // `delete /` to the server, so that too fails SessionExpired: case 43).
         if !self.is_alive(session) {
@@ -186,14 +198,60 @@ impl Server {
         }
         match request {
             Request::Create { path, data, mode } => {
-                self.create(session, path, data, mode.is_sequential(), mode.is_ephemeral(), out)
+                self.create(session, path, data, *mode, None, out).map(|(path, stat)| Response::Created { path, stat })
             }
-            Request::Delete { path, version } => self.delete(path, *version, out),
-            Request::SetData { path, data, version } => self.set_data(path, data, *version, out),
+            Request::Delete { path, version } => self.delete(path, *version, None, out).map(|()| Response::Deleted),
+            Request::SetData { path, data, version } => {
+                self.set_data(path, data, *version, None, out).map(Response::DataSet)
+            }
+            // Sent through the leader: `apply` catches the session's follower up.
+            Request::Sync { path } => Ok(Response::Synced { path: path.clone() }),
+            Request::Multi { ops } => self.multi(session, ops, out),
             Request::Exists { path, watch } => Ok(self.read(session, path, *watch, Read::Exists, out)),
             Request::GetData { path, watch } => self.read_existing(session, path, *watch, Read::Data, out),
             Request::GetChildren { path, watch } => self.read_existing(session, path, *watch, Read::Children, out),
         }
+    }
+
+    /// A multi: its ops applied in order to a copy of the server under one zxid, kept only if
+    /// every op succeeds. A failed multi changes nothing and fires nothing, like a failed op.
+    fn multi(&mut self, session: SessionId, ops: &[Op], out: &mut Vec<Notification>) -> ZkResult {
+        if ops.iter().any(|op| matches!(op, Op::Delete { path, .. } if path == "/")) {
+            return Err(ZkError::BadArguments);
+        }
+        let mut trial = self.clone();
+        let mut fired = Vec::new();
+        let zxid = trial.next_zxid();
+        let mut results = Vec::with_capacity(ops.len());
+        for op in ops {
+            let z = Some(zxid);
+            results.push(match op {
+                Op::Create { path, data, mode } => trial
+                    .create(session, path, data, *mode, z, &mut fired)
+                    .map(|(path, _)| OpResult::Created { path })?,
+                Op::Delete { path, version } => {
+                    trial.delete(path, *version, z, &mut fired).map(|()| OpResult::Deleted)?
+                }
+                Op::SetData { path, data, version } => {
+                    trial.set_data(path, data, *version, z, &mut fired).map(OpResult::DataSet)?
+                }
+                Op::Check { path, version } => {
+                    let node = trial.tree.get(path).ok_or(ZkError::NoNode)?;
+                    if *version != -1 && *version != node.version {
+                        return Err(ZkError::BadVersion);
+                    }
+                    OpResult::Checked
+                }
+            });
+        }
+        *self = trial;
+        out.extend(fired);
+        Ok(Response::Multi(results))
+    }
+
+    /// The zxid a write takes: a multi's own for each of its ops, else the next.
+    fn zxid_for(&mut self, fixed: Option<i64>) -> i64 {
+        fixed.unwrap_or_else(|| self.next_zxid())
     }
 
     fn create(
@@ -201,10 +259,11 @@ impl Server {
         session: SessionId,
         path: &str,
         data: &str,
-        sequential: bool,
-        ephemeral: bool,
+        mode: crate::CreateMode,
+        fixed_zxid: Option<i64>,
         out: &mut Vec<Notification>,
-    ) -> ZkResult {
+    ) -> Result<(String, Stat), ZkError> {
+        let (sequential, ephemeral) = (mode.is_sequential(), mode.is_ephemeral());
         let parent_path = path::parent(path);
         let parent = self.tree.get(parent_path).ok_or(ZkError::NoNode)?;
         let actual =
@@ -216,15 +275,21 @@ impl Server {
             return Err(ZkError::NoChildrenForEphemerals);
         }
         let parent_path = parent_path.to_string();
-        let zxid = self.next_zxid();
+        let zxid = self.zxid_for(fixed_zxid);
         Arc::make_mut(&mut self.tree).insert(actual.clone(), data.to_string(), zxid, ephemeral.then_some(session), 0);
         trigger(&mut self.data_watches, &actual, EventType::NodeCreated, &BTreeSet::new(), out);
         trigger(&mut self.child_watches, &parent_path, EventType::NodeChildrenChanged, &BTreeSet::new(), out);
         let stat = self.tree.get(&actual).map(|n| n.stat()).expect("just inserted");
-        Ok(Response::Created { path: actual, stat })
+        Ok((actual, stat))
     }
 
-    fn delete(&mut self, path: &str, version: i32, out: &mut Vec<Notification>) -> ZkResult {
+    fn delete(
+        &mut self,
+        path: &str,
+        version: i32,
+        fixed_zxid: Option<i64>,
+        out: &mut Vec<Notification>,
+    ) -> Result<(), ZkError> {
         let node = self.tree.get(path).ok_or(ZkError::NoNode)?;
         if version != -1 && version != node.version {
             return Err(ZkError::BadVersion);
@@ -232,9 +297,9 @@ impl Server {
         if node.num_children > 0 {
             return Err(ZkError::NotEmpty);
         }
-        let zxid = self.next_zxid();
+        let zxid = self.zxid_for(fixed_zxid);
         self.remove_node(path, zxid, out);
-        Ok(Response::Deleted)
+        Ok(())
     }
 
     fn remove_node(&mut self, path: &str, zxid: i64, out: &mut Vec<Notification>) {
@@ -244,19 +309,26 @@ impl Server {
         trigger(&mut self.child_watches, path::parent(path), EventType::NodeChildrenChanged, &BTreeSet::new(), out);
     }
 
-    fn set_data(&mut self, path: &str, data: &str, version: i32, out: &mut Vec<Notification>) -> ZkResult {
+    fn set_data(
+        &mut self,
+        path: &str,
+        data: &str,
+        version: i32,
+        fixed_zxid: Option<i64>,
+        out: &mut Vec<Notification>,
+    ) -> Result<Stat, ZkError> {
         let node = self.tree.get(path).ok_or(ZkError::NoNode)?;
         if version != -1 && version != node.version {
             return Err(ZkError::BadVersion);
         }
-        let zxid = self.next_zxid();
+        let zxid = self.zxid_for(fixed_zxid);
         let node = Arc::make_mut(&mut self.tree).get_mut(path).expect("checked above");
         node.data = data.to_string();
         node.version += 1;
         node.mzxid = zxid;
         let stat = node.stat();
         trigger(&mut self.data_watches, path, EventType::NodeDataChanged, &BTreeSet::new(), out);
-        Ok(Response::DataSet(stat))
+        Ok(stat)
     }
 
     /// getData and getChildren on a missing node fail NoNode and arm nothing.
@@ -474,6 +546,30 @@ impl Server {
     pub fn reap_container(&mut self, path: &str) -> Vec<Notification> {
         let mut out = Vec::new();
         if self.reapable(path) {
+            let zxid = self.next_zxid();
+            self.remove_node(path, zxid, &mut out);
+        }
+        out
+    }
+
+    /// The child of `parent` created first (the smallest czxid) that has no children of its
+    /// own: in a lock, the node that has been in line longest, which an operator clearing a
+    /// lock that looks stuck deletes.
+    pub fn oldest_child(&self, parent: &str) -> Option<String> {
+        self.tree
+            .children(parent)
+            .into_iter()
+            .map(|name| path::join(parent, &name))
+            .filter_map(|p| self.tree.get(&p).filter(|n| n.num_children == 0).map(|n| (n.czxid, p)))
+            .min()
+            .map(|(_, p)| p)
+    }
+
+    /// A delete of `path` by no session of the run's (an operator's): a delete like any other,
+    /// with its notifications; nothing happens if the node is gone or has children.
+    pub fn operator_delete(&mut self, path: &str) -> Vec<Notification> {
+        let mut out = Vec::new();
+        if path != "/" && self.tree.get(path).is_some_and(|n| n.num_children == 0) {
             let zxid = self.next_zxid();
             self.remove_node(path, zxid, &mut out);
         }

@@ -53,11 +53,15 @@ pub enum FaultKind {
     /// while waiting): the recipe is handed `Input::Abandon`. Not a failure of ZooKeeper, but an
     /// event from outside the recipe, bounded like one; only recipes that can give up take it.
     GiveUp,
+    /// An operator deletes a node behind the recipe's back (`zkCli delete`, as a runbook clears
+    /// a lock it thinks is stuck): the oldest child of the lock node, whoever owns it. Its
+    /// owner's session lives on and is told only through the watches it set.
+    OperatorDelete,
 }
 
 impl FaultKind {
     /// How many kinds there are.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 11;
 
     pub const ALL: [FaultKind; FaultKind::COUNT] = [
         FaultKind::LossBeforeApply,
@@ -70,7 +74,16 @@ impl FaultKind {
         FaultKind::ReapParent,
         FaultKind::GiveUp,
         FaultKind::LaggingSession,
+        FaultKind::OperatorDelete,
     ];
+
+    /// Whether `--faults all` names this kind: every failure of ZooKeeper, the network, the
+    /// client and its application, but not an operator's delete. Against that no lock keeps
+    /// every holder's belief true (the holder learns of it only through a watch), so `all` with
+    /// it would say "broken" of every recipe; it is asked for by name.
+    pub fn in_all(self) -> bool {
+        self != FaultKind::OperatorDelete
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -84,6 +97,7 @@ impl FaultKind {
             FaultKind::ReapParent => "reap-parent",
             FaultKind::GiveUp => "give-up",
             FaultKind::LaggingSession => "lagging-session",
+            FaultKind::OperatorDelete => "operator-delete",
         }
     }
 
@@ -191,6 +205,7 @@ pub enum ClientFault {
 #[serde(rename_all = "kebab-case")]
 pub enum ServerEvent {
     ReapParent,
+    OperatorDelete,
 }
 
 /// Which of the three a `FaultKind` is.
@@ -215,6 +230,7 @@ impl FaultKind {
             FaultKind::Pause => Fault::Client(ClientFault::Pause),
             FaultKind::GiveUp => Fault::Client(ClientFault::GiveUp),
             FaultKind::ReapParent => Fault::Server(ServerEvent::ReapParent),
+            FaultKind::OperatorDelete => Fault::Server(ServerEvent::OperatorDelete),
         }
     }
 }
@@ -260,11 +276,12 @@ impl ClientFault {
 }
 
 impl ServerEvent {
-    pub const ALL: [ServerEvent; 1] = [ServerEvent::ReapParent];
+    pub const ALL: [ServerEvent; 2] = [ServerEvent::ReapParent, ServerEvent::OperatorDelete];
 
     pub fn kind(self) -> FaultKind {
         match self {
             ServerEvent::ReapParent => FaultKind::ReapParent,
+            ServerEvent::OperatorDelete => FaultKind::OperatorDelete,
         }
     }
 }
@@ -363,6 +380,7 @@ impl<R: Recipe> World<R> {
         !self.fault_spent(event.kind())
             && match event {
                 ServerEvent::ReapParent => self.server.reapable(&self.derived.config.lock_path),
+                ServerEvent::OperatorDelete => self.server.oldest_child(&self.derived.config.lock_path).is_some(),
             }
     }
 
@@ -380,7 +398,7 @@ impl<R: Recipe> World<R> {
     /// an older state to show its session.
     fn would_read_lagging(&self, i: usize, sending: Sending) -> bool {
         let c = &self.clients[i];
-        if self.first_request(i, sending).is_none_or(|r| r.is_write()) {
+        if self.first_request(i, sending).is_none_or(|r| r.via_leader()) {
             return false;
         }
         let new_handle = sending == Sending::Receive && c.inbound.front() == Some(&Input::State(SessionState::Expired));
@@ -454,7 +472,7 @@ impl<R: Recipe> World<R> {
         // Each read attaches again: the follower stays one transaction behind the leader,
         // and a session that has seen a state (its own write's) is never shown an older one.
         let session = self.clients[i].session;
-        let lagging = lags && !request.is_write() && self.server.attach_lagging(session).is_some();
+        let lagging = lags && !request.via_leader() && self.server.attach_lagging(session).is_some();
         if lagging {
             note(log, || Note::Client("!! a lagging follower answers the read".to_string()));
             // What `reached:lagging-read` asks for: the single lagging read, not a read of a
@@ -517,6 +535,12 @@ impl<R: Recipe> World<R> {
                 let lock = self.derived.config.lock_path.clone();
                 note(log, || Note::Client(format!("the server reaps the empty container {lock}")));
                 let notifications = self.server.reap_container(&lock);
+                self.route(notifications, log);
+            }
+            ServerEvent::OperatorDelete => {
+                let Some(node) = self.server.oldest_child(&self.derived.config.lock_path) else { return };
+                note(log, || Note::Client(format!("an operator deletes {node}")));
+                let notifications = self.server.operator_delete(&node);
                 self.route(notifications, log);
             }
         }

@@ -285,6 +285,10 @@ impl<R: Recipe> World<R> {
                 let mode = c.recipe.mode();
                 let accepted = match mode {
                     Mode::Read => self.resource.read(token, c.grant),
+                    Mode::Take => {
+                        self.resource.take(token);
+                        true
+                    }
                     _ if mode.is_fenced() => self.resource.write(token, c.grant),
                     _ => true,
                 };
@@ -437,8 +441,18 @@ impl<R: Recipe> World<R> {
             }
             note(log, || Note::Request { request: request.clone(), result: Some(outcome.result.clone()) });
             self.observe_reply(&request, &outcome.result);
-            if let Ok(Response::Created { path, stat }) = &outcome.result {
-                if self.under_lock(path) {
+            // Where each node created stands in lock order: its creation zxid, from the tree (a
+            // multi's reply carries no stat).
+            let created: Vec<(String, i64)> = outcome
+                .result
+                .as_ref()
+                .map(Response::created)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|path| self.server.tree().get(path).map(|n| (path.to_string(), n.czxid)))
+                .collect();
+            for (path, czxid) in created {
+                if self.under_lock(&path) {
                     // A creation whose node is gone can still place a hold: the recipe may still
                     // name it (a stale belief after its session expired), or learn it from a
                     // message still queued to it (a stale reply or listing). Those are kept, with
@@ -451,12 +465,12 @@ impl<R: Recipe> World<R> {
                     let owned = c.recipe.owned_node().map(str::to_string);
                     let inbound = &c.inbound;
                     c.created.retain(|(p, _)| {
-                        p != path
+                        *p != path
                             && (tree.get(p).is_some()
                                 || owned.as_deref() == Some(p.as_str())
                                 || inbound.iter().any(|m| crate::reduce::rewrite::mentions(m, p)))
                     });
-                    c.created.push((path.clone(), stat.czxid));
+                    c.created.push((path, czxid));
                 }
             }
             // A write's notifications go out before its reply (the server fires watches as it
@@ -657,22 +671,33 @@ fn note(log: &mut Option<Vec<Note>>, line: impl FnOnce() -> Note) {
 /// A request in the style of ZooKeeper's shell: `create -e -s /lock/x-`, `exists -w /lock/x`.
 pub fn describe_request(request: &Request) -> String {
     let watch = |w: &bool| if *w { " -w" } else { "" };
+    let flags = |mode: &CreateMode| match mode {
+        CreateMode::Persistent => "",
+        CreateMode::Ephemeral => " -e",
+        CreateMode::PersistentSequential => " -s",
+        CreateMode::EphemeralSequential => " -e -s",
+    };
+    let version = |v: &i32| if *v == -1 { String::new() } else { format!(" -v {v}") };
     match request {
-        Request::Create { path, mode, .. } => {
-            let flags = match mode {
-                CreateMode::Persistent => "",
-                CreateMode::Ephemeral => " -e",
-                CreateMode::PersistentSequential => " -s",
-                CreateMode::EphemeralSequential => " -e -s",
-            };
-            format!("create{flags} {path}")
-        }
-        Request::Delete { path, version: -1 } => format!("delete {path}"),
-        Request::Delete { path, version } => format!("delete -v {version} {path}"),
+        Request::Create { path, mode, .. } => format!("create{} {path}", flags(mode)),
+        Request::Delete { path, version: v } => format!("delete{} {path}", version(v)),
         Request::Exists { path, watch: w } => format!("exists{} {path}", watch(w)),
         Request::GetData { path, watch: w } => format!("getData{} {path}", watch(w)),
         Request::SetData { path, .. } => format!("setData {path}"),
         Request::GetChildren { path, watch: w } => format!("getChildren{} {path}", watch(w)),
+        Request::Sync { path } => format!("sync {path}"),
+        Request::Multi { ops } => {
+            let ops: Vec<String> = ops
+                .iter()
+                .map(|op| match op {
+                    crate::request::Op::Create { path, mode, .. } => format!("create{} {path}", flags(mode)),
+                    crate::request::Op::Delete { path, version: v } => format!("delete{} {path}", version(v)),
+                    crate::request::Op::SetData { path, version: v, .. } => format!("setData{} {path}", version(v)),
+                    crate::request::Op::Check { path, version: v } => format!("check{} {path}", version(v)),
+                })
+                .collect();
+            format!("multi [{}]", ops.join("; "))
+        }
     }
 }
 
@@ -696,6 +721,17 @@ pub fn describe_result(result: &crate::ZkResult) -> String {
             let mut sorted = children.to_vec();
             sorted.sort();
             format!("[{}]", sorted.join(", "))
+        }
+        Ok(Response::Synced { .. }) => "ok".to_string(),
+        Ok(Response::Multi(results)) => {
+            let results: Vec<String> = results
+                .iter()
+                .map(|r| match r {
+                    crate::request::OpResult::Created { path, .. } => crate::path::name(path).to_string(),
+                    _ => "ok".to_string(),
+                })
+                .collect();
+            format!("[{}]", results.join(", "))
         }
     }
 }

@@ -47,6 +47,8 @@ impl fmt::Display for Note {
             Note::Write { token, mode: Mode::Lease { max }, .. } => {
                 write!(f, "uses the resource (one of {max} leases, token {token})")
             }
+            Note::Write { token, mode: Mode::Take, .. } => write!(f, "processes item {token}"),
+            Note::Write { mode: Mode::Barrier { .. }, .. } => f.write_str("works past the barrier"),
             Note::Write { token, accepted, mode: Mode::Read } => {
                 write!(f, "resource {} read with token {token}", if *accepted { "serves" } else { "REFUSES stale" })
             }

@@ -111,6 +111,22 @@ impl<R: Recipe> World<R> {
 
     /// At least two clients hold at once (readers, or lease holders): the sharing a shared
     /// lock exists for, which a proof of it must show reachable.
+    /// Every client that passed a barrier did so once its parties had all entered: as many
+    /// clients as the barrier has parties have asked to enter (each client that asked once, a
+    /// crashed one too: it entered).
+    pub fn barrier_waits(&self) -> bool {
+        let entered = (0..self.clients.len() as ClientId).filter(|&i| self.entered(i)).count();
+        self.believers().into_iter().all(|i| match self.clients[i as usize].recipe.mode() {
+            Mode::Barrier { parties } => entered >= usize::from(parties),
+            _ => true,
+        })
+    }
+
+    /// Client `i` has asked for the lock (entered the barrier) at least once.
+    pub fn entered(&self, i: ClientId) -> bool {
+        self.clients[i as usize].rounds_left < self.derived.config.rounds
+    }
+
     pub fn shared_hold(&self) -> bool {
         self.clients.iter().filter(|c| c.holds()).count() >= 2
     }

@@ -28,6 +28,11 @@ pub struct Resource {
     /// A holder that ZooKeeper agreed with was refused: its token was below one accepted
     /// before (tokens restarted with a recreated parent, or wrapped at 2^31).
     pub refused_live: bool,
+    /// The items a queue's consumers processed, by token (the item's sequence number); empty
+    /// for every other recipe.
+    pub taken: std::collections::BTreeSet<i64>,
+    /// Some item was processed twice.
+    pub taken_twice: bool,
 }
 
 impl Resource {
@@ -46,6 +51,14 @@ impl Resource {
         self.newest_grant = self.newest_grant.max(grant);
         self.newest_write_grant = self.newest_write_grant.max(grant);
         true
+    }
+
+    /// A queue's consumer processes the item `token`: the resource remembers every item
+    /// processed, and whether one was processed twice.
+    pub fn take(&mut self, token: i64) {
+        if !self.taken.insert(token) {
+            self.taken_twice = true;
+        }
     }
 
     /// A read by the holder at position `grant` presenting `token`; returns whether it was

@@ -86,6 +86,9 @@ impl<R: Recipe> World<R> {
         if !self.derived.config.renumber {
             return None;
         }
+        if let Request::Multi { .. } = request {
+            return request.writes().iter().find_map(|write| self.revival(write));
+        }
         let lock = &self.derived.config.lock_path;
         match request {
             Request::Create { path, mode, .. } if !mode.is_sequential() => self

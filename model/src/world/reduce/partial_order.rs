@@ -217,7 +217,7 @@ impl<R: Recipe> World<R> {
         let reconnects = enabled
             .iter()
             .any(|s| s.client() == Some(i) && matches!(s, Step::Reconnect(_) | Step::Lossy(_, Sending::Reconnect, _)));
-        reconnects && c.outbound.iter().any(|r| matches!(r, crate::Request::Create { .. }))
+        reconnects && c.outbound.iter().any(crate::Request::creates)
     }
 
     /// Whether the local candidate `step` leading to `next` changed nothing but its client's

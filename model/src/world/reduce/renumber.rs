@@ -433,6 +433,7 @@ impl<R: Recipe> World<R> {
             max_write_token: token(self.resource.max_write_token),
             newest_grant: r.zxid(self.resource.newest_grant),
             newest_write_grant: r.zxid(self.resource.newest_write_grant),
+            taken: self.resource.taken.iter().map(|t| first.renumber_token(*t, r.numbers)).collect(),
             ..self.resource.clone()
         }
     }
