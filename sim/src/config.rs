@@ -32,8 +32,9 @@ impl Default for Latency {
 }
 
 /// How often each fault strikes during the chaos phase. A lost request or reply is a
-/// probability per request sent; the other faults are counts spread over the chaos phase, each
-/// striking a client chosen at random.
+/// probability per request sent; the other faults are counts, each striking a client chosen at
+/// random at a drawn point of its lock work (`Anchors`), or for the server's own events at a
+/// moment drawn in the chaos phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FaultRates {
     pub loss_before_apply: f64,

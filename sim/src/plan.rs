@@ -1,7 +1,9 @@
 //! What a seed plans for a run, drawn the same way wherever the plan is carried out (the
 //! simulator's virtual clock, or a real ZooKeeper's wall clock): which fault kinds the world
-//! must allow, the timed faults of the chaos phase, and the lost requests.
+//! must allow, the faults of the chaos phase (timed, or anchored to lock work), and the lost
+//! requests.
 
+use crate::anchors::Anchors;
 use crate::config::SimConfig;
 use crate::queue::Micros;
 use crate::streams::{between, Streams};
@@ -78,24 +80,31 @@ pub fn fault_streams(seed: u64) -> Vec<ChaCha8Rng> {
         .collect()
 }
 
-/// The timed faults of the rates, spread over the chaos phase among `clients` clients, then the
-/// schedule's, as (moment, kind, client).
-pub fn timed_faults(
+/// The run's faults: the timed ones, as (moment, kind, client), which are the server's events
+/// the rates spread over the chaos phase and then the schedule's; and the rates' client faults,
+/// anchored to a point of their client's lock work (`anchors`). Each is drawn from its kind's
+/// stream: a moment and a client, then for an anchored one its attempt and point.
+pub fn planned_faults(
     config: &SimConfig,
     clients: usize,
     streams: &mut [ChaCha8Rng],
-) -> Vec<(Micros, FaultKind, ClientId)> {
-    let mut planned = Vec::new();
+) -> (Vec<(Micros, FaultKind, ClientId)>, Anchors) {
+    let mut timed = Vec::new();
+    let mut anchors = Anchors::new(clients);
     for kind in FaultKind::ALL {
         let rng = &mut streams[kind.index()];
         for _ in 0..config.rates.count(kind) {
             let at = between(rng, 0, config.chaos_us.saturating_sub(1));
             let client = between(rng, 0, clients as u64 - 1) as ClientId;
-            planned.push((at, kind, client));
+            if Anchors::anchors(kind) {
+                anchors.anchor(kind, client, config.world.rounds, rng);
+            } else {
+                timed.push((at, kind, client));
+            }
         }
     }
-    planned.extend(config.schedule.iter().map(|f| (f.at(), f.fault, f.client)));
-    planned
+    timed.extend(config.schedule.iter().map(|f| (f.at(), f.fault, f.client)));
+    (timed, anchors)
 }
 
 /// Whether the request a step is about to send is lost (or read from a lagging follower), as

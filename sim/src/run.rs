@@ -2,10 +2,11 @@
 //! schedule what follows from it, judge the safety properties after every step and liveness
 //! once the faults have stopped.
 
+use crate::anchors::{Anchors, Point};
 use crate::config::{BadConfig, SimConfig};
 use crate::judge::{Ending, Judge};
 use crate::metrics::{inversions, Metrics};
-use crate::plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, timed_faults};
+use crate::plan::{draw_catch_up, draw_loss, draw_pause, fault_streams, planned_faults};
 use crate::queue::{Event, EventQueue, Micros};
 use crate::steps_hash::StepsHash;
 use crate::streams::{between, Streams};
@@ -112,6 +113,8 @@ struct Sim<'a, R> {
     reconnecting: Vec<bool>,
     /// A scheduled connection loss waiting for the client's next request.
     armed: Vec<Option<RequestFault>>,
+    /// The rates' client faults still waiting for a point of their client's lock work.
+    anchors: Anchors,
     /// Who holds, and what the run's end and every step are judged by.
     judge: Judge,
     /// Handled a notification while waiting and has not acquired since.
@@ -163,6 +166,7 @@ impl<'a, R: Recipe> Sim<'a, R> {
             delivering: vec![false; n],
             reconnecting: vec![false; n],
             armed: vec![None; n],
+            anchors: Anchors::new(n),
             judge,
             woken: vec![false; n],
             asked_at: vec![None; n],
@@ -233,11 +237,14 @@ impl<'a, R: Recipe> Sim<'a, R> {
         stopped
     }
 
-    /// The timed faults of the rates, spread over the chaos phase, and the schedule's.
+    /// The timed faults (the schedule's, the server's events the rates draw) and the rates'
+    /// client faults, anchored to their clients' lock work (`anchors`).
     fn plan_faults(&mut self) {
-        for (at, kind, client) in timed_faults(self.config, self.clients(), &mut self.fault_streams) {
+        let (timed, anchors) = planned_faults(self.config, self.clients(), &mut self.fault_streams);
+        for (at, kind, client) in timed {
             self.queue.push(at, Event::Fault(kind, client));
         }
+        self.anchors = anchors;
     }
 
     fn latency(&mut self, i: ClientId) -> Micros {
@@ -461,6 +468,11 @@ impl<'a, R: Recipe> Sim<'a, R> {
             }
             (true, false) => self.acquiring = self.acquiring.saturating_sub(1),
             _ => {}
+        }
+        if let Some(point) = Point::entered(belief, now_believes).filter(|_| self.now < self.config.chaos_us) {
+            for kind in self.anchors.reached(i, point) {
+                self.queue.push(self.now, Event::Fault(kind, i));
+            }
         }
         if now_believes == Belief::Idle && belief != Belief::Idle && self.wants_to_acquire(i) {
             self.queue.push(self.now + self.config.think_us, Event::Acquire(i));

@@ -67,7 +67,7 @@ enum Command {
     /// with the simulator's workload and faults from a seed, each run judged by the model
     /// world kept in step with it.
     #[command(
-        after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.1,expire=1 \
+        after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.3,expire=1 \
             --seeds 2"
     )]
     Real(real_args::Args),

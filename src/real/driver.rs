@@ -23,7 +23,9 @@ use zklab_model::{
     Belief, ClientBehaviour, ClientId, ClientWatches, FaultBudget, FaultKind, Input, Property, Recipe, Request,
     SessionId, Step, World, ZkError, ZkResult,
 };
-use zklab_sim::{between, fault_streams, timed_faults, Broken, Ending, SessionTiming, SimConfig, Streams};
+use zklab_sim::{
+    between, fault_streams, planned_faults, Anchors, Broken, Ending, Point, SessionTiming, SimConfig, Streams,
+};
 
 /// A real run's result.
 pub struct RealRun<R> {
@@ -122,7 +124,11 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
     driver.clean_up();
     let start = driver.start_world;
     let wire = driver.wire.into_entries();
-    let strikes = driver.strikes;
+    let mut strikes = driver.strikes;
+    for a in driver.anchors.left() {
+        let why = "its client never reached the point drawn for it within the chaos phase";
+        strikes.push(super::fault_ledger::Strike::missed(a.kind, a.client as usize, why));
+    }
     let shadow = driver.shadow;
     Ok(RealRun {
         start,
@@ -163,6 +169,9 @@ pub(super) struct Driver<'a, R> {
     pub(super) metrics: RealMetrics,
     /// Every fault of the plan: where its client was when it struck, or why it did not.
     pub(super) strikes: Vec<super::fault_ledger::Strike>,
+    /// The rates' client faults still waiting for a point of their client's lock work, as the
+    /// simulator anchors them (`zklab_sim::Anchors`).
+    pub(super) anchors: Anchors,
     pub(super) behaviour: ClientBehaviour,
     /// The lagging follower, when the run has lagging reads (it then serves no client of its
     /// own: sessions move there for their lagging reads only).
@@ -214,6 +223,7 @@ impl<'a, R: Recipe> Driver<'a, R> {
             seen_zxid: 0,
             metrics: RealMetrics::default(),
             strikes: Vec::new(),
+            anchors: Anchors::new(recipes.len()),
             behaviour: config.world.client_behaviour,
             lagging: target.lagging.filter(|_| lags(config, target.script)),
             start_world: world.clone(),
@@ -458,11 +468,14 @@ impl<'a, R: Recipe> Driver<'a, R> {
             && self.clients.iter().all(|c| c.in_flight.is_empty() && c.cut.is_none() && c.inbound.is_empty())
     }
 
-    /// The workload's and the faults' moments, drawn as the simulator draws them.
+    /// The workload's moments and the faults' moments or anchors, drawn as the simulator draws
+    /// them.
     fn plan(&mut self) {
-        for (at, kind, client) in timed_faults(self.config, self.clients.len(), &mut self.fault_streams) {
+        let (timed, anchors) = planned_faults(self.config, self.clients.len(), &mut self.fault_streams);
+        for (at, kind, client) in timed {
             self.push(at, Event::Fault(kind, client));
         }
+        self.anchors = anchors;
         for i in 0..self.clients.len() {
             let at = between(&mut self.streams.workload, 0, self.config.start_spread_us);
             self.push(at, Event::Acquire(i as ClientId));
@@ -541,6 +554,12 @@ impl<'a, R: Recipe> Driver<'a, R> {
         let c = &self.clients[i];
         if belief == Belief::Idle && was != Belief::Idle && !c.crashed && c.rounds_left > 0 {
             self.push(now + self.config.think_us, Event::Acquire(i as ClientId));
+        }
+        // The anchored faults due at this point of the client's lock work strike now.
+        if let Some(point) = Point::entered(was, belief).filter(|_| now < self.config.chaos_us) {
+            for kind in self.anchors.reached(i as ClientId, point) {
+                self.push(now, Event::Fault(kind, i as ClientId));
+            }
         }
     }
 }

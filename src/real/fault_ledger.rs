@@ -1,27 +1,20 @@
-//! Where a real run's faults strike, and the ledger of what became of each.
+//! Where a real run's faults struck, and the ledger of what became of each.
 //!
-//! A recipe's run (`zklab real --recipe`) keeps the simulator's plan, so that a seed is the same
-//! run in both; its report lists each fault with where its client was (`Phase::of_belief`), and
-//! a campaign whose asked kinds never struck during lock work is unknown, as a library's is. A
-//! library's run (`zklab real --library`) anchors its faults as follows.
+//! A real run keeps the simulator's plan, so that a seed is the same run in both: the rates'
+//! client faults (`disconnect`, `expire`, `crash`, `pause`, `give-up`) are anchored to a drawn
+//! point of a drawn attempt of their client's lock work and strike the moment the client gets
+//! there, within the chaos phase (`zklab_sim::Anchors`); a schedule's faults keep their moment
+//! (the user chose it); a loss strikes a request the rates draw it for.
 //!
-//! A fault that strikes a client after it finished its lock work (or before it began) tests
-//! nothing of the lock. So the faults a run's rates draw over time (`disconnect`, `expire`,
-//! `crash`, `pause`) are anchored instead to a point of a client's lock work, drawn from the
-//! fault's own stream: as it starts to wait (`acquiring`), as it starts to hold (`acquired`), or
-//! as it starts to release (`releasing`). They strike the moment the client says so. Faults a
-//! schedule places keep their moment (the user chose it). A loss is armed as a client starts
-//! to acquire and strikes its next create.
-//!
-//! Every fault is written in the ledger with where the client was when it struck, or why it
-//! never did (the client had died or finished; a loss armed for a create that never came). A
-//! campaign in which some kind it asked for never struck during lock work says nothing about
-//! that kind (`never_struck`), so it is no pass.
+//! Every fault is written in the ledger with where the client was when it struck
+//! (`Phase::of_belief` in a recipe's run, its lines in a library's), or why it never did (the
+//! client had died or finished; a loss armed for a create that never came; a point never
+//! reached). A campaign in which some kind it asked for never struck during lock work says
+//! nothing about that kind (`never_struck`), so it is no pass.
 
 use super::history::Said;
-use rand_chacha::ChaCha8Rng;
 use zklab_model::{Belief, FaultKind};
-use zklab_sim::between;
+use zklab_sim::{Anchors, Point};
 
 /// Where a client is in its lock work, as its lines say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,30 +70,6 @@ impl Phase {
     }
 }
 
-/// The point of a client's lock work an anchored fault strikes at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Point {
-    Waiting,
-    Holding,
-    Releasing,
-}
-
-impl Point {
-    /// One of the three, from the fault's stream.
-    pub fn draw(rng: &mut ChaCha8Rng) -> Point {
-        [Point::Waiting, Point::Holding, Point::Releasing][between(rng, 0, 2) as usize]
-    }
-
-    fn reached_by(self, said: &Said) -> bool {
-        matches!(
-            (self, said),
-            (Point::Waiting, Said::Acquiring)
-                | (Point::Holding, Said::Acquired(_))
-                | (Point::Releasing, Said::Releasing)
-        )
-    }
-}
-
 /// A fault of a run and what became of it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Strike {
@@ -146,27 +115,31 @@ impl std::fmt::Display for Strike {
 /// fault's fate.
 pub struct Ledger {
     phases: Vec<Phase>,
-    anchored: Vec<(FaultKind, usize, Point)>,
+    anchors: Anchors,
     pub strikes: Vec<Strike>,
 }
 
 impl Ledger {
-    pub fn new(clients: usize) -> Ledger {
-        Ledger { phases: vec![Phase::NotStarted; clients], anchored: Vec::new(), strikes: Vec::new() }
-    }
-
-    /// `kind` is to strike `client` when it reaches `point`.
-    pub fn anchor(&mut self, kind: FaultKind, client: usize, point: Point) {
-        self.anchored.push((kind, client, point));
+    /// A ledger for `clients` clients whose rates' faults wait at `anchors`.
+    pub fn new(clients: usize, anchors: Anchors) -> Ledger {
+        Ledger { phases: vec![Phase::NotStarted; clients], anchors, strikes: Vec::new() }
     }
 
     /// Client `i` said `said`: its phase moves on, and the anchored faults due at that point
-    /// come back, to strike now.
-    pub fn heard(&mut self, i: usize, said: &Said) -> Vec<FaultKind> {
+    /// come back, to strike now (`in_chaos`: the chaos phase is not over; after it no
+    /// anchored fault strikes, as in the simulator).
+    pub fn heard(&mut self, i: usize, said: &Said, in_chaos: bool) -> Vec<FaultKind> {
         self.phases[i] = self.phases[i].after(said);
-        let (due, left) = self.anchored.iter().partition(|(_, c, point)| *c == i && point.reached_by(said));
-        self.anchored = left;
-        due.into_iter().map(|(kind, _, _)| kind).collect()
+        let point = match said {
+            Said::Acquiring => Point::Waiting,
+            Said::Acquired(_) => Point::Holding,
+            Said::Releasing => Point::Releasing,
+            _ => return Vec::new(),
+        };
+        match in_chaos {
+            true => self.anchors.reached(i as zklab_model::ClientId, point),
+            false => Vec::new(),
+        }
     }
 
     /// `kind` struck client `i` at `at_us`.
@@ -190,8 +163,12 @@ impl Ledger {
     /// The run is over: anchored faults still waiting never struck, and of the losses armed for
     /// client `i`, only the first `losses_struck(i)` met a create.
     pub fn close(&mut self, losses_struck: impl Fn(usize) -> usize) {
-        for (kind, i, _) in std::mem::take(&mut self.anchored) {
-            self.missed(kind, i, "its client never reached the point drawn for it");
+        for a in self.anchors.left() {
+            self.missed(
+                a.kind,
+                a.client as usize,
+                "its client never reached the point drawn for it within the chaos phase",
+            );
         }
         for i in 0..self.phases.len() {
             let loss = |s: &Strike| s.client == i && s.at_ms.is_some() && s.kind.strikes_a_request();
@@ -214,17 +191,21 @@ pub fn never_struck(asked: &[FaultKind], runs: &[&[Strike]]) -> Vec<FaultKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zklab_sim::Anchored;
 
     #[test]
     fn an_anchored_fault_strikes_at_its_point_and_one_never_reached_is_missed() {
-        let mut ledger = Ledger::new(2);
-        ledger.anchor(FaultKind::Expire, 0, Point::Holding);
-        ledger.anchor(FaultKind::Crash, 1, Point::Releasing);
-        assert!(ledger.heard(0, &Said::Acquiring).is_empty());
-        assert_eq!(ledger.heard(0, &Said::Acquired(3)), [FaultKind::Expire]);
+        let anchored = |kind, client, point| Anchored { kind, client, attempt: 1, point };
+        let anchors = Anchors::with(
+            2,
+            vec![anchored(FaultKind::Expire, 0, Point::Holding), anchored(FaultKind::Crash, 1, Point::Releasing)],
+        );
+        let mut ledger = Ledger::new(2, anchors);
+        assert!(ledger.heard(0, &Said::Acquiring, true).is_empty());
+        assert_eq!(ledger.heard(0, &Said::Acquired(3), true), [FaultKind::Expire]);
         ledger.struck(FaultKind::Expire, 0, 1500);
-        ledger.heard(1, &Said::Acquiring);
-        ledger.heard(1, &Said::Done);
+        ledger.heard(1, &Said::Acquiring, true);
+        ledger.heard(1, &Said::Done, true);
         // A disconnect a schedule placed after c1 finished strikes outside lock work.
         ledger.struck(FaultKind::Disconnect, 1, 9000);
         ledger.close(|_| 0);
@@ -234,7 +215,7 @@ mod tests {
             [
                 "expire c0 at 2 ms while holding",
                 "disconnect c1 at 9 ms after it finished",
-                "crash c1 never struck (its client never reached the point drawn for it)"
+                "crash c1 never struck (its client never reached the point drawn for it within the chaos phase)"
             ]
         );
         let during: Vec<bool> = ledger.strikes.iter().map(|s| s.during_lock_work).collect();
@@ -248,10 +229,10 @@ mod tests {
 
     #[test]
     fn a_loss_armed_for_a_create_that_never_came_did_not_strike() {
-        let mut ledger = Ledger::new(1);
-        ledger.heard(0, &Said::Acquiring);
+        let mut ledger = Ledger::new(1, Anchors::new(1));
+        ledger.heard(0, &Said::Acquiring, true);
         ledger.struck(FaultKind::LossAfterApply, 0, 10);
-        ledger.heard(0, &Said::Acquiring);
+        ledger.heard(0, &Said::Acquiring, true);
         ledger.struck(FaultKind::LossBeforeApply, 0, 20);
         ledger.close(|_| 1);
         assert_eq!(ledger.strikes[0].at_ms, Some(0.01));

@@ -21,7 +21,7 @@ use super::clock::monotonic_ns;
 use super::connection::{Arrival, Connection};
 use super::driver::{call, delete_tree};
 use super::ensemble::TICK_MS;
-use super::fault_ledger::{Ledger, Point, Strike};
+use super::fault_ledger::{Ledger, Strike};
 use super::faults::close;
 use super::frame_proxy::FrameProxy;
 use super::history::{judge, Event, Finding, Said, Tally};
@@ -33,7 +33,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 use zklab_model::{CreateMode, FaultKind, Request, Response, ZkError};
-use zklab_sim::{between, draw_loss, draw_pause, fault_streams, timed_faults, SessionTiming, SimConfig, Streams};
+use zklab_sim::{
+    between, draw_loss, draw_pause, fault_streams, planned_faults, Anchors, SessionTiming, SimConfig, Streams,
+};
 
 /// A real client library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,7 +222,7 @@ pub fn run_library(
         clients: all,
         start_ns: monotonic_ns(),
         events: Vec::new(),
-        ledger: Ledger::new(clients),
+        ledger: Ledger::new(clients, Anchors::new(clients)),
         queue: BTreeMap::new(),
         order: 0,
         fault_streams: fault_streams(config.seed),
@@ -245,15 +247,12 @@ pub fn run_library(
             let _ = stdin.write_all(b"go\n").and_then(|_| stdin.flush());
         }
     }
-    // The rates' faults strike at a point of their client's lock work; a schedule's at its
-    // moment (`fault_ledger`).
-    let rated = SimConfig { schedule: Vec::new(), ..config.clone() };
-    for (_, kind, client) in timed_faults(&rated, clients, &mut run.fault_streams) {
-        let point = Point::draw(&mut run.fault_streams[kind.index()]);
-        run.ledger.anchor(kind, client as usize, point);
-    }
-    for f in &config.schedule {
-        run.push(f.at(), Action::Fault(f.fault, f.client as usize));
+    // The rates' client faults strike at a point of their client's lock work; a schedule's at
+    // its moment (`zklab_sim::Anchors`). A library's run drives no server event (`Library::drives`).
+    let (timed, anchors) = planned_faults(config, clients, &mut run.fault_streams);
+    run.ledger = Ledger::new(clients, anchors);
+    for (at, kind, client) in timed {
+        run.push(at, Action::Fault(kind, client as usize));
     }
     let interrupted = run.go(&lines, stop);
     let (mut admin, rx) = admin()?;
@@ -365,7 +364,8 @@ impl Run<'_> {
     fn heard(&mut self, i: usize, line: &str) {
         let Some((stamp_ns, said)) = Said::parse_stamped(line) else { return };
         // Where the client now is, and the anchored faults due at this point of its lock work.
-        let due = self.ledger.heard(i, &said);
+        let in_chaos = self.now_us() < self.config.chaos_us;
+        let due = self.ledger.heard(i, &said, in_chaos);
         match &said {
             Said::Session(id, password) => self.clients[i].session = Some((*id, password.clone())),
             Said::Done => self.clients[i].finished = true,
