@@ -131,15 +131,16 @@ pub fn run(entry: &ManifestEntry, options: &Options) -> (Report, Vec<String>) {
 /// answers: only what it did decide (a violation, a reached item) is held to the manifest.
 pub fn deviations(entry: &ManifestEntry, report: &Report) -> Vec<String> {
     let mut deviations = Vec::new();
-    if report.unique_states != entry.unique_states && !report.bounded {
-        deviations.push(format!("{} unique states, manifest says {}", report.unique_states, entry.unique_states));
+    if report.outcome.unique_states != entry.unique_states && !report.outcome.bounded {
+        deviations
+            .push(format!("{} unique states, manifest says {}", report.outcome.unique_states, entry.unique_states));
     }
     if entry.expect.len() != report.properties.len() {
         deviations.push(format!("{} properties apply, manifest lists {}", report.properties.len(), entry.expect.len()));
     }
     for p in &report.properties {
         let want = entry.expect.iter().find(|(k, _)| k.name() == p.name).map(|(_, v)| *v);
-        let undecided = report.bounded && p.status == Status::Unknown;
+        let undecided = report.outcome.bounded && p.status == Status::Unknown;
         if want != Some(p.status) && !undecided {
             let want = want.map_or("nothing (missing)", status_name);
             deviations.push(format!("{} is {}, manifest says {want}", p.name, status_name(p.status)));
@@ -151,7 +152,7 @@ pub fn deviations(entry: &ManifestEntry, report: &Report) -> Vec<String> {
         }
     }
     // Asked for a second opinion (`--cross-check`), the manifest holds it to it.
-    if let Some(cross) = &report.cross_check {
+    if let Some(cross) = &report.outcome.cross_check {
         if !cross.complete {
             deviations.push("stateright did not finish the cross-check within the budget".to_string());
         }

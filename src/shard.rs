@@ -334,7 +334,7 @@ impl ShardReport {
     /// that gave them, the reached items, and what its walks covered.
     pub fn of_swarm(report: &crate::check::Report, campaign: serde_json::Value, total: u64, shard: Shard) -> Self {
         let mut out = ShardReport::new(campaign, total, false, shard);
-        let coverage = report.swarm.as_ref().expect("a swarm's report has its coverage");
+        let coverage = report.outcome.swarm.as_ref().expect("a swarm's report has its coverage");
         out.covered = Covered {
             units: coverage.walks,
             broke: None,
@@ -362,7 +362,7 @@ impl ShardReport {
                 _ => {}
             }
         }
-        out.bounded_by.extend(report.bounded_by.map(|s| s.what_ran_out().to_string()));
+        out.bounded_by.extend(report.outcome.spent.map(|s| s.what_ran_out().to_string()));
         out
     }
 

@@ -23,7 +23,7 @@ fn a_violation_found_before_the_budget_ran_out_is_kept() {
     // and the repeat without the reduction runs out of what is left.
     let tight = Options { max_states: full.unique_states - 1, ..options };
     let report = check::run(&scenario, &tight);
-    assert!(report.bounded, "the repeat ran out of the shared budget");
+    assert!(report.outcome.bounded, "the repeat ran out of the shared budget");
     let orphans = report.properties.iter().find(|p| p.name == "no_orphans").unwrap();
     assert_eq!(orphans.status, Status::Violated, "the reduced pass's violation is kept");
     orphans.trace.as_ref().expect("with its counterexample").replay().unwrap();
@@ -70,6 +70,6 @@ fn a_timeout_the_clock_cannot_count_is_no_deadline() {
     let scenario = blind_retry();
     let options = Options { threads: 1, timeout: Some(std::time::Duration::MAX), ..Options::default() };
     let report = check::run(&scenario, &options);
-    assert!(!report.bounded, "nothing ran out");
+    assert!(!report.outcome.bounded, "nothing ran out");
     assert_eq!(report.status(Property::NoOrphans), Some(Status::Violated));
 }

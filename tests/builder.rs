@@ -46,7 +46,7 @@ fn each_client_can_run_its_own_recipe() {
     for p in &cli.properties {
         assert_eq!(checked.status(p.property), Some(p.status), "{}", p.name);
     }
-    assert_eq!(checked.outcome.unique_states, cli.unique_states);
+    assert_eq!(checked.outcome.unique_states, cli.outcome.unique_states);
 }
 
 #[test]

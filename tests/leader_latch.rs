@@ -19,7 +19,7 @@ fn scenario(recipe: &str, faults: &[FaultKind], renumber: bool) -> Scenario {
 #[test]
 fn the_latch_before_644_resets_forever_after_a_disconnect() {
     let report = check::run(&scenario("leader-latch-644", &[FaultKind::Disconnect], true), &Options::default());
-    assert!(!report.bounded, "renumbered, the state space closes");
+    assert!(!report.outcome.bounded, "renumbered, the state space closes");
     for p in &report.properties {
         let expected = if p.name == "eventual_acquire" { Status::Violated } else { Status::Holds };
         assert_eq!(p.status, expected, "{}", p.name);
@@ -55,7 +55,7 @@ fn without_renumbering_the_resets_never_close() {
     const BUDGET: usize = 300_000;
     let options = Options { max_states: BUDGET, ..Options::default() };
     let report = check::run(&scenario("leader-latch-644", &[FaultKind::Disconnect], false), &options);
-    assert!(report.bounded, "the resets go on creating nodes past {BUDGET} states");
+    assert!(report.outcome.bounded, "the resets go on creating nodes past {BUDGET} states");
     assert_eq!(report.status(Property::EventualAcquire), Some(Status::Unknown));
 }
 

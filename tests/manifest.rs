@@ -54,17 +54,17 @@ fn the_manifest_holds_a_run_to_stateright_s_second_opinion_when_asked() {
     let entry = &zklab::manifest::parse(&text).unwrap()[0];
     let options = Options { cross_check: true, partial_order: false, ..Options::default() };
     let mut report = zklab::check::run(&entry.scenario, &options);
-    let cross = report.cross_check.clone().expect("asked for, and the run is complete");
+    let cross = report.outcome.cross_check.clone().expect("asked for, and the run is complete");
     assert!(cross.agrees(), "{cross:?}");
     let agreed = zklab::manifest::deviations(entry, &report);
     assert!(!agreed.iter().any(|d| d.contains("cross-check")), "{agreed:?}");
     // The same report, had stateright disagreed or run out of budget.
     let mut disagreeing = cross.clone();
     disagreeing.disagreements.push("zk_exclusion: stateright says violated, the graph pass holds".to_string());
-    report.cross_check = Some(disagreeing);
+    report.outcome.cross_check = Some(disagreeing);
     let found = zklab::manifest::deviations(entry, &report);
     assert!(found.iter().any(|d| d.starts_with("cross-check: zk_exclusion")), "{found:?}");
-    report.cross_check = Some(zklab::check::cross_check::CrossCheck { complete: false, ..cross });
+    report.outcome.cross_check = Some(zklab::check::cross_check::CrossCheck { complete: false, ..cross });
     let found = zklab::manifest::deviations(entry, &report);
     assert!(found.iter().any(|d| d.contains("did not finish")), "{found:?}");
 }

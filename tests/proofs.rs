@@ -27,7 +27,7 @@ fn assert_proven(report: &Report) {
 /// (a barrier and mutual exclusion) is reported not applicable, never as a pass; at least one
 /// property that is not a reachability claim must still hold, so a proof is never empty.
 fn assert_proven_but(report: &Report, violated: &[&str]) {
-    assert!(!report.bounded, "{}: a budget ran out", report.recipe);
+    assert!(!report.outcome.bounded, "{}: a budget ran out", report.recipe);
     let judged = |p: &&zklab::check::PropertyReport| p.status != Status::NotApplicable;
     let proven = report.properties.iter().filter(judged).filter(|p| !p.name.starts_with("reached:"));
     assert!(proven.count() > 0, "{}: no property was judged", report.recipe);
@@ -188,7 +188,7 @@ fn naive_with_three_clients_starves_when_clients_acquire_forever() {
     let config = WorldConfig { rounds: zklab_model::UNBOUNDED_ROUNDS, ..WorldConfig::default() };
     let scenario = Scenario::new("naive", 3, config).unwrap();
     let report = check::run(&scenario, &options());
-    assert!(!report.bounded);
+    assert!(!report.outcome.bounded);
     let p = report.properties.iter().find(|p| p.name == "eventual_acquire").unwrap();
     assert_eq!(p.status, Status::Violated);
     let trace = p.trace.as_ref().unwrap();

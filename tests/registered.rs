@@ -45,7 +45,7 @@ fn a_registered_recipe_is_checked_traced_and_replayed_as_the_catalogues_are() {
     let faults = "loss-after-apply,expire";
     let theirs = check::run(&scenario("standard", faults), &options);
     let mine = check::run(&scenario("my-standard", faults), &options);
-    assert_eq!(mine.unique_states, theirs.unique_states);
+    assert_eq!(mine.outcome.unique_states, theirs.outcome.unique_states);
     assert_eq!(
         mine.properties.iter().map(|p| (p.name, p.status)).collect::<Vec<_>>(),
         theirs.properties.iter().map(|p| (p.name, p.status)).collect::<Vec<_>>()

@@ -27,7 +27,7 @@ fn run(recipes: &str, faults: &str) -> Report {
 }
 
 fn assert_proven(report: &Report) {
-    assert!(!report.bounded, "{} {:?}: a budget ran out", report.recipe, report.faults);
+    assert!(!report.outcome.bounded, "{} {:?}: a budget ran out", report.recipe, report.faults);
     for p in &report.properties {
         assert_eq!(p.status, Status::Holds, "{} x{} {:?}: {}", report.recipe, report.clients, report.faults, p.name);
     }

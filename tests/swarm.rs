@@ -18,7 +18,7 @@ fn swarm(walks: u64, seed: u64, threads: usize) -> Options {
 #[test]
 fn a_swarm_meets_the_orphan_and_its_walk_replays_as_the_violation() {
     let report = check::run(&scenario("blind-retry", 2, "loss-after-apply"), &swarm(200, 7, 2));
-    assert!(report.bounded, "a swarm is always bounded");
+    assert!(report.outcome.bounded, "a swarm is always bounded");
     assert_eq!(report.status(Property::NoOrphans), Some(Status::Violated));
     for p in &report.properties {
         if let Some(trace) = &p.trace {
@@ -42,8 +42,8 @@ fn a_swarm_never_says_a_property_holds() {
     assert_eq!(report.exit(), zklab::exit::Exit::Unknown);
     // It covered part of the space the exhaustive search counts (both count settled states).
     let full = check::run(&s, &Options { partial_order: false, stop_at_violation: false, ..Options::default() });
-    let coverage = report.swarm.as_ref().expect("coverage");
-    assert!(coverage.distinct_states > 100 && coverage.distinct_states <= full.unique_states, "{coverage:?}");
+    let coverage = report.outcome.swarm.as_ref().expect("coverage");
+    assert!(coverage.distinct_states > 100 && coverage.distinct_states <= full.outcome.unique_states, "{coverage:?}");
     assert!(coverage.chance_next_is_new > 0.0 && coverage.chance_next_is_new < 1.0, "{coverage:?}");
 }
 
@@ -56,7 +56,7 @@ fn the_same_seed_gives_the_same_report_on_any_thread_count() {
     let traces =
         |r: &check::Report| r.properties.iter().map(|p| p.trace.as_ref().map(|t| t.to_json())).collect::<Vec<_>>();
     assert_eq!(traces(&one), traces(&two));
-    let counts = |r: &check::Report| (r.unique_states, r.total_states, r.max_depth);
+    let counts = |r: &check::Report| (r.outcome.unique_states, r.outcome.total_states, r.outcome.max_depth);
     assert_eq!(counts(&one), counts(&two));
     assert_ne!(counts(&one), counts(&other), "another seed walks elsewhere");
 }
@@ -66,18 +66,18 @@ fn a_swarm_names_the_budget_that_stopped_it() {
     use zklab::check::search::Spent;
     let s = scenario("standard", 3, "loss-after-apply,expire");
     let finished = check::run(&s, &swarm(20, 1, 2));
-    assert_eq!((finished.bounded_by, finished.swarm.as_ref().map(|c| c.walks)), (None, Some(20)));
+    assert_eq!((finished.outcome.spent, finished.outcome.swarm.as_ref().map(|c| c.walks)), (None, Some(20)));
     let by_visits = check::run(&s, &Options { max_states: 50, ..swarm(1_000_000, 1, 2) });
-    assert_eq!(by_visits.bounded_by, Some(Spent::States));
+    assert_eq!(by_visits.outcome.spent, Some(Spent::States));
     // The bound is met exactly, not overshot by a round of walks: 10 states, at most 10 visits.
     for max_states in [10, 50, 101, 250] {
         let bounded = check::run(&s, &Options { max_states, ..swarm(50, 1, 2) });
-        let visits = bounded.swarm.as_ref().unwrap().visits;
+        let visits = bounded.outcome.swarm.as_ref().unwrap().visits;
         assert!(visits <= max_states as u64 && visits + 100 > max_states as u64, "{max_states}: {visits} visits");
-        assert_eq!(bounded.bounded_by, Some(Spent::States), "{max_states}");
+        assert_eq!(bounded.outcome.spent, Some(Spent::States), "{max_states}");
     }
     // One MiB is less than the process holds already: not one walk's states are stored.
     let by_memory = check::run(&s, &Options { max_memory_mib: Some(1), ..swarm(1_000_000, 1, 2) });
-    assert_eq!(by_memory.bounded_by, Some(Spent::Memory));
-    assert!(by_memory.swarm.unwrap().walks < 1_000_000);
+    assert_eq!(by_memory.outcome.spent, Some(Spent::Memory));
+    assert!(by_memory.outcome.swarm.unwrap().walks < 1_000_000);
 }

@@ -9,13 +9,13 @@
 //! The pass is the loop below; a state's expansion is `expand`, the numbering of what it found
 //! `graph`, the fingerprints `index`, and the threads `pipeline`.
 
+use super::engine::index::{fingerprint, name, Index};
+use super::engine::intern::Interner;
+use super::engine::pipeline::{Pipeline, CHUNK};
+use super::engine::transitions::Transitions;
 use super::expand::Expander;
 use super::graph::{Graph, Level};
-use super::index::{fingerprint, name, Index};
-use super::intern::Interner;
-use super::pipeline::{Pipeline, CHUNK};
 use super::search::{judge, represent, Budget, Explored, Reduction};
-use super::transitions::Transitions;
 use zklab_model::{Property, Recipe, World};
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the

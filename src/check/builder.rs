@@ -14,7 +14,13 @@
 //! client `i`'s, for a world of different recipes). A failed assertion prints the
 //! counterexample as a timeline, and `Checked` prints as the command line's report does.
 
-use super::{explore, Counterexample, Kind, Options, Outcome, Status};
+use super::explore::explore;
+use super::options::Options;
+use super::outcome::Outcome;
+use super::properties::Kind;
+use super::report::{growing_numbers_text, REPLAY_TEXT};
+use super::search::Counterexample;
+use super::verdict::{status_text, Status};
 use crate::scenario::MAX_CLIENTS;
 use std::time::Duration;
 use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Property, Recipe, World, WorldConfig};
@@ -213,13 +219,13 @@ impl<R: Recipe> std::fmt::Display for Checked<R> {
             o.elapsed_ms
         )?;
         for v in &o.verdicts {
-            writeln!(f, "  {:<28} {}", v.name(), super::status_text(v.status, o.stopped, o.swarm.is_some()))?;
+            writeln!(f, "  {:<28} {}", v.name(), status_text(v.status, o.stopped, o.swarm.is_some()))?;
         }
         if o.renumbered_by_replay {
-            writeln!(f, "  {}", super::REPLAY_TEXT)?;
+            writeln!(f, "  {}", REPLAY_TEXT)?;
         }
         if let Some(growing) = &o.growing_numbers {
-            writeln!(f, "  {}", super::growing_numbers_text(growing))?;
+            writeln!(f, "  {}", growing_numbers_text(growing))?;
         }
         let shown = o.verdicts.iter().find_map(|v| Some((v.name(), self.timeline(v.property)?)));
         if let Some((name, timeline)) = shown {

@@ -13,10 +13,11 @@
 //! It runs within what is left of the run's budget (states and time); cut short, it says it did
 //! not finish rather than agreeing.
 
+use super::options::Options;
 use super::properties::{Kind, Property};
 use super::search::{Budget, Reduction};
 use super::stateright_adapter::WorldModel;
-use super::{representative, Options, Status, Verdict};
+use super::verdict::{Status, Verdict};
 use serde::Serialize;
 use stateright::{Checker, Model};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,4 +116,9 @@ pub fn run<R: Recipe>(
         }
     }
     CrossCheck { stateright_unique_states, complete, disagreements }
+}
+
+/// stateright's view of symmetry: a state's representative.
+fn representative<R: Recipe>(world: &World<R>) -> World<R> {
+    world.canonical().map_or_else(|| world.clone(), |(representative, _)| representative)
 }

@@ -2,10 +2,11 @@
 //! starts (which gives every state's shortest path), and what was found on the way. The merge
 //! numbers what the expansions found in the order one thread would have met it.
 
-use super::chunked::Chunked;
-use super::expand::{CheckedSituations, Expansion, Refusal, Situation, Successor, Target};
-use super::index::Index;
-use super::intern::Packed;
+use super::claims::{CheckedSituations, Refusal, Situation};
+use super::engine::chunked::Chunked;
+use super::engine::index::Index;
+use super::engine::intern::Packed;
+use super::expand::{Expansion, Successor, Target};
 use super::properties::Kind;
 use super::search::{deadlocked, Reduction};
 use std::collections::{BTreeMap, BTreeSet};

@@ -21,7 +21,7 @@
 //! Walks are independent, so threads split them and the result is combined in walk order: the
 //! same seed gives the same report on any number of threads, unless a budget cuts it short.
 
-use super::index::fingerprint;
+use super::engine::index::fingerprint;
 use super::properties::{Kind, Property};
 use super::search::{deadlocked, resident_mib, Budget, Counterexample, Spent};
 use rand::{Rng, SeedableRng};

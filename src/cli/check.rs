@@ -296,7 +296,7 @@ fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
         }
         let (report, deviations) = crate::manifest::run(entry, &options);
         run += 1;
-        let bounded = report.bounded_by.map(|spent| format!("BOUNDED: {}", spent.what_ran_out()));
+        let bounded = report.outcome.spent.map(|spent| format!("BOUNDED: {}", spent.what_ran_out()));
         failed += usize::from(!deviations.is_empty());
         undecided += usize::from(deviations.is_empty() && bounded.is_some());
         let verdict = match (deviations.is_empty(), &bounded) {
@@ -307,12 +307,12 @@ fn run_manifest(file: &Path, args: &Args) -> Result<Exit, CliError> {
         if args.json {
             rows.push(serde_json::json!({
                 "entry": entry.label,
-                "unique_states": report.unique_states,
+                "unique_states": report.outcome.unique_states,
                 "deviations": deviations,
-                "bounded_by": report.bounded_by,
+                "bounded_by": report.outcome.spent,
             }));
         } else {
-            say!("{:<50} {:>10}  {verdict}", entry.label, report.unique_states);
+            say!("{:<50} {:>10}  {verdict}", entry.label, report.outcome.unique_states);
         }
     }
     let as_expected = run - failed - undecided;
@@ -355,19 +355,19 @@ fn print_report(report: &Report) {
             zklab_model::UNBOUNDED_ROUNDS => "unbounded".to_string(),
             n => n.to_string(),
         },
-        report.unique_states,
-        if report.symmetry { "symmetry classes" } else { "states" },
-        report.total_states,
-        report.max_depth,
-        report.elapsed_ms,
-        match (report.swarm.is_some(), report.bounded, report.bounded_by) {
+        report.outcome.unique_states,
+        if report.outcome.symmetric { "symmetry classes" } else { "states" },
+        report.outcome.total_states,
+        report.outcome.max_depth,
+        report.outcome.elapsed_ms,
+        match (report.outcome.swarm.is_some(), report.outcome.bounded, report.outcome.spent) {
             (_, _, Some(spent)) => format!(" (BOUNDED: {})", spent.what_ran_out()),
             (true, _, None) => " (BOUNDED: random walks prove nothing)".to_string(),
             (false, true, None) => " (BOUNDED: a budget ran out)".to_string(),
             (false, false, _) => String::new(),
         }
     );
-    if let Some(swarm) = &report.swarm {
+    if let Some(swarm) = &report.outcome.swarm {
         say!(
             "  swarm: {} walks of at most {} steps (seed {}) met {} distinct states in {} visits; the chance that the \
                 next visit meets a new one is {:.3} (Good-Turing). What no walk met is unknown.",
@@ -379,38 +379,42 @@ fn print_report(report: &Report) {
             swarm.chance_next_is_new
         );
     }
-    if report.stopped_at_violation {
+    if report.outcome.stopped {
         say!(
             "  stopped at the first violation, every state to depth {} judged: what was not decided by then is unknown \
                 (starving cycles need the whole graph); --continue explores everything",
-            report.max_depth
+            report.outcome.max_depth
         );
     }
-    if let Some(why) = &report.symmetry_refused {
+    if let Some(why) = &report.outcome.symmetry_refused {
         say!("  --symmetry refused: the recipe claims its clients are interchangeable, but {why}; judged without it");
     }
-    if report.renumbered_by_replay {
+    if report.outcome.renumbered_by_replay {
         say!("  {}", check::REPLAY_TEXT);
     }
-    if let Some(why) = &report.renumbering_refused {
+    if let Some(why) = &report.outcome.renumbering_refused {
         say!(
             "  renumbering refused: the recipe claims only the order of its numbers matters, but {why}; judged \
             without it"
         );
     }
     for p in &report.properties {
-        say!("  {:<28} {}", p.name, check::status_text(p.status, report.stopped_at_violation, report.swarm.is_some()));
+        say!(
+            "  {:<28} {}",
+            p.name,
+            check::status_text(p.status, report.outcome.stopped, report.outcome.swarm.is_some())
+        );
     }
     say!(
         "  states are 128-bit keyed digests, 102 bits compared: the chance that two states or parts were taken for one \
             is below {:.1e}, for any recipe (SipHash under a key drawn for this run, taken as a pseudo-random \
             function)",
-        report.fingerprint_collision_probability
+        report.outcome.collision_probability
     );
-    if let Some(growing) = &report.growing_numbers {
+    if let Some(growing) = &report.outcome.growing_numbers {
         say!("  {}", check::growing_numbers_text(growing));
     }
-    if let Some(cross) = &report.cross_check {
+    if let Some(cross) = &report.outcome.cross_check {
         match cross.agrees() {
             true => say!("  stateright agrees ({} unique states)", cross.stateright_unique_states),
             false if !cross.complete => say!(

@@ -60,7 +60,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         };
         eprintln!("[{}/{}] {} x{} {faults}", i + 1, CASES.len(), case.recipe, case.clients);
         let mut report = check::run(&case.scenario(), &options);
-        if report.bounded_by == Some(check::search::Spent::Interrupted) {
+        if report.outcome.spent == Some(check::search::Spent::Interrupted) {
             // Stopped by a signal: this case has no verdict, and the rest are not run.
             break;
         }
@@ -80,8 +80,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             case.recipe,
             case.clients,
             faults,
-            report.unique_states,
-            report.elapsed_ms
+            report.outcome.unique_states,
+            report.outcome.elapsed_ms
         );
         say!("{:<22}  {}", "", case.lesson);
         for p in report.properties.iter().filter(|p| p.trace_file.is_some()) {

@@ -57,7 +57,7 @@ pub fn goal(scenario: &Scenario, timeout: Duration, property: Option<Property>) 
             summary: trace.summary.clone(),
             bounded: false,
         },
-        None if report.bounded => Goal {
+        None if report.outcome.bounded => Goal {
             property: property.map(|p| p.name().to_string()),
             shortest: None,
             summary: "the checker ran out of time before finding a violation or proving the world".to_string(),

@@ -9,7 +9,7 @@ use std::ops::Index;
 /// Elements per chunk: 64 Ki (512 KiB of 8-byte entries).
 const CHUNK: usize = 1 << 16;
 
-pub(super) struct Chunked<T> {
+pub(in crate::check) struct Chunked<T> {
     chunks: Vec<Vec<T>>,
     len: usize,
 }
@@ -21,7 +21,7 @@ impl<T> Default for Chunked<T> {
 }
 
 impl<T> Chunked<T> {
-    pub(super) fn push(&mut self, value: T) {
+    pub(in crate::check) fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
             Some(chunk) if chunk.len() < CHUNK => chunk.push(value),
             _ => {
@@ -33,11 +33,11 @@ impl<T> Chunked<T> {
         self.len += 1;
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::check) fn len(&self) -> usize {
         self.len
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(in crate::check) fn is_empty(&self) -> bool {
         self.len == 0
     }
 }

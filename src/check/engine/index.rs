@@ -12,7 +12,7 @@ use zklab_model::{Recipe, World};
 /// 128-bit keyed digest (`zklab_model::reduce::memo::digest`, a pseudo-random function under a
 /// key drawn for the run) of what the state's `Hash` writes, which puts each client and the
 /// tree as its own 128-bit digest.
-pub(super) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
+pub(in crate::check) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     zklab_model::reduce::memo::digest(world)
 }
 
@@ -50,7 +50,7 @@ pub fn collision_probability(states: usize, transitions: usize, parts_per_state:
 /// a raw successor met again is found by name without being settled, renamed or named again:
 /// where settling and the representative leave it as it is (most do), its name is the state's
 /// own; otherwise the merge files it as another name of the state (`Index::alias`).
-pub(super) fn name(numbers: &Packed) -> u128 {
+pub(in crate::check) fn name(numbers: &Packed) -> u128 {
     zklab_model::reduce::memo::digest_numbers(numbers.numbers())
 }
 
@@ -60,31 +60,31 @@ pub(super) fn name(numbers: &Packed) -> u128 {
 /// found again by name instead of being settled, renamed and packed). An entry is 16 bytes: the
 /// state's number and 96 bits of the name; 6 more choose its shard, so two names are told apart
 /// by `INDEX_BITS` of their bits (see `collision_probability`).
-pub(super) struct Index {
+pub(in crate::check) struct Index {
     names: Fingerprints,
     /// Written by the merging thread only.
     len: AtomicUsize,
 }
 
 /// How many bits of a name the index compares: 96 in the key and 6 in the shard.
-pub(super) const INDEX_BITS: i32 = 102;
+pub(in crate::check) const INDEX_BITS: i32 = 102;
 
 impl Index {
-    pub(super) fn new() -> Self {
+    pub(in crate::check) fn new() -> Self {
         Index { names: Fingerprints::new(), len: AtomicUsize::new(0) }
     }
 
     /// The state named `name` (a state's or a raw successor's), if the index has it.
-    pub(super) fn get(&self, name: u128) -> Option<u32> {
+    pub(in crate::check) fn get(&self, name: u128) -> Option<u32> {
         self.names.get(name)
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::check) fn len(&self) -> usize {
         self.len.load(Ordering::Relaxed)
     }
 
     /// Numbers a new state named `name`: the next number. Only the merging thread inserts.
-    pub(super) fn insert(&self, name: u128) -> u32 {
+    pub(in crate::check) fn insert(&self, name: u128) -> u32 {
         let id = self.len.fetch_add(1, Ordering::Relaxed) as u32;
         self.names.file(name, id);
         id
@@ -96,7 +96,7 @@ impl Index {
     /// another name settle into a state of the level that meets them again), the index of five
     /// clients under loss-after-apply and expire is 30 % smaller (668 MiB against 961 MiB at
     /// the peak) and the run takes 1.13 times the processor time (`farm-bench -n 3`).
-    pub(super) fn alias(&self, name: u128, id: u32) {
+    pub(in crate::check) fn alias(&self, name: u128, id: u32) {
         self.names.file(name, id);
     }
 }

@@ -29,7 +29,7 @@ const SHARDS: usize = 64;
 /// Slots a shard starts with.
 const FIRST_SLOTS: usize = 64;
 
-pub(super) struct Fingerprints {
+pub(in crate::check) struct Fingerprints {
     shards: Box<[Shard]>,
 }
 
@@ -96,21 +96,21 @@ impl Slot {
 }
 
 impl Fingerprints {
-    pub(super) fn new() -> Self {
+    pub(in crate::check) fn new() -> Self {
         let shard = || Shard { slots: ArcSwap::from_pointee(Slots::new(FIRST_SLOTS)), filled: AtomicUsize::new(0) };
         Fingerprints { shards: (0..SHARDS).map(|_| shard()).collect() }
     }
 
     /// The number filed under `fingerprint`, if one was filed before this lookup began (see
     /// the module).
-    pub(super) fn get(&self, fingerprint: u128) -> Option<u32> {
+    pub(in crate::check) fn get(&self, fingerprint: u128) -> Option<u32> {
         let (shard, high, low) = parts(fingerprint, 0);
         self.shards[shard].slots.load().find(high, low).ok()
     }
 
     /// Files `id` under `fingerprint` unless a number is filed under it already; returns the
     /// number filed. Only one thread may file.
-    pub(super) fn file(&self, fingerprint: u128, id: u32) -> u32 {
+    pub(in crate::check) fn file(&self, fingerprint: u128, id: u32) -> u32 {
         let (at, high, low) = parts(fingerprint, id);
         let shard = &self.shards[at];
         let mut slots = shard.slots.load_full();

@@ -45,7 +45,7 @@ const SHARDS: usize = 64;
 /// Parts filed by their content: the sessions and the watch tables, small enough to hash.
 type ByContent<V> = Vec<Mutex<FxHashSet<Arc<V>>>>;
 
-pub(super) struct Interner<R> {
+pub(in crate::check) struct Interner<R> {
     /// By index, digest (memoized on each client) and what its recipe was handed (see
     /// `Client::interned_as`).
     clients: Numbered<(usize, u128, u128), Client<R>>,
@@ -58,7 +58,7 @@ pub(super) struct Interner<R> {
 }
 
 /// A part's number in its table: its place in its shard times `SHARDS`, plus the shard.
-pub(super) type Number = u32;
+pub(in crate::check) type Number = u32;
 
 /// Parts filed under a key, found again by key or by number: the clients and the shells that
 /// packed states name, and the trees.
@@ -122,10 +122,10 @@ impl<K: Hash + Eq, V: PartialEq> Numbered<K, V> {
 /// same shell (a run meets a few thousand), and of its clients. 40 bytes, where the world is
 /// about 380 at five clients (see `zklab_model::world::Shell`). Held inline rather than boxed:
 /// a packed state is made on one thread and expanded and dropped on another, and a boxed one
-/// cost an allocation each, freed across threads (docs/reference.md, "Fewer shared pointers
-/// written across threads").
+/// cost an allocation each, freed across threads (docs/internals/performance.md, "Decision
+/// log").
 #[derive(Clone)]
-pub(super) struct Packed {
+pub(in crate::check) struct Packed {
     numbers: [Number; PACKED],
     len: u8,
 }
@@ -141,23 +141,23 @@ impl Packed {
     }
 
     /// The shell's number, then the clients'.
-    pub(super) fn numbers(&self) -> &[Number] {
+    pub(in crate::check) fn numbers(&self) -> &[Number] {
         &self.numbers[..usize::from(self.len)]
     }
 
     /// The shell's number.
-    pub(super) fn shell(&self) -> Number {
+    pub(in crate::check) fn shell(&self) -> Number {
         self.numbers[0]
     }
 
     /// The clients' numbers.
-    pub(super) fn clients(&self) -> &[Number] {
+    pub(in crate::check) fn clients(&self) -> &[Number] {
         &self.numbers()[1..]
     }
 
     /// The same numbers with the shell's replaced by `shell` and, given, client `i`'s by its
     /// number: a state one step away whose step changed at most that client.
-    pub(super) fn moved(&self, shell: Number, client: Option<(usize, Number)>) -> Packed {
+    pub(in crate::check) fn moved(&self, shell: Number, client: Option<(usize, Number)>) -> Packed {
         let mut moved = Packed { numbers: self.numbers, len: self.len };
         moved.numbers[0] = shell;
         if let Some((i, number)) = client {
@@ -176,7 +176,7 @@ fn shard_of(key: &impl Hash) -> usize {
 }
 
 impl<R: Recipe> Interner<R> {
-    pub(super) fn new() -> Self {
+    pub(in crate::check) fn new() -> Self {
         Interner {
             clients: Numbered::new(),
             trees: Numbered::new(),
@@ -187,7 +187,7 @@ impl<R: Recipe> Interner<R> {
     }
 
     /// The initial state, shared and packed.
-    pub(super) fn pack_first(&self, mut world: World<R>) -> Packed {
+    pub(in crate::check) fn pack_first(&self, mut world: World<R>) -> Packed {
         self.filed(&mut world, None)
     }
 
@@ -195,7 +195,7 @@ impl<R: Recipe> Interner<R> {
     /// step changed, where one equal to it has been kept: settling it then finds the numbers
     /// renumbering collects already memoized on the copy, as its fingerprint finds its digest.
     /// Nothing is filed: most successors are met again or settle into other clients.
-    pub(super) fn share_changed(&self, next: &mut World<R>, from: &World<R>) {
+    pub(in crate::check) fn share_changed(&self, next: &mut World<R>, from: &World<R>) {
         next.clients.share(|i, client| {
             if from.clients.shared(i).is_some_and(|kept| Arc::ptr_eq(kept, client)) {
                 return None;
@@ -209,7 +209,7 @@ impl<R: Recipe> Interner<R> {
     /// carry what is memoized on them, and its numbers are returned (its packed form). The
     /// parts the step left alone are `from`'s own, shared already, and need no lookup. What a
     /// step made, filed once, is then found by number (see `transitions`).
-    pub(super) fn file(&self, next: &mut World<R>, from: &World<R>, packed: &Packed) -> Packed {
+    pub(in crate::check) fn file(&self, next: &mut World<R>, from: &World<R>, packed: &Packed) -> Packed {
         self.filed(next, Some((from, packed)))
     }
 
@@ -226,12 +226,12 @@ impl<R: Recipe> Interner<R> {
     }
 
     /// The client filed with `number`.
-    pub(super) fn client(&self, number: Number) -> Arc<Client<R>> {
+    pub(in crate::check) fn client(&self, number: Number) -> Arc<Client<R>> {
         self.clients.get(number)
     }
 
     /// The shell filed with `number`.
-    pub(super) fn shell(&self, number: Number) -> Arc<Shell<R>> {
+    pub(in crate::check) fn shell(&self, number: Number) -> Arc<Shell<R>> {
         self.shells.get(number)
     }
 
@@ -263,7 +263,7 @@ impl<R: Recipe> Interner<R> {
     }
 
     /// The state `packed` stands for, equal to the one packed (see the module).
-    pub(super) fn unpack(&self, packed: &Packed) -> World<R> {
+    pub(in crate::check) fn unpack(&self, packed: &Packed) -> World<R> {
         let clients = packed.clients().iter().map(|&number| self.clients.get(number)).collect();
         self.shells.get(packed.numbers()[0]).with(clients)
     }

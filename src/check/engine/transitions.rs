@@ -36,7 +36,7 @@
 //! two equal copies is kept, which no answer depends on.
 
 use super::intern::{Interner, Number, Packed};
-use super::search::{judge_met, judge_step};
+use crate::check::search::{judge_met, judge_step};
 use rustc_hash::FxHashMap;
 use std::hash::BuildHasher;
 use std::sync::Mutex;
@@ -58,34 +58,34 @@ struct Taken {
 
 /// What a filed step made and what the pass asks of it.
 #[derive(Clone)]
-pub(super) struct Made {
+pub(in crate::check) struct Made {
     shell: Number,
     client: Number,
     /// What the step left beside the state; `None` when nothing (most steps).
     outputs: Option<Box<StepOutputs>>,
     /// Whether partial order may take the step alone, were it a local candidate (asked of
     /// receives and reconnects only).
-    pub(super) invisible: bool,
+    pub(in crate::check) invisible: bool,
     /// Bit `i` set: the step violates the transition property `properties[i]` (`judge_step`).
-    pub(super) broken: u64,
+    pub(in crate::check) broken: u64,
     /// Bit `i` set: the step meets the `reached:*` item `properties[i]` (`judge_met`).
-    pub(super) met: u64,
+    pub(in crate::check) met: u64,
 }
 
 impl Made {
     /// Whether the step could make a forgotten watch's name again (`World::revived`).
-    pub(super) fn revives(&self) -> bool {
+    pub(in crate::check) fn revives(&self) -> bool {
         self.outputs.as_ref().is_some_and(|outputs| outputs.revived().is_some())
     }
 }
 
-pub(super) struct Transitions {
+pub(in crate::check) struct Transitions {
     shards: Vec<Mutex<FxHashMap<Taken, Made>>>,
 }
 
 /// A successor as `Transitions::successor` made it.
 #[derive(Clone)]
-pub(super) enum Next<R> {
+pub(in crate::check) enum Next<R> {
     /// Filed: the numbers of its parts and what the step made.
     Filed(Packed, Made),
     /// Taken in full (a step that addressed another client): the world, whose changed clients
@@ -95,7 +95,7 @@ pub(super) enum Next<R> {
 
 impl<R: Recipe> Next<R> {
     /// The world this successor stands for, from `from`, the state the step was taken from.
-    pub(super) fn world(self, interner: &Interner<R>, from: &World<R>, step: Step) -> World<R> {
+    pub(in crate::check) fn world(self, interner: &Interner<R>, from: &World<R>, step: Step) -> World<R> {
         let (numbers, made) = match self {
             Next::Filed(numbers, made) => (numbers, made),
             Next::Taken(world) => return *world,
@@ -112,14 +112,14 @@ impl<R: Recipe> Next<R> {
 }
 
 impl Transitions {
-    pub(super) fn new() -> Self {
+    pub(in crate::check) fn new() -> Self {
         Transitions { shards: (0..SHARDS).map(|_| Mutex::default()).collect() }
     }
 
     /// The successor `step` leads to from `world`, which the pass keeps as `packed`, judged on
     /// `properties`: what the same step made in an earlier state with the same shell and
     /// client, or the step taken, and filed if it may be.
-    pub(super) fn successor<R: Recipe>(
+    pub(in crate::check) fn successor<R: Recipe>(
         &self,
         interner: &Interner<R>,
         world: &World<R>,
