@@ -134,8 +134,10 @@ for library in kazoo curator; do
   passed=$(count "$out/$library.json" passed)
   echo "$library, lost creates, disconnects and crashes: $passed of 5 passed (exit $rc)"
   [ "$rc" -eq 0 ] || { cat "$out/$library.json"; fail "real $library broke a property under faults it survives"; }
-  # Every fault the rates drew struck while its client was waiting, holding or releasing.
-  /usr/bin/python3 -c 'import json,sys; f=[s for r in json.load(open(sys.argv[1])) for s in r["faults"]]; sys.exit(not f or not all(s["during_lock_work"] for s in f if s["kind"] in ("disconnect", "crash")))' "$out/$library.json" \
+  # Every fault the rates drew that struck did so while its client was waiting, holding or
+  # releasing (one whose client never got to its point, after a crash say, is listed as never
+  # struck), and the campaign's exit 0 says each kind struck at least once.
+  /usr/bin/python3 -c 'import json,sys; f=[s for r in json.load(open(sys.argv[1])) for s in r["faults"] if "at_ms" in s]; sys.exit(not f or not all(s["during_lock_work"] for s in f if s["kind"] in ("disconnect", "crash")))' "$out/$library.json" \
     || fail "a $library fault drawn by the rates struck outside lock work"
 done
 # A fault a schedule places after the clients are done tests nothing: the run says so, and

@@ -11,6 +11,7 @@ use rustc_hash::{FxHashSet, FxHasher};
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
+use zklab_model::Settle;
 use zklab_model::{FaultKind, World};
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{FaultRates, SimConfig};
@@ -39,7 +40,7 @@ pub struct Row {
 /// The state as the checker keeps it (settled, not reduced by symmetry), hashed.
 fn fingerprint(world: &World<AnyRecipe>) -> u64 {
     let mut settled = world.clone();
-    settled.settle();
+    settled.settle(Settle::Renumbering).ok();
     let mut hasher = FxHasher::default();
     settled.hash(&mut hasher);
     hasher.finish()
@@ -50,7 +51,7 @@ fn fingerprint(world: &World<AnyRecipe>) -> u64 {
 fn explore(scenario: &Scenario, limit: usize, progress: Option<Progress>) -> Result<Option<FxHashSet<u64>>, String> {
     let (started, mut last) = (Instant::now(), Instant::now());
     let mut init = scenario.world();
-    init.settle();
+    init.settle(Settle::Renumbering).ok();
     let mut seen = FxHashSet::default();
     seen.insert(fingerprint(&init));
     let mut frontier = vec![init];

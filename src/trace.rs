@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use zklab_model::property::{herd, Kind};
 use zklab_model::Property;
+use zklab_model::Settle;
 
 use zklab_model::ClientId;
 use zklab_model::{Mode, Step, World};
@@ -333,7 +334,7 @@ impl Trace {
                 // may return to its start with its sequence numbers and zxids moved on.
                 let settled = |w: &World<AnyRecipe>| {
                     let mut w = w.clone();
-                    w.settle();
+                    w.settle(Settle::Renumbering).ok();
                     w
                 };
                 if settled(&cycle[0]) != settled(last) {

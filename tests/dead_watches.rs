@@ -4,6 +4,7 @@
 //! refuse, so that the checker explores again without the reduction.
 
 use zklab::check::check;
+use zklab_model::Settle;
 use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Recipe, Request, Response, Step, World, WorldConfig};
 
 /// A sequential name below the counter when the lock's counter starts at 5.
@@ -63,7 +64,7 @@ fn an_exist_watch_on_a_passed_name_is_forgotten_on_both_sides() {
     assert!(!raw.clients[0].watches.is_empty());
 
     let mut settled = raw.clone();
-    settled.settle_keeping_numbers();
+    settled.settle(Settle::KeepingNumbers).ok();
     assert!(settled.server.watches_of(session).0.is_empty(), "the server forgot the dead watch");
     assert!(settled.clients[0].watches.is_empty(), "the client library forgot it too");
     assert_ne!(settled, raw, "the two states were different states");
@@ -74,7 +75,7 @@ fn an_exist_watch_on_a_passed_name_is_forgotten_on_both_sides() {
         vec![Squatter::default()],
     );
     kept.apply(Step::Acquire(0)).unwrap();
-    kept.settle_keeping_numbers();
+    kept.settle(Settle::KeepingNumbers).ok();
     assert_eq!(kept.server.watches_of(session).0, vec![PASSED.to_string()]);
 }
 
@@ -83,7 +84,7 @@ fn a_create_by_hand_of_a_passed_name_makes_settling_refuse() {
     let mut raw = squatter_world();
     raw.apply(Step::Acquire(0)).unwrap();
     let mut settled = raw.clone();
-    settled.settle_keeping_numbers();
+    settled.settle(Settle::KeepingNumbers).ok();
 
     // Made by hand, the name wakes the watch in the world as it is...
     raw.apply(Step::Receive(0)).unwrap();
@@ -95,7 +96,8 @@ fn a_create_by_hand_of_a_passed_name_makes_settling_refuse() {
     let mut next = settled.clone();
     next.apply(Step::Receive(0)).unwrap();
     assert!(!woken(&next));
-    let why = next.settle_or_refute().expect_err("settling refuses after the create by hand");
+    let why =
+        next.settle(Settle::Renumbering).map(|s| s.renumbered).expect_err("settling refuses after the create by hand");
     assert!(why.contains("by hand") && why.contains(PASSED), "{why}");
 }
 
@@ -137,7 +139,7 @@ fn settled_after(first_sequence: i32, requests: Vec<Request>) -> (World<OnAcquir
     let config = WorldConfig { first_sequence, ..WorldConfig::default() };
     let mut world = World::new(config, vec![OnAcquire(requests)]);
     world.apply(Step::Acquire(0)).unwrap();
-    let settled = world.clone().settle_or_refute();
+    let settled = world.clone().settle(Settle::Renumbering).map(|s| s.renumbered);
     (world, settled)
 }
 

@@ -5,6 +5,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use zklab_model::property::{herd, herd_after};
+use zklab_model::Settle;
 use zklab_model::{FaultBudget, FaultKind, Property, Step, World, WorldConfig};
 
 const NO_HERD: Property = Property::NoHerd;
@@ -90,7 +91,7 @@ fn each_transition_of(
             let mut next = world.clone();
             next.apply(step).unwrap();
             visit(&world, step, &next);
-            next.settle();
+            next.settle(Settle::Renumbering).ok();
             if seen.insert(next.clone()) {
                 queue.push_back(next);
             }

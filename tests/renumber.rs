@@ -8,6 +8,7 @@ mod common;
 use common::reachable;
 use zklab::check::{self, Options};
 use zklab::scenario::Scenario;
+use zklab_model::Settle;
 use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
@@ -131,11 +132,11 @@ fn settling_hands_back_the_state_before_it_where_it_renumbers() {
         states.extend(random_runs(&init, 60, 80));
         for before in states {
             let mut settled = before.clone();
-            let Ok(Some(raw)) = settled.settle_keeping_raw() else { continue };
+            let Ok(Some(raw)) = settled.settle(Settle::KeepingRaw).map(|s| s.raw) else { continue };
             assert!(raw == before, "the state as it was, not as settled:\n{before:#?}");
             renumbered += 1;
             let mut kept_numbers = before.clone();
-            kept_numbers.settle_keeping_numbers();
+            kept_numbers.settle(Settle::KeepingNumbers).ok();
             let zxids = |w: &World<AnyRecipe>| w.clients.iter().map(|c| c.drop_zxid).collect::<Vec<_>>();
             let watches = |w: &World<AnyRecipe>| {
                 (w.server.clone(), w.clients.iter().map(|c| c.watches.clone()).collect::<Vec<_>>())
@@ -143,7 +144,11 @@ fn settling_hands_back_the_state_before_it_where_it_renumbers() {
             coarser_zxid += usize::from(zxids(&kept_numbers) != zxids(&before));
             forgot_a_watch += usize::from(watches(&kept_numbers) != watches(&before));
             let mut again = before.clone();
-            assert_eq!(again.settle_or_refute(), Ok(true), "settling unasked renumbers it too");
+            assert_eq!(
+                again.settle(Settle::Renumbering).map(|s| s.renumbered),
+                Ok(true),
+                "settling unasked renumbers it too"
+            );
             assert!(again == settled, "the same state settled either way");
         }
     }

@@ -35,6 +35,6 @@ pub mod world;
 pub use client::{ClientBehaviour, ClientWatches, JAVA_MAX_PACKET_BYTES};
 pub use recipe::{Belief, ClientId, Ctx, Input, Mode, Recipe};
 pub use world::{
-    ClientFault, Fault, FaultBudget, FaultKind, RefusedReply, RequestFault, ServerEvent, Step, World, WorldConfig,
-    UNBOUNDED_ROUNDS,
+    ClientFault, Fault, FaultBudget, FaultKind, RefusedReply, RequestFault, ServerEvent, Settle, Settled, Step, World,
+    WorldConfig, UNBOUNDED_ROUNDS,
 };

@@ -16,6 +16,7 @@ use super::engine::transitions::Transitions;
 use super::expand::Expander;
 use super::graph::{Graph, Level};
 use super::search::{judge, represent, Budget, Explored, Reduction};
+use zklab_model::Settle;
 use zklab_model::{Property, Recipe, World};
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
@@ -32,10 +33,10 @@ pub fn explore<R: Recipe>(
     progress: &mut dyn FnMut(Explored),
 ) -> Graph {
     assert!(properties.len() <= 64, "properties are judged into a 64-bit mask");
-    // The first state keeps the numbers the run starts with (see `World::settle_keeping_numbers`).
+    // The first state keeps the numbers the run starts with (see `Settle::KeepingNumbers`).
     let mut init = init;
     if reduction.settle {
-        init.settle_keeping_numbers();
+        init.settle(Settle::KeepingNumbers).ok();
     }
     let init = represent(init, reduction);
     let index = Index::new();

@@ -8,6 +8,7 @@
 
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
+use zklab_model::Settle;
 use zklab_model::{Recipe, Step, World};
 
 /// A recipe's claim that a reduction applies to it, checked on the states explored.
@@ -98,8 +99,8 @@ fn renumbering_commutes<R: Recipe, T: PartialEq>(
         if let Some(why) = from_raw.revived() {
             return Err(format!("step `{step}` is {why}"));
         }
-        from_raw.settle();
-        from_kept.settle();
+        from_raw.settle(Settle::Renumbering).ok();
+        from_kept.settle(Settle::Renumbering).ok();
         if from_raw != from_kept {
             return Err(format!("step `{step}` leads elsewhere once the state is renumbered"));
         }

@@ -16,6 +16,7 @@ use super::engine::transitions::{Next, Transitions};
 use super::search::{judge, judge_met, judge_step, represent_telling, Reduction};
 use rustc_hash::FxHashMap;
 use zklab_model::world::ClientSteps;
+use zklab_model::Settle;
 use zklab_model::{ClientId, Property, Recipe, Step, World};
 
 /// A successor as a worker found it: unknown states come with the state itself, packed, and
@@ -76,7 +77,7 @@ type Every<R> = Option<Vec<(Step, World<R>)>>;
 struct Settling {
     /// It changed the state (or refused, which leaves it as it was).
     changed: bool,
-    /// It refused (see `World::settle_telling`): the raw successor is then not named.
+    /// It refused (see `World::settle`): the raw successor is then not named.
     refused: bool,
 }
 
@@ -370,7 +371,7 @@ impl<R: Recipe> Expander<'_, R> {
         if share {
             self.interner.share_changed(&mut next, world);
         }
-        match next.settle_telling(keep_raw) {
+        match next.settle(if keep_raw { Settle::KeepingRaw } else { Settle::Renumbering }) {
             Ok(settled) => (next, settled.raw, Settling { changed: settled.changed, refused: false }),
             Err(why) => {
                 claims.replay_refused(step, why);

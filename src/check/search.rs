@@ -5,6 +5,7 @@
 //! (`swarm`), liveness (`liveness`) and the cross-check (`cross_check`) are built on it.
 
 use super::properties::Kind;
+use zklab_model::Settle;
 use zklab_model::{Property, Recipe, Step, World};
 
 pub use crate::budget::{resident_mib, Budget, Spent};
@@ -61,7 +62,7 @@ pub fn concrete_steps<R: Recipe>(init: &World<R>, steps: &[Step]) -> Vec<Step> {
         .map(|&step| {
             let concrete = step.renamed_by(|c| to_concrete.client(c));
             at.apply(step).expect("a path of the graph replays");
-            at.settle();
+            at.settle(Settle::Renumbering).ok();
             let (next, renaming) = at.canonical().expect("supported at the start");
             to_concrete = renaming.inverse().then(&to_concrete);
             at = next;

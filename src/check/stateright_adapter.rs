@@ -5,6 +5,7 @@ use super::properties::Kind;
 use stateright::{Model, Property as StaterightProperty};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use zklab_model::Settle;
 use zklab_model::{Property, Recipe, Step, World};
 
 pub struct WorldModel<R> {
@@ -35,7 +36,7 @@ impl<R: Recipe> Model for WorldModel<R> {
     fn next_state(&self, state: &Self::State, step: Self::Action) -> Option<Self::State> {
         let mut next = state.clone();
         next.apply(step).ok()?;
-        next.settle();
+        next.settle(Settle::Renumbering).ok();
         Some(next)
     }
 

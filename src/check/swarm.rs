@@ -30,6 +30,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
+use zklab_model::Settle;
 use zklab_model::{Recipe, Step, World};
 
 /// How the swarm searches.
@@ -101,7 +102,7 @@ pub struct Found {
 /// The fingerprint of `world` settled, as the exhaustive search keeps it.
 fn settled_fingerprint<R: Recipe>(world: &World<R>) -> u128 {
     let mut settled = world.clone();
-    settled.settle();
+    settled.settle(Settle::Renumbering).ok();
     fingerprint(&settled)
 }
 

@@ -68,7 +68,7 @@ enum Command {
     /// world kept in step with it.
     #[command(
         after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.3,expire=1 \
-            --seeds 2"
+            --chaos-ms 5000 --seeds 2"
     )]
     Real(real_args::Args),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG

@@ -79,9 +79,28 @@ pub const UNBOUNDED_ROUNDS: u8 = u8::MAX;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientSteps(Vec<Step>);
 
-/// What settling a state did (see `World::settle_telling`).
+/// How a state is settled (see `World::settle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settle {
+    /// Renumbered by rank where that is sound: every state the checker keeps.
+    Renumbering,
+    /// As `Renumbering`, handing back the state as it was before settling where settling
+    /// renumbered it (`Settled::raw`): for the checker's check that renumbering commutes, which
+    /// compares the two. A state that settling changes before it renumbers it (few do) is copied
+    /// just before that change; otherwise the state renumbering replaces is handed back itself.
+    KeepingRaw,
+    /// Without renumbering: a run's first state, which the checker keeps with the numbers the
+    /// run starts with. Renumbered, the run would explore from a state whose numbers no real run
+    /// starts with (its zxids are not consecutive), and a recipe that reads a number's value, in
+    /// a run where every later state is kept as it is (a node below one of the lock's children),
+    /// would never have its claim checked.
+    KeepingNumbers,
+}
+
+/// What settling a state did (see `World::settle`).
 pub struct Settled<R> {
-    /// It changed the state.
+    /// It changed the state: a checker that knows the state's parts by number knows the settled
+    /// state's then.
     pub changed: bool,
     /// It renumbered the state.
     pub renumbered: bool,
@@ -330,41 +349,28 @@ impl<R: Recipe> World<R> {
         Ok(())
     }
 
-    /// Keeps each disconnected client's zxid only as exact as its reconnect can observe (see
-    /// `Server::watch_equivalent_zxid`), and not at all where no reconnect will re-arm watches,
-    /// then renumbers sequence numbers and zxids by rank where that is sound (see `renumbered`):
-    /// the checker settles every state it keeps, so that states differing only in how many
+    /// Settles the state: keeps each disconnected client's zxid only as exact as its reconnect
+    /// can observe (see `Server::watch_equivalent_zxid`), and not at all where no reconnect will
+    /// re-arm watches, forgets watches no event can fire, then (unless `how` keeps the numbers)
+    /// renumbers sequence numbers and zxids by rank where that is sound (see `renumbered`): the
+    /// checker settles every state it keeps, so that states differing only in how many
     /// unrelated writes happened before are one. Behaviour is unchanged, so a run need not
-    /// settle (the simulator does not: it would cost a walk of the state per step). Says
-    /// whether it renumbered the state.
-    pub fn settle(&mut self) -> bool {
-        self.settle_or_refute().unwrap_or(false)
-    }
-
-    /// `settle`, or why the recipe's claim to renumbering breaks here (see
-    /// `renumbered_or_refuted`), the state then left with its numbers.
-    pub fn settle_or_refute(&mut self) -> Result<bool, String> {
-        self.settle_telling(false).map(|settled| settled.renumbered)
-    }
-
-    /// `settle_or_refute`, handing back the state as it was before settling where settling
-    /// renumbered it (`None` where it did not): for the checker's check that renumbering
-    /// commutes, which compares the two.
-    pub fn settle_keeping_raw(&mut self) -> Result<Option<World<R>>, String> {
-        self.settle_telling(true).map(|settled| settled.raw)
-    }
-
-    /// `settle_or_refute` (or, with `keep_raw`, `settle_keeping_raw`), saying whether settling
-    /// changed the state at all: a checker that knows the state's parts by number knows the
-    /// settled state's then. With `keep_raw`, a state that settling changes before it
-    /// renumbers it (few do) is copied just before that change (the copy is dropped if it is
-    /// not renumbered after all); otherwise the state renumbering replaces is the state as it
-    /// was, and it is handed back itself.
-    pub fn settle_telling(&mut self, keep_raw: bool) -> Result<Settled<R>, String> {
+    /// settle (the simulator does not: it would cost a walk of the state per step).
+    ///
+    /// Says what settling did, or why the recipe's claim to renumbering breaks here (see
+    /// `renumbered_or_refuted`; a step that could revive a forgotten watch says why itself, see
+    /// `World::revived`), the state then left with its numbers. The one way to settle a state:
+    /// a caller for whom a refusal changes nothing (it only wants the state as the checker
+    /// keeps it) drops it (`.ok()`).
+    pub fn settle(&mut self, how: Settle) -> Result<Settled<R>, String> {
+        let keep_raw = how == Settle::KeepingRaw;
         let mut copy = None;
         let changed = self.settle_keeping_numbers_copying(keep_raw.then_some(&mut copy));
         if let Some(why) = self.derived.outputs.revived.take() {
             return Err(why);
+        }
+        if how == Settle::KeepingNumbers {
+            return Ok(Settled { changed, renumbered: false, raw: None });
         }
         match self.renumbered_or_refuted()? {
             Some(renumbered) => {
@@ -375,16 +381,7 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    /// `settle` without renumbering: for a run's first state, which the checker keeps with the
-    /// numbers the run starts with. Renumbered, the run would explore from a state whose numbers
-    /// no real run starts with (its zxids are not consecutive), and a recipe that reads a
-    /// number's value, in a run where every later state is kept as it is (a node below one of
-    /// the lock's children), would never have its claim checked.
-    pub fn settle_keeping_numbers(&mut self) {
-        self.settle_keeping_numbers_copying(None);
-    }
-
-    /// `settle_keeping_numbers`, putting in `before`, if given, a copy of the state as it was
+    /// `settle` without renumbering, putting in `before`, if given, a copy of the state as it was
     /// before its first change, if it changes it. Says whether it changed it.
     fn settle_keeping_numbers_copying(&mut self, mut before: Option<&mut Option<World<R>>>) -> bool {
         let mut changed = false;

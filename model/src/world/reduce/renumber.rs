@@ -286,7 +286,7 @@ impl<R: Recipe> World<R> {
             if answer.as_ref().is_some_and(|here| *here != answered(&spread_notes)) {
                 return Err(format!("step `{step}` is answered otherwise once the numbers are {how}"));
             }
-            spread_next.settle();
+            spread_next.settle(crate::world::Settle::Renumbering).ok();
             // Settling may keep a state as it is (its counters do not lead); ranked, the two
             // must still be one. Two that cannot be ranked are merged with no other state.
             let same = spread_next == **next
