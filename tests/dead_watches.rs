@@ -1,4 +1,4 @@
-//! Dead watches (the model's `world::reduce::dead_watches`): when the checker settles a state,
+//! Dead watches (the model's `reduce::world::dead_watches`): when the checker settles a state,
 //! an exist watch on a sequential name that the parent's counter has passed is forgotten, since
 //! no sequential create names it again; and a step that makes such a name by hand makes settling
 //! refuse, so that the checker explores again without the reduction.

@@ -419,7 +419,7 @@ fn a_reply_length_limit_is_compared_on_worlds_it_changes() {
 
 /// Programs that make their predecessor's sequential name again by hand once they find it gone,
 /// against a checker that forgets exist watches on such names (see the model's
-/// `world::reduce::dead_watches`): the first seeds whose reference exploration does it are
+/// `reduce::world::dead_watches`): the first seeds whose reference exploration does it are
 /// compared in full. A watch forgotten and not given back would miss the creation it waits for.
 #[test]
 fn sequential_names_made_by_hand_are_compared() {

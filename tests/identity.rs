@@ -1,4 +1,4 @@
-//! States and parts are told apart by keyed 128-bit digests (`zklab_model::reduce::memo::digest`), so
+//! States and parts are told apart by keyed 128-bit digests (`zklab_model::cache::memo::digest`), so
 //! that no input can be built to collide. Unkeyed XXH3, the digest before, has collisions
 //! anyone can build: on an input over 240 bytes a lane value `v` adds
 //! `lo32(v ^ s) * hi32(v ^ s)` to an accumulator and `v` itself to its neighbour, for a public
@@ -7,7 +7,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::process::Command;
-use zklab_model::reduce::memo::digest;
+use zklab_model::cache::memo::digest;
 
 /// A part whose hash is its bytes, as a recipe's state carrying data writes them.
 struct Blob(Vec<u8>);

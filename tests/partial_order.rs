@@ -39,7 +39,7 @@ const RUN_STATES: usize = 200;
 
 /// Checks every local step among `states` along the runs from its state that do not take it
 /// (up to `RUN_STATES` states each), as the reduction's argument claims (see
-/// `model/src/world/reduce/partial_order.rs`): in every state on them, the step is still enabled, still
+/// `model/src/reduce/world/partial_order.rs`): in every state on them, the step is still enabled, still
 /// changes nothing a property reads, and commutes with every other enabled step without
 /// changing that step's herd (condition C1: no step that depends on it comes first).
 ///

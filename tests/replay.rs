@@ -1,5 +1,5 @@
 //! Renumbering by replay: a recipe that writes no renumbering of its own is renumbered by
-//! handing a fresh copy its inputs again with ranked numbers (`zklab_model::world::replay`).
+//! handing a fresh copy its inputs again with ranked numbers (`zklab_model::reduce::world::replay`).
 //! A leader latch that volunteers again and again makes new sequence numbers and zxids
 //! forever: kept as they are, its graph has no end; renumbered by replay, it is proven, on the
 //! very graph a written renumbering gives. A latch that reads a number's value has the claim

@@ -1,6 +1,7 @@
 //! An abstract ZooKeeper that matches ZooKeeper 3.8 wherever a lock recipe can observe it, the
 //! client libraries' connection behaviour, and the explorable world in which recipes run.
 
+pub mod cache;
 pub mod children_order;
 pub mod error;
 pub mod event;

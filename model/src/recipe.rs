@@ -190,7 +190,7 @@ pub trait Recipe: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     }
     /// Whether, when `renumbered` says `None`, the checker may renumber this recipe by replay:
     /// a fresh copy of the recipe as it last started is handed again every input this one was
-    /// handed since, with their numbers renumbered (see `crate::world::replay`). Nothing to
+    /// handed since, with their numbers renumbered (see `crate::reduce::world::replay`). Nothing to
     /// write: it is right for a recipe that only compares sequence numbers and zxids with one
     /// another, which is checked on the explored states as a claim, as a written `renumbered`
     /// is, and refused (the run judged again without renumbering) for one that does not. A

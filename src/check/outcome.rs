@@ -49,7 +49,7 @@ pub struct Outcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub renumbering_refused: Option<String>,
     /// The recipe writes no renumbering and was renumbered by replay (see
-    /// `zklab_model::world::replay`), its claim checked on the explored states.
+    /// `zklab_model::reduce::world::replay`), its claim checked on the explored states.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub renumbered_by_replay: bool,
     #[serde(skip)]

@@ -1,12 +1,14 @@
 //! The checker's economics, kept apart from ZooKeeper's semantics: what lets it keep one state
-//! where many behave alike. Renaming clients (`symmetry`), ranking sequence numbers and zxids
-//! (`renumber`), the walk over messages both share (`rewrite`), and the memos that spare
-//! deriving the same digest or numbers twice (`memo`). The world's side of each (choosing a
-//! representative, settling a state, partial order) is in `world::reduce`; the server's and the
-//! tree's in their own `reduce` modules. None of it changes what a recipe can observe.
+//! where many behave alike, in one wing. Renaming clients (`symmetry`), ranking sequence numbers
+//! and zxids (`renumber`) and the walk over messages both share (`rewrite`); each part's side of
+//! them: the world's (`world`: partial order, a state's class representative, settling, dead
+//! watches, renumbering by replay), the server's (`server`) and the tree's (`tree`). What they
+//! remember to be fast is in `crate::cache`. `World::apply` and `World::steps`, ZooKeeper's
+//! side, never call any of it, and none of it changes what a recipe can observe.
 
-pub mod memo;
 pub mod renumber;
 pub mod rewrite;
-pub mod rewritten;
+pub mod server;
 pub mod symmetry;
+pub mod tree;
+pub mod world;

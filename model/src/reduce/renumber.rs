@@ -23,8 +23,8 @@
 //! them unchanged), the second maps each to its rank. Walking with one function keeps what is
 //! collected and what is mapped the same.
 
+use crate::cache::memo::Memo;
 use crate::path;
-use crate::reduce::memo::Memo;
 use crate::reduce::rewrite::Rewrite;
 use crate::{ChildrenOrder, ClientId, Stat};
 use std::cell::{Cell, RefCell};
@@ -48,7 +48,7 @@ enum WalkMode {
     /// Replaces `v` by `2v`, and one number `at` of one kind by `2at + 1`: the same order, with
     /// that number moved within its gap. A recipe renumbered by replay holds `at` exactly when
     /// replaying its inputs moved so gives another recipe than with none moved (see
-    /// `crate::world::replay`). Zxid 0 stays, as ranking keeps it.
+    /// `crate::reduce::world::replay`). Zxid 0 stays, as ranking keeps it.
     Probing(Option<(NumberKind, i64)>),
 }
 
@@ -96,7 +96,7 @@ pub struct Numbers {
     /// `(client, value)`: ranked among the values of the same client.
     locals: RefCell<Vec<(ClientId, i64)>>,
     /// Numbers an input handed a recipe renumbered by replay that the recipe no longer holds
-    /// (see `crate::world::replay`): they take no rank, but must keep their order with every
+    /// (see `crate::reduce::world::replay`): they take no rank, but must keep their order with every
     /// number when the inputs are handed again, so ranks are spaced apart to make room.
     forgotten_seqs: RefCell<Values>,
     forgotten_zxids: RefCell<Values>,
@@ -106,7 +106,7 @@ pub struct Numbers {
     /// Some cversion above 1 was met, so the state is not its own renumbering.
     counted: Cell<bool>,
     /// A recipe renumbered by replay did otherwise, handed its inputs again with the numbers
-    /// this walk gives (see `crate::world::replay`): why. Its claim does not hold.
+    /// this walk gives (see `crate::reduce::world::replay`): why. Its claim does not hold.
     unfaithful: RefCell<Option<String>>,
     /// The walk met a number it cannot rewrite (see `Numbers::opaque`): the state must be kept
     /// as it is.

@@ -1,10 +1,8 @@
 //! The ZooKeeper server: a pure function of requests. `apply(session, request)` returns the
 //! reply and the watch notifications it triggers; close and expiry are single atomic steps.
 
-mod reduce;
-
+use crate::cache::memo::Memoized;
 use crate::path;
-use crate::reduce::memo::Memoized;
 use crate::request::{Op, OpResult};
 use crate::tree::DataTree;
 use crate::ChildrenOrder;
@@ -79,21 +77,24 @@ pub type WatchTable = Memoized<BTreeMap<String, BTreeSet<SessionId>>>;
 /// Every session the server knows, live or not.
 pub type Sessions = Memoized<BTreeMap<SessionId, SessionInfo>>;
 
+/// ZooKeeper's server as a recipe can observe it. Its fields are the model crate's alone: the
+/// checker's reductions (`crate::reduce::server`) rename and rank them in place; everything
+/// else reads and changes them through the methods here.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
     /// Shared between the states a checker keeps until a write changes it (most steps only
     /// read), and with the history a lagging follower serves.
-    tree: Arc<DataTree>,
-    zxid: i64,
-    next_session: u32,
+    pub(crate) tree: Arc<DataTree>,
+    pub(crate) zxid: i64,
+    pub(crate) next_session: u32,
     /// Shared between states like the tree: most steps change no session and no watch.
-    sessions: Arc<Sessions>,
+    pub(crate) sessions: Arc<Sessions>,
     /// Watches set by getData and exists (the server keeps them in one table).
-    data_watches: Arc<WatchTable>,
-    child_watches: Arc<WatchTable>,
+    pub(crate) data_watches: Arc<WatchTable>,
+    pub(crate) child_watches: Arc<WatchTable>,
     /// Past trees, newest last, for lagging reads.
-    history: VecDeque<(i64, Arc<DataTree>)>,
+    pub(crate) history: VecDeque<(i64, Arc<DataTree>)>,
 }
 
 impl Server {

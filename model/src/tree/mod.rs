@@ -1,10 +1,8 @@
 //! The data tree: znodes, their stats and each parent's sequence counter. Pure bookkeeping, no
 //! sessions or watches: the server decides what an operation means, the tree records it.
 
-mod reduce;
-
+use crate::cache::memo::{Memo, Memoized};
 use crate::path;
-use crate::reduce::memo::{Memo, Memoized};
 use crate::reduce::renumber::Collected;
 use crate::ChildrenOrder;
 use crate::{Listing, SessionId, Stat};
@@ -48,16 +46,18 @@ impl Node {
     }
 }
 
+/// The data tree. Its fields are the model crate's alone: the checker's reductions
+/// (`crate::reduce::tree`) rank and rebuild them; everything else goes through the methods here.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataTree {
     /// With their digest, which a state's hash writes in their place (a tree shared between
     /// states is hashed once), and the numbers renumbering collects from them, both forgotten
     /// when a node changes.
-    nodes: Memoized<BTreeMap<String, Node>>,
+    pub(crate) nodes: Memoized<BTreeMap<String, Node>>,
     /// The first long listing handed out, kept up to date as the children it lists change
     /// (see `listing`).
     #[serde(skip)]
-    listed: Memo<Listed>,
+    pub(crate) listed: Memo<Listed>,
 }
 
 impl std::hash::Hash for DataTree {
@@ -67,7 +67,7 @@ impl std::hash::Hash for DataTree {
 }
 
 /// A listing kept with the tree it was taken from.
-struct Listed {
+pub(crate) struct Listed {
     parent: String,
     order: ChildrenOrder,
     names: Listing,

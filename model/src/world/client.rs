@@ -2,8 +2,8 @@
 //! between it and the server.
 
 use super::RequestFault;
+use crate::cache::memo::Memo;
 use crate::recipe::{Belief, Input, Recipe};
-use crate::reduce::memo::Memo;
 use crate::reduce::renumber::Collected;
 use crate::{ClientWatches, Request, SessionId};
 use serde::{Deserialize, Serialize};
@@ -58,7 +58,7 @@ pub struct Client<R> {
     pub lagging: bool,
     /// What the recipe was handed since it last started, for renumbering it by replay (see
     /// `replay`); not part of the client's identity.
-    pub handed: super::reduce::replay::Handed<R>,
+    pub handed: crate::reduce::world::replay::Handed<R>,
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,
@@ -71,7 +71,7 @@ pub struct Client<R> {
 impl<R: std::hash::Hash> Client<R> {
     /// What the client's hash is in a world's (see `Clients`' `Hash`).
     pub fn digest(&self) -> u128 {
-        *self.digest.get_or_init(|| crate::reduce::memo::digest(self))
+        *self.digest.get_or_init(|| crate::cache::memo::digest(self))
     }
 
     /// What a checker's interner files this client at index `i` under: its digest, and which
@@ -93,7 +93,7 @@ impl<R: std::hash::Hash> Client<R> {
             // A replayed recipe is renumbered from its inputs, which the claim's copies of a
             // state are made of: they are part of its situation (0 when none are kept).
             let inputs = self.handed.digest();
-            crate::reduce::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed, inputs))
+            crate::cache::memo::digest(&(self.session, &self.recipe, self.inbound.front(), handed, inputs))
         })
     }
 }

@@ -343,7 +343,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// Whether every `kind` fault the run's budget allows has happened.
-    pub(super) fn fault_spent(&self, kind: FaultKind) -> bool {
+    pub(crate) fn fault_spent(&self, kind: FaultKind) -> bool {
         self.faults_used[kind.index()] >= self.derived.config.faults.get(kind)
     }
 

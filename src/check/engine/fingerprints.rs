@@ -151,7 +151,7 @@ mod tests {
     fn what_is_filed_is_found_across_growth_and_nothing_else() {
         let table = Fingerprints::new();
         // Spread over the shards and the slots, as fingerprints are.
-        let fingerprint = |i: u32| zklab_model::reduce::memo::digest_numbers(&[i]);
+        let fingerprint = |i: u32| zklab_model::cache::memo::digest_numbers(&[i]);
         for i in 0..200_000 {
             assert_eq!(table.file(fingerprint(i), i), i, "a new fingerprint takes its number");
         }

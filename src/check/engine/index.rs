@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use zklab_model::{Recipe, World};
 
 /// A state's digest, for the searches that keep no interner (the swarm, calibration): the
-/// 128-bit keyed digest (`zklab_model::reduce::memo::digest`, a pseudo-random function under a
+/// 128-bit keyed digest (`zklab_model::cache::memo::digest`, a pseudo-random function under a
 /// key drawn for the run) of what the state's `Hash` writes, which puts each client and the
 /// tree as its own 128-bit digest.
 pub(in crate::check) fn fingerprint<R: Recipe>(world: &World<R>) -> u128 {
-    zklab_model::reduce::memo::digest(world)
+    zklab_model::cache::memo::digest(world)
 }
 
 /// An upper bound on the probability that two distinct states, or two distinct parts of states,
@@ -38,7 +38,7 @@ pub fn collision_probability(states: usize, transitions: usize, parts_per_state:
 }
 
 /// What the graph pass knows a state by: a keyed digest of the numbers of its parts in the
-/// run's interner (`intern`, `zklab_model::reduce::memo::digest_numbers`). Equal parts get one
+/// run's interner (`intern`, `zklab_model::cache::memo::digest_numbers`). Equal parts get one
 /// number and distinct parts distinct numbers (up to the digest collisions the bound counts:
 /// the interner files clients and trees by their digests), so two states share their numbers
 /// exactly when they are one state, and the name is a pseudo-random function of those numbers
@@ -51,7 +51,7 @@ pub fn collision_probability(states: usize, transitions: usize, parts_per_state:
 /// where settling and the representative leave it as it is (most do), its name is the state's
 /// own; otherwise the merge files it as another name of the state (`Index::alias`).
 pub(in crate::check) fn name(numbers: &Packed) -> u128 {
-    zklab_model::reduce::memo::digest_numbers(numbers.numbers())
+    zklab_model::cache::memo::digest_numbers(numbers.numbers())
 }
 
 /// Which state each name is (see `name`), readable by the expanding threads while the merging

@@ -30,7 +30,7 @@
 //! recipe's `Hash` to write everything its `Eq` compares, as `Recipe` asks.) A client is shared
 //! only at the index it was met at, since what renumbering collects from a client depends on
 //! its index, and only with the same inputs handed to its recipe when the run renumbers by replay
-//! (`zklab_model::world::replay`): equal clients with other histories renumber alike, but which
+//! (`zklab_model::reduce::world::replay`): equal clients with other histories renumber alike, but which
 //! one a state keeps would otherwise depend on which thread met it first.
 
 use rustc_hash::{FxHashMap, FxHashSet};

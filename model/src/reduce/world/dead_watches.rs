@@ -50,7 +50,7 @@ impl<R: Recipe> World<R> {
     /// Forgets every dead exist watch, on the server and in each client's library (see the
     /// module), where the reduction applies: with renumbering on and no reaping left to come.
     /// `about_to_change` is shown the state before it changes, if it does.
-    pub(in crate::world) fn forget_dead_watches(&mut self, about_to_change: impl FnOnce(&World<R>)) {
+    pub(crate) fn forget_dead_watches(&mut self, about_to_change: impl FnOnce(&World<R>)) {
         if !self.derived.config.renumber || !self.fault_spent(FaultKind::ReapParent) {
             return;
         }
@@ -82,7 +82,7 @@ impl<R: Recipe> World<R> {
     /// Why `request`, if it succeeds, could make a forgotten watch's name again (see the
     /// module): a create by hand of a sequential name the lock node's counter has passed, or the
     /// delete of the lock node once its counter is past 0. Asked before the request is applied.
-    pub(in crate::world) fn revival(&self, request: &Request) -> Option<String> {
+    pub(crate) fn revival(&self, request: &Request) -> Option<String> {
         if !self.derived.config.renumber {
             return None;
         }

@@ -26,9 +26,9 @@
 //! The recipe's claim that only the order of its numbers matters is tested on the explored
 //! states (`ranking_commutes`); the checker refuses renumbering for a recipe that fails it.
 
+use crate::cache::rewritten;
 use crate::recipe::{ClientId, Recipe};
 use crate::reduce::rewrite::Rewrite;
-use crate::reduce::rewritten;
 use crate::world::{Client, Resource, World};
 use crate::{ChildrenOrder, FaultKind, Lifted, Numbers, Renumber};
 use std::sync::Arc;
@@ -395,7 +395,7 @@ impl<R: Recipe> World<R> {
                     })
                 };
                 // A client ranked before with the same images is taken as it was ranked (see
-                // `reduce::rewritten`); not one renumbered by replay.
+                // `cache::rewritten`); not one renumbered by replay.
                 let ranked = match (!c.handed.kept()).then(|| r.images(&c.numbers)).flatten() {
                     Some(images) => rewritten::ranked(shared, i as u32, images, build),
                     None => build(),
@@ -411,7 +411,7 @@ impl<R: Recipe> World<R> {
 
     /// `walk` given the renumbering of this state with `numbers` (names and data in the format
     /// of `first`, every client's recipe) and that recipe.
-    pub(in crate::world) fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
+    pub(crate) fn walk<T>(&self, numbers: &Numbers, walk: impl FnOnce(&Renumber, &R) -> T) -> Option<T> {
         let first = &self.clients.first()?.recipe;
         let name = |n: &str, numbers: &Numbers| first.renumber_name(n, numbers);
         let data = |d: &str, numbers: &Numbers| first.renumber_data(d, numbers);
@@ -463,11 +463,11 @@ impl<R: Recipe> Client<R> {
             // Which inputs' numbers a replayed recipe still holds is probed afresh: carried, a
             // recipe that reads a value could be classified by whichever copy came first.
             numbers: match self.handed.kept() {
-                true => crate::reduce::memo::Memo::default(),
+                true => crate::cache::memo::Memo::default(),
                 false => r.carry(&self.numbers),
             },
-            digest: crate::reduce::memo::Memo::default(),
-            situation: crate::reduce::memo::Memo::default(),
+            digest: crate::cache::memo::Memo::default(),
+            situation: crate::cache::memo::Memo::default(),
         })
     }
 }

@@ -5,9 +5,9 @@
 //! they keep their relative order, which can leave two representatives of one class. That costs
 //! some reduction, never soundness: every representative is equivalent to the state it stands for.
 
+use crate::cache::rewritten;
 use crate::recipe::{Belief, Recipe};
 use crate::reduce::rewrite::Rewrite;
-use crate::reduce::rewritten;
 use crate::world::derived::Derived;
 use crate::world::{Client, Clients, StepOutputs, World};
 use crate::{ClientId, Renamer, Renaming, SessionId};
@@ -54,7 +54,7 @@ impl<R: Recipe> World<R> {
 
     /// Whether the clients of a new world are interchangeable: they all run one recipe, and it
     /// supports renaming. Decided once, since neither changes during a run.
-    pub(in crate::world) fn interchangeable(clients: &Clients<R>, lock_path: &str, first_session: SessionId) -> bool {
+    pub(crate) fn interchangeable(clients: &Clients<R>, lock_path: &str, first_session: SessionId) -> bool {
         let Some(first) = clients.first().map(|c| &c.recipe) else { return false };
         let name = first.name();
         let identity = Renaming::new((0..clients.len() as ClientId).collect(), first_session);
@@ -77,7 +77,7 @@ impl<R: Recipe> World<R> {
         let mut clients: Vec<Option<Arc<Client<R>>>> = vec![None; self.clients.len()];
         for (i, client) in self.clients.iter().enumerate() {
             // As this thread renamed it before with the same renaming, if it did (see
-            // `reduce::rewritten`).
+            // `cache::rewritten`).
             let shared = self.clients.shared(i).expect("a client at each index");
             let renamed = rewritten::renamed(shared, renaming, || client.renamed(&renamer).map(Arc::new))?;
             clients[renaming.client(i as ClientId) as usize] = Some(renamed);
@@ -198,8 +198,8 @@ impl<R: Recipe> Client<R> {
             lagging: self.lagging,
             handed: self.handed_renamed(r)?,
             numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
-            digest: crate::reduce::memo::Memo::default(),
-            situation: crate::reduce::memo::Memo::default(),
+            digest: crate::cache::memo::Memo::default(),
+            situation: crate::cache::memo::Memo::default(),
         })
     }
 }

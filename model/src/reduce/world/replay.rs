@@ -22,8 +22,8 @@
 //! handed since the recipe last started still count among the state's numbers: a recipe that
 //! never returns to where it started keeps them all, and its numbers grow with them.
 
+use crate::cache::memo::digest;
 use crate::recipe::{ClientId, Ctx, Input, Recipe};
-use crate::reduce::memo::digest;
 use crate::reduce::renumber::NumberKind;
 use crate::reduce::rewrite::Rewrite;
 use crate::world::{Client, World};
@@ -279,7 +279,7 @@ fn renumbered_alike(actual: &str, replayed: &str, numbers: &Numbers) -> Result<(
 }
 
 /// A text's runs of digits and of other characters, in order: `(digits, run)`.
-pub(in crate::world) struct Runs<'a>(pub(super) &'a str);
+pub(crate) struct Runs<'a>(pub(super) &'a str);
 
 impl<'a> Iterator for Runs<'a> {
     type Item = (bool, &'a str);
@@ -356,7 +356,7 @@ impl<R: Recipe> Client<R> {
     /// This client's recipe renumbered by `r`, and what it was handed renumbered with it: as
     /// the recipe writes it (`Recipe::renumbered`), else by replay; `None` when neither
     /// applies. A collecting walk collects the numbers of the inputs too and builds nothing.
-    pub(in crate::world) fn recipe_renumbered(&self, i: ClientId, r: &Renumber) -> Option<(R, Handed<R>)> {
+    pub(crate) fn recipe_renumbered(&self, i: ClientId, r: &Renumber) -> Option<(R, Handed<R>)> {
         // Decided once per run (`keep_inputs_for_replay`): a recipe replayed in one state and
         // renumbered by its own code in another would leave its inputs unrenumbered.
         if !self.handed.kept() {
@@ -380,7 +380,7 @@ impl<R: Recipe> Client<R> {
 
     /// What this client's recipe was handed, with the clients renamed by `r` (the start renamed
     /// as the recipe renames itself); `None` when the recipe does not support renaming.
-    pub(in crate::world) fn handed_renamed(&self, r: &Renamer) -> Option<Handed<R>> {
+    pub(crate) fn handed_renamed(&self, r: &Renamer) -> Option<Handed<R>> {
         if !self.handed.kept() {
             return Some(Handed::default());
         }
@@ -395,7 +395,7 @@ impl<R: Recipe> World<R> {
     /// Starts keeping each client's inputs when this run will renumber its recipe by replay:
     /// renumbering applies to the run, the recipe does not renumber itself and does not say no
     /// to replay. Asked once, of a run's first state.
-    pub(in crate::world) fn keep_inputs_for_replay(&mut self) {
+    pub(crate) fn keep_inputs_for_replay(&mut self) {
         let replayed = self.renumbering_applies()
             && self.clients.iter().all(|c| c.recipe.renumbered_by_replay())
             && self

@@ -2,20 +2,21 @@
 //! clients renamed, with its numbers ranked, and with its shared parts (trees, sessions, watch
 //! tables) swapped for equal copies other states already hold.
 
-use super::{DataTree, Server, SessionInfo, Sessions, WatchTable};
 use crate::reduce::rewrite::Rewrite;
+use crate::server::{Server, SessionInfo, Sessions, WatchTable};
+use crate::tree::DataTree;
 use std::sync::Arc;
 
 /// One shared part of a server (a tree, the sessions, a watch table) walked by renumbering,
 /// through the memo of the numbers collected from it (`numbers`): a walk that only collects
 /// them builds nothing (`None`), and walks the part only if it has not been walked before; a
 /// ranking walk leaves a part its numbers fix as it is, keeps an unchanged part the one
-/// already shared, and takes a part it ranked before with the same images as it was (`reduce::rewritten`). `walk` builds
+/// already shared, and takes a part it ranked before with the same images as it was (`cache::rewritten`). `walk` builds
 /// the part renumbered, with its memo carried.
 fn renumbered_part<T: PartialEq + Send + Sync + 'static>(
     r: &crate::reduce::renumber::Renumber,
     part: &Arc<T>,
-    numbers: &crate::reduce::memo::Memo<Option<crate::Collected>>,
+    numbers: &crate::cache::memo::Memo<Option<crate::Collected>>,
     walk: impl Fn(&crate::reduce::renumber::Renumber) -> T,
 ) -> Option<Arc<T>> {
     if r.numbers.is_collecting() {
@@ -36,7 +37,7 @@ fn renumbered_part<T: PartialEq + Send + Sync + 'static>(
         })
     };
     match r.images(numbers) {
-        Some(images) => crate::reduce::rewritten::ranked(part, 0, images, build),
+        Some(images) => crate::cache::rewritten::ranked(part, 0, images, build),
         None => build(),
     }
 }
@@ -50,7 +51,7 @@ impl Server {
             r: &crate::reduce::symmetry::Renamer,
             build: impl FnOnce() -> T,
         ) -> Arc<T> {
-            crate::reduce::rewritten::renamed(part, r.renaming, || Some(Arc::new(build()))).expect("a renaming builds")
+            crate::cache::rewritten::renamed(part, r.renaming, || Some(Arc::new(build()))).expect("a renaming builds")
         }
         let table = |t: &Arc<WatchTable>| -> Arc<WatchTable> {
             renamed(t, r, || {
@@ -152,7 +153,7 @@ impl Server {
     /// its name is a sequential name its parent's counter has already passed (`0 <= n <
     /// next_seq`), so no sequential create under this parent names it again. A create by hand
     /// of such a name, or a new parent (whose counter starts again at 0), could: the world's
-    /// dead-watch reduction refuses those (see `world::reduce::dead_watches`).
+    /// dead-watch reduction refuses those (see `reduce::world::dead_watches`).
     pub fn unrevivable(&self, path: &str) -> bool {
         if path == "/" || self.tree.get(path).is_some() {
             return false;

@@ -1,9 +1,9 @@
 //! The tree's side of the checker's reductions (see `crate::reduce`): the tree with its
 //! clients renamed, and with its numbers ranked.
 
-use super::{DataTree, Node};
-use crate::reduce::memo::{Memo, Memoized};
+use crate::cache::memo::{Memo, Memoized};
 use crate::reduce::rewrite::Rewrite;
+use crate::tree::{DataTree, Node};
 use std::collections::BTreeMap;
 
 impl DataTree {
