@@ -58,7 +58,7 @@ pub struct Client<R> {
     pub lagging: bool,
     /// What the recipe was handed since it last started, for renumbering it by replay (see
     /// `replay`); not part of the client's identity.
-    pub handed: crate::reduce::world::replay::Handed<R>,
+    pub handed: super::handed::Handed<R>,
     /// The numbers renumbering collects from this client at its index (see
     /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
     pub numbers: Memo<Option<Collected>>,

@@ -9,6 +9,7 @@ mod config;
 pub(crate) mod derived;
 mod describe;
 mod faults;
+pub(crate) mod handed;
 mod note;
 mod observe;
 mod outputs;
