@@ -66,10 +66,8 @@ enum Command {
     /// Run a recipe's clients against a real ZooKeeper (started here from its jar, or yours),
     /// with the simulator's workload and faults from a seed, each run judged by the model
     /// world kept in step with it.
-    #[command(
-        after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults loss-after-apply=0.3,expire=1 \
-            --chaos-ms 5000 --seeds 2"
-    )]
+    #[command(after_help = "Example:\n  zklab real --recipe standard --clients 3 --faults expire=1 \
+            --chaos-ms 5000 --seeds 2")]
     Real(real_args::Args),
     /// Measure the herd effect: each recipe fault-free at each client count, a table and an SVG
     /// chart of notifications per release.
