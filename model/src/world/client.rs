@@ -2,9 +2,8 @@
 //! between it and the server.
 
 use super::RequestFault;
-use crate::cache::memo::Memo;
+use crate::cache::client::ClientCache;
 use crate::recipe::{Belief, Input, Recipe};
-use crate::reduce::renumber::Collected;
 use crate::{ClientWatches, Request, SessionId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -59,19 +58,15 @@ pub struct Client<R> {
     /// What the recipe was handed since it last started, for renumbering it by replay (see
     /// `replay`); not part of the client's identity.
     pub handed: super::handed::Handed<R>,
-    /// The numbers renumbering collects from this client at its index (see
-    /// `Numbers::collect_part`); a client only moves to another index by being rebuilt.
-    pub numbers: Memo<Option<Collected>>,
-    /// This client's digest (see `memo::digest`), which a world's hash writes in its place.
-    pub digest: Memo<u128>,
-    /// The digest of what its recipe's next move depends on (see `situation`).
-    pub situation: Memo<u128>,
+    /// What this client remembers only to be fast (its numbers, its digest, its situation's
+    /// digest): never part of its identity.
+    pub cache: ClientCache,
 }
 
 impl<R: std::hash::Hash> Client<R> {
     /// What the client's hash is in a world's (see `Clients`' `Hash`).
     pub fn digest(&self) -> u128 {
-        *self.digest.get_or_init(|| crate::cache::memo::digest(self))
+        *self.cache.digest.get_or_init(|| crate::cache::memo::digest(self))
     }
 
     /// What a checker's interner files this client at index `i` under: its digest, and which
@@ -88,7 +83,7 @@ impl<R: std::hash::Hash> Client<R> {
     /// checker checks a recipe's claims once per situation; memoized, a client shared between
     /// many states is digested once.
     pub fn situation(&self) -> u128 {
-        *self.situation.get_or_init(|| {
+        *self.cache.situation.get_or_init(|| {
             let handed = (self.link, self.wrote, self.rounds_left > 0, self.paused, self.crashed);
             // A replayed recipe is renumbered from its inputs, which the claim's copies of a
             // state are made of: they are part of its situation (0 when none are kept).
@@ -118,9 +113,7 @@ impl<R: Recipe> Client<R> {
             armed: None,
             lagging: false,
             handed: Default::default(),
-            numbers: Memo::default(),
-            digest: Memo::default(),
-            situation: Memo::default(),
+            cache: ClientCache::default(),
         }
     }
 

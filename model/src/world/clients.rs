@@ -118,9 +118,7 @@ impl<R> Index<usize> for Clients<R> {
 impl<R: Clone> IndexMut<usize> for Clients<R> {
     fn index_mut(&mut self, i: usize) -> &mut Client<R> {
         let client = Arc::make_mut(&mut self.0[i]);
-        client.numbers.clear();
-        client.digest.clear();
-        client.situation.clear();
+        client.cache.clear();
         client
     }
 }

@@ -366,7 +366,7 @@ impl<R: Recipe> World<R> {
             // Walked for its numbers: a collecting walk builds no server.
             let _ = self.server.renumbered(r);
             for (i, c) in self.clients.iter().enumerate() {
-                numbers.collect_part(&c.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
+                numbers.collect_part(&c.cache.numbers, |part| c.renumbered(i as ClientId, &r.with(part)).map(drop))?;
             }
             self.resource_renumbered(first, r);
             Some(())
@@ -381,7 +381,7 @@ impl<R: Recipe> World<R> {
             let mut world = self.clone();
             world.server = self.server.renumbered(r).expect("a walk that is not collecting builds");
             for (i, c) in self.clients.iter().enumerate() {
-                if r.leaves_alone(&c.numbers) {
+                if r.leaves_alone(&c.cache.numbers) {
                     continue;
                 }
                 let shared = self.clients.shared(i).expect("a client at each index");
@@ -396,7 +396,7 @@ impl<R: Recipe> World<R> {
                 };
                 // A client ranked before with the same images is taken as it was ranked (see
                 // `cache::rewritten`); not one renumbered by replay.
-                let ranked = match (!c.handed.kept()).then(|| r.images(&c.numbers)).flatten() {
+                let ranked = match (!c.handed.kept()).then(|| r.images(&c.cache.numbers)).flatten() {
                     Some(images) => rewritten::ranked(shared, i as u32, images, build),
                     None => build(),
                 }?;
@@ -462,12 +462,13 @@ impl<R: Recipe> Client<R> {
             handed,
             // Which inputs' numbers a replayed recipe still holds is probed afresh: carried, a
             // recipe that reads a value could be classified by whichever copy came first.
-            numbers: match self.handed.kept() {
-                true => crate::cache::memo::Memo::default(),
-                false => r.carry(&self.numbers),
+            cache: crate::cache::client::ClientCache {
+                numbers: match self.handed.kept() {
+                    true => crate::cache::memo::Memo::default(),
+                    false => r.carry(&self.cache.numbers),
+                },
+                ..Default::default()
             },
-            digest: crate::cache::memo::Memo::default(),
-            situation: crate::cache::memo::Memo::default(),
         })
     }
 }

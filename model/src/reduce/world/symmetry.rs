@@ -197,9 +197,10 @@ impl<R: Recipe> Client<R> {
             armed: self.armed,
             lagging: self.lagging,
             handed: self.handed_renamed(r)?,
-            numbers: self.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
-            digest: crate::cache::memo::Memo::default(),
-            situation: crate::cache::memo::Memo::default(),
+            cache: crate::cache::client::ClientCache {
+                numbers: self.cache.numbers.carried(|n| n.as_ref().map(|n| n.renamed(r.renaming))),
+                ..Default::default()
+            },
         })
     }
 }
