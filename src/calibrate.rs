@@ -11,8 +11,7 @@ use rustc_hash::{FxHashSet, FxHasher};
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
-use zklab_model::Settle;
-use zklab_model::{FaultKind, World};
+use zklab_model::{FaultKind, Settle, World};
 use zklab_recipes::AnyRecipe;
 use zklab_sim::{FaultRates, SimConfig};
 

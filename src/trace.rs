@@ -8,10 +8,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use zklab_model::property::{herd, Kind};
 use zklab_model::Property;
-use zklab_model::Settle;
 
 use zklab_model::ClientId;
-use zklab_model::{Mode, Step, World};
+use zklab_model::{Mode, Settle, Step, World};
 use zklab_recipes::AnyRecipe;
 
 pub const FORMAT: u32 = 1;

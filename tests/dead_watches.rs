@@ -4,8 +4,9 @@
 //! refuse, so that the checker explores again without the reduction.
 
 use zklab::check::check;
-use zklab_model::Settle;
-use zklab_model::{Belief, CreateMode, Ctx, EventType, Input, Recipe, Request, Response, Step, World, WorldConfig};
+use zklab_model::{
+    Belief, CreateMode, Ctx, EventType, Input, Recipe, Request, Response, Settle, Step, World, WorldConfig,
+};
 
 /// A sequential name below the counter when the lock's counter starts at 5.
 const PASSED: &str = "/lock/lock-0000000002";

@@ -7,8 +7,7 @@
 
 use zklab::check::{self, check, Options, Status};
 use zklab::scenario::Scenario;
-use zklab_model::Settle;
-use zklab_model::{FaultBudget, FaultKind, Property, WorldConfig};
+use zklab_model::{FaultBudget, FaultKind, Property, Settle, WorldConfig};
 use zklab_recipes::contender::Contender;
 use zklab_recipes::leader_latch::LEADER_LATCH;
 

@@ -5,8 +5,7 @@
 
 use stateright::{Checker, Model, Property};
 use zklab::check::{self, Options, Status};
-use zklab_model::Settle;
-use zklab_model::{Belief, CreateMode, Ctx, Input, Recipe, Request, Response, World, WorldConfig};
+use zklab_model::{Belief, CreateMode, Ctx, Input, Recipe, Request, Response, Settle, World, WorldConfig};
 
 /// Options that judge every property: these tests are about the whole graph.
 fn everything() -> Options {

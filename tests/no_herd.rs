@@ -5,8 +5,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use zklab_model::property::{herd, herd_after};
-use zklab_model::Settle;
-use zklab_model::{FaultBudget, FaultKind, Property, Step, World, WorldConfig};
+use zklab_model::{FaultBudget, FaultKind, Property, Settle, Step, World, WorldConfig};
 
 const NO_HERD: Property = Property::NoHerd;
 use zklab::check::{self, Options, Status};

@@ -8,8 +8,7 @@ mod common;
 use common::reachable;
 use zklab::check::{self, Options};
 use zklab::scenario::Scenario;
-use zklab_model::Settle;
-use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, World, WorldConfig};
+use zklab_model::{ClientBehaviour, FaultBudget, FaultKind, Settle, World, WorldConfig};
 use zklab_recipes::AnyRecipe;
 
 fn config(faults: &[FaultKind], rounds: u8) -> WorldConfig {

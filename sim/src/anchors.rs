@@ -108,6 +108,16 @@ impl Anchors {
         now.into_iter().map(|a| a.kind).collect()
     }
 
+    /// Client `i`'s belief went from `was` to `now`, `in_chaos` or after the chaos phase: the
+    /// faults anchored at the point it entered, if any, to strike now (none after the chaos
+    /// phase). What the simulator and a real recipe run ask after every step.
+    pub fn after(&mut self, i: ClientId, was: Belief, now: Belief, in_chaos: bool) -> Vec<FaultKind> {
+        match Point::entered(was, now).filter(|_| in_chaos) {
+            Some(point) => self.reached(i, point),
+            None => Vec::new(),
+        }
+    }
+
     /// The faults that never struck: their client never reached their point within the chaos
     /// phase. None are left waiting after this.
     pub fn left(&mut self) -> Vec<Anchored> {

@@ -2,7 +2,7 @@
 //! schedule what follows from it, judge the safety properties after every step and liveness
 //! once the faults have stopped.
 
-use crate::anchors::{Anchors, Point};
+use crate::anchors::Anchors;
 use crate::config::{BadConfig, SimConfig};
 use crate::judge::{Ending, Judge};
 use crate::metrics::{inversions, Metrics};
@@ -469,10 +469,8 @@ impl<'a, R: Recipe> Sim<'a, R> {
             (true, false) => self.acquiring = self.acquiring.saturating_sub(1),
             _ => {}
         }
-        if let Some(point) = Point::entered(belief, now_believes).filter(|_| self.now < self.config.chaos_us) {
-            for kind in self.anchors.reached(i, point) {
-                self.queue.push(self.now, Event::Fault(kind, i));
-            }
+        for kind in self.anchors.after(i, belief, now_believes, self.now < self.config.chaos_us) {
+            self.queue.push(self.now, Event::Fault(kind, i));
         }
         if now_believes == Belief::Idle && belief != Belief::Idle && self.wants_to_acquire(i) {
             self.queue.push(self.now + self.config.think_us, Event::Acquire(i));

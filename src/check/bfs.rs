@@ -16,8 +16,7 @@ use super::engine::transitions::Transitions;
 use super::expand::Expander;
 use super::graph::{Graph, Level};
 use super::search::{judge, represent, Budget, Explored, Reduction};
-use zklab_model::Settle;
-use zklab_model::{Property, Recipe, World};
+use zklab_model::{Property, Recipe, Settle, World};
 
 /// Explores everything reachable from `init` breadth-first on `threads` threads, checking the
 /// safety and reachability properties in `properties` in every state and the transition properties

@@ -8,8 +8,7 @@
 
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
-use zklab_model::Settle;
-use zklab_model::{Recipe, Step, World};
+use zklab_model::{Recipe, Settle, Step, World};
 
 /// A recipe's claim that a reduction applies to it, checked on the states explored.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]

@@ -16,8 +16,7 @@ use super::engine::transitions::{Next, Transitions};
 use super::search::{judge, judge_met, judge_step, represent_telling, Reduction};
 use rustc_hash::FxHashMap;
 use zklab_model::world::ClientSteps;
-use zklab_model::Settle;
-use zklab_model::{ClientId, Property, Recipe, Step, World};
+use zklab_model::{ClientId, Property, Recipe, Settle, Step, World};
 
 /// A successor as a worker found it: unknown states come with the state itself, packed, and
 /// which properties hold there, so the merge only numbers them.

@@ -5,8 +5,7 @@
 //! (`swarm`), liveness (`liveness`) and the cross-check (`cross_check`) are built on it.
 
 use super::properties::Kind;
-use zklab_model::Settle;
-use zklab_model::{Property, Recipe, Step, World};
+use zklab_model::{Property, Recipe, Settle, Step, World};
 
 pub use crate::budget::{resident_mib, Budget, Spent};
 

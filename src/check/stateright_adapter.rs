@@ -5,8 +5,7 @@ use super::properties::Kind;
 use stateright::{Model, Property as StaterightProperty};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use zklab_model::Settle;
-use zklab_model::{Property, Recipe, Step, World};
+use zklab_model::{Property, Recipe, Settle, Step, World};
 
 pub struct WorldModel<R> {
     pub init: World<R>,

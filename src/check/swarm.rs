@@ -30,8 +30,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
-use zklab_model::Settle;
-use zklab_model::{Recipe, Step, World};
+use zklab_model::{Recipe, Settle, Step, World};
 
 /// How the swarm searches.
 #[derive(Clone, Copy, Debug)]

@@ -23,9 +23,7 @@ use zklab_model::{
     Belief, ClientBehaviour, ClientId, ClientWatches, FaultBudget, FaultKind, Input, Property, Recipe, Request,
     SessionId, Step, World, ZkError, ZkResult,
 };
-use zklab_sim::{
-    between, fault_streams, planned_faults, Anchors, Broken, Ending, Point, SessionTiming, SimConfig, Streams,
-};
+use zklab_sim::{between, fault_streams, planned_faults, Anchors, Broken, Ending, SessionTiming, SimConfig, Streams};
 
 /// A real run's result.
 pub struct RealRun<R> {
@@ -125,10 +123,7 @@ pub fn run_real<R: Recipe>(config: &SimConfig, recipes: Vec<R>, target: &Target)
     let start = driver.start_world;
     let wire = driver.wire.into_entries();
     let mut strikes = driver.strikes;
-    for a in driver.anchors.left() {
-        let why = "its client never reached the point drawn for it within the chaos phase";
-        strikes.push(super::fault_ledger::Strike::missed(a.kind, a.client as usize, why));
-    }
+    strikes.extend(driver.anchors.left().into_iter().map(super::fault_ledger::Strike::never_reached));
     let shadow = driver.shadow;
     Ok(RealRun {
         start,
@@ -556,10 +551,8 @@ impl<'a, R: Recipe> Driver<'a, R> {
             self.push(now + self.config.think_us, Event::Acquire(i as ClientId));
         }
         // The anchored faults due at this point of the client's lock work strike now.
-        if let Some(point) = Point::entered(was, belief).filter(|_| now < self.config.chaos_us) {
-            for kind in self.anchors.reached(i as ClientId, point) {
-                self.push(now, Event::Fault(kind, i as ClientId));
-            }
+        for kind in self.anchors.after(i as ClientId, was, belief, now < self.config.chaos_us) {
+            self.push(now, Event::Fault(kind, i as ClientId));
         }
     }
 }

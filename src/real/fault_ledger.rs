@@ -14,7 +14,7 @@
 
 use super::history::Said;
 use zklab_model::{Belief, FaultKind};
-use zklab_sim::{Anchors, Point};
+use zklab_sim::{Anchored, Anchors, Point};
 
 /// Where a client is in its lock work, as its lines say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +100,15 @@ impl Strike {
     pub fn missed(kind: FaultKind, client: usize, why: &str) -> Strike {
         Strike { kind, client, at_ms: None, moment: why.to_string(), during_lock_work: false }
     }
+
+    /// An anchored fault whose client never reached its point within the chaos phase.
+    pub fn never_reached(a: Anchored) -> Strike {
+        Strike::missed(
+            a.kind,
+            a.client as usize,
+            "its client never reached the point drawn for it within the chaos phase",
+        )
+    }
 }
 
 impl std::fmt::Display for Strike {
@@ -157,19 +166,13 @@ impl Ledger {
 
     /// `kind` was to strike client `i` and did not: `why`.
     pub fn missed(&mut self, kind: FaultKind, i: usize, why: &str) {
-        self.strikes.push(Strike { kind, client: i, at_ms: None, moment: why.to_string(), during_lock_work: false });
+        self.strikes.push(Strike::missed(kind, i, why));
     }
 
     /// The run is over: anchored faults still waiting never struck, and of the losses armed for
     /// client `i`, only the first `losses_struck(i)` met a create.
     pub fn close(&mut self, losses_struck: impl Fn(usize) -> usize) {
-        for a in self.anchors.left() {
-            self.missed(
-                a.kind,
-                a.client as usize,
-                "its client never reached the point drawn for it within the chaos phase",
-            );
-        }
+        self.strikes.extend(self.anchors.left().into_iter().map(Strike::never_reached));
         for i in 0..self.phases.len() {
             let loss = |s: &Strike| s.client == i && s.at_ms.is_some() && s.kind.strikes_a_request();
             let armed: Vec<usize> = (0..self.strikes.len()).filter(|&k| loss(&self.strikes[k])).collect();
@@ -191,7 +194,6 @@ pub fn never_struck(asked: &[FaultKind], runs: &[&[Strike]]) -> Vec<FaultKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zklab_sim::Anchored;
 
     #[test]
     fn an_anchored_fault_strikes_at_its_point_and_one_never_reached_is_missed() {
