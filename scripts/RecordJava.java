@@ -570,7 +570,7 @@ public class RecordJava {
         void request(int i, String kind, JsonNode op, Session session, Map<String, Object> result)
                 throws ScriptError, InterruptedException {
             ZooKeeper zk = session.zk;
-            String path = op.get("path").asText();
+            String path = op.path("path").asText("");
             Watcher watch = op.path("watch").asBoolean(false) ? session.watcher(i + ":" + kind) : null;
             byte[] data = op.path("data").asText("").getBytes(StandardCharsets.UTF_8);
             int version = op.path("version").asInt(-1);
@@ -614,6 +614,19 @@ public class RecordJava {
                         result.put("raw_sorted", raw.equals(sorted));
                         if (wantsStat) result.put("stat", stat(stat));
                     }
+                    case "sync" -> {
+                        // 3.8's sync is asynchronous only: wait for its callback.
+                        CompletableFuture<Integer> done = new CompletableFuture<>();
+                        zk.sync(path, (rc, p, ctx) -> done.complete(rc), null);
+                        int rc;
+                        try {
+                            rc = done.get(PATIENCE_MS, TimeUnit.MILLISECONDS);
+                        } catch (ExecutionException | TimeoutException e) {
+                            throw new ScriptError("op " + i + ": sync did not complete: " + e);
+                        }
+                        if (rc != 0) throw KeeperException.create(KeeperException.Code.get(rc), path);
+                    }
+                    case "multi" -> result.put("results", multi(i, zk, op.get("ops")));
                     default -> throw new ScriptError("op " + i + ": unknown op `" + kind + "`");
                 }
             } catch (KeeperException e) {
@@ -624,6 +637,41 @@ public class RecordJava {
                 result.put("ok", false);
                 result.put("err", "BadArguments");
             }
+        }
+
+        /** A multi of the ops: a failed one throws the exception of the op that failed it. */
+        List<Object> multi(int i, ZooKeeper zk, JsonNode ops) throws ScriptError, KeeperException, InterruptedException {
+            List<Op> list = new ArrayList<>();
+            for (JsonNode o : ops) {
+                String path = o.path("path").asText("");
+                byte[] data = o.path("data").asText("").getBytes(StandardCharsets.UTF_8);
+                int version = o.path("version").asInt(-1);
+                list.add(switch (o.path("op").asText()) {
+                    case "create" -> Op.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, switch (o.path("mode").asText("persistent")) {
+                        case "ephemeral" -> CreateMode.EPHEMERAL;
+                        case "persistent_sequential" -> CreateMode.PERSISTENT_SEQUENTIAL;
+                        case "ephemeral_sequential" -> CreateMode.EPHEMERAL_SEQUENTIAL;
+                        default -> CreateMode.PERSISTENT;
+                    });
+                    case "delete" -> Op.delete(path, version);
+                    case "set_data" -> Op.setData(path, data, version);
+                    case "check" -> Op.check(path, version);
+                    default -> throw new ScriptError("op " + i + ": unknown multi op `" + o.path("op").asText() + "`");
+                });
+            }
+            List<Object> out = new ArrayList<>();
+            for (OpResult r : zk.multi(list)) {
+                Map<String, Object> one = new TreeMap<>();
+                // The Java client leaves its chroot on the paths of a multi's creates (3.8, on a
+                // real server too); the recorder takes it off, as the client does for a create.
+                if (r instanceof OpResult.CreateResult c) {
+                    String created = c.getPath();
+                    one.put("created", created.startsWith(ROOT + "/") ? created.substring(ROOT.length()) : created);
+                }
+                if (r instanceof OpResult.SetDataResult d) one.put("stat", stat(d.getStat()));
+                out.add(one);
+            }
+            return out;
         }
 
         Map<String, Object> bySession(Map<Long, List<String>> raw) {

@@ -15,7 +15,7 @@ that is not refused, then the counts; exits 1 if any. Run from the checkout afte
 
     python3 scripts/bad-inputs.py [--zklab target/release/zklab] [--limit 20]
 """
-import argparse, json, os, shutil, subprocess, sys, tempfile
+import argparse, json, os, shutil, socket, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACE = os.path.join(ROOT, "traces/wait-on-null-n2-eventual_acquire.json")
@@ -319,6 +319,18 @@ def cases(f):
           # An operator's delete is not driven on a real server: refused, by name and within `all`'s neighbours.
           rl + ["--faults", "operator-delete"], rl + ["--faults", "expire,operator-delete=2"],
           ["real", "--library", "kazoo", "--faults", "operator-delete"]]
+    # The served model: a port out of range or in use, a tick of 0, bounds that cross.
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    f["busy"] = busy  # kept open while the cases run
+    sv = ["serve", "--for-seconds", "1"]
+    c += [sv + ["--port", "70000"], sv + ["--port", "abc"], sv + ["--port", str(busy.getsockname()[1])],
+          sv + ["--tick-ms", "0"], sv + ["--min-session-timeout-ms", "5000", "--max-session-timeout-ms", "100"],
+          ["serve", "--for-seconds", "0"], sv + ["--nope"]]
+    # Results another runner wrote: missing, not JSON, of another case, or with nothing to compare to.
+    c += [zs + [SCRIPT, "--results", "/no/such.json", "--expect", SCRIPT], zs + [SCRIPT, "--results", f["not-json.json"], "--expect", SCRIPT],
+          zs + [SCRIPT, "--results", f["empty.json"], "--expect", SCRIPT], zs + [SCRIPT, "--results", SCRIPT]]
     c += [["completions", "nope"], ["completions"], ["nope"], ["--nope"], ["check", "--nope"], ["recipes", "extra"]]
     # Liveness verdicts that never happened: a trace marked stalled, a correct run cut short.
     for name in ["stalled.json", "cut-stalled.json"]:

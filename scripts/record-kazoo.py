@@ -413,7 +413,7 @@ class Recorder:
 
     def request(self, i, kind, op, session, result):
         client = session.client
-        path = op["path"]
+        path = op.get("path")
         watch = session.watcher("%d:%s" % (i, kind)) if op.get("watch") else None
         try:
             if kind == "create":
@@ -443,11 +443,47 @@ class Recorder:
                 result["raw"] = list(children)
                 result["children"] = sorted(children)
                 result["raw_sorted"] = result["raw"] == result["children"]
+            elif kind == "sync":
+                client.sync(path)
+            elif kind == "multi":
+                result["results"] = self.multi(i, client, op["ops"])
             else:
                 raise ScriptError("op %d: unknown op `%s`" % (i, kind))
         except KazooException as e:
             name = type(e).__name__
             result.update(ok=False, err=name[:-len("Error")] if name.endswith("Error") else name)
+
+    def multi(self, i, client, ops):
+        """A transaction of the ops; a failed one raises the error of the op that failed it
+        (kazoo gives every op its result: the failed op's error, RolledBackError for the rest)."""
+        t = client.transaction()
+        for o in ops:
+            data = o.get("data", "").encode()
+            version = o.get("version", -1)
+            if o["op"] == "create":
+                mode = o.get("mode", "persistent")
+                t.create(o["path"], data, ephemeral="ephemeral" in mode, sequence="sequential" in mode)
+            elif o["op"] == "delete":
+                t.delete(o["path"], version)
+            elif o["op"] == "set_data":
+                t.set_data(o["path"], data, version)
+            elif o["op"] == "check":
+                t.check(o["path"], version)
+            else:
+                raise ScriptError("op %d: unknown multi op `%s`" % (i, o["op"]))
+        results = t.commit()
+        failed = [r for r in results if isinstance(r, Exception) and type(r).__name__ != "RolledBackError"]
+        if failed:
+            raise failed[0]
+        out = []
+        for o, r in zip(ops, results):
+            if o["op"] == "create":
+                out.append({"created": r})
+            elif o["op"] == "set_data":
+                out.append({"stat": self.stat(r)})
+            else:
+                out.append({})
+        return out
 
     def by_session(self, raw):
         out = {}

@@ -36,11 +36,13 @@ pub mod progress;
 #[cfg(feature = "live")]
 pub mod real;
 pub mod scenario;
+pub mod serve;
 pub mod shard;
 pub mod timeline;
 pub mod trace;
 pub mod trace_files;
 pub mod user_files;
+pub mod wire;
 
 pub use zklab_model as model;
 pub use zklab_recipes as recipes;

@@ -40,6 +40,15 @@ impl ClientBehaviour {
         self.max_reply_bytes(configured).is_some_and(|limit| response.frame_bytes() > limit)
     }
 
+    /// Whether a closing client hears the watch events its own close fires (the server sends
+    /// them before its reply to closeSession). The Java client hands them out; kazoo's `stop()`
+    /// marks the client stopped before it sends closeSession and ignores every watch event it
+    /// reads after that (`_read_watch_event`), so it hears none (conformance case 33, recorded
+    /// with both libraries).
+    pub fn hears_own_close(self) -> bool {
+        self == ClientBehaviour::Java
+    }
+
     /// The connection dropped while the session lives on: the server forgets the connection's
     /// watches; Java keeps its own list to re-arm, kazoo forgets it (its watchers were handed
     /// the Disconnected state and will hear nothing more).

@@ -14,6 +14,7 @@ mod real_args;
 mod real_library;
 mod recipes;
 mod replay;
+mod serve;
 pub mod simulate;
 mod suite;
 mod world_args;
@@ -80,6 +81,10 @@ enum Command {
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     #[command(after_help = "Example:\n  zklab suite --trace-dir zklab-traces")]
     Suite(suite::Args),
+    /// Serve the model as a ZooKeeper server on a loopback port: real clients (the Java client,
+    /// kazoo, Curator, go-zookeeper, node-zookeeper-client) connect to it unchanged.
+    #[command(after_help = "Example:\n  zklab serve --port 2181")]
+    Serve(serve::Args),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
     /// and print the results.
     #[command(after_help = "Example:\n  zklab zk-script conformance/cases/14-lock-race.json --expect \
@@ -183,6 +188,7 @@ pub fn main() -> ExitCode {
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Real(args)) => real::run(&args),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
+        Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::ZkScript(args)) => zk_script::run(&args),
         Some(Command::ZkFuzz(args)) => zk_fuzz::run(&args),
         Some(Command::Completions { shell }) => {

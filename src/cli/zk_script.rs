@@ -18,6 +18,10 @@ pub struct Args {
     /// cleaned first: every top-level node but /zookeeper is deleted).
     #[arg(long, value_name = "HOST:PORT")]
     pub server: Option<String>,
+    /// Compare the results another runner wrote for SCRIPT (a client library's recorder run
+    /// against `zklab serve`, say) with --expect, instead of running the script.
+    #[arg(long, value_name = "FILE", requires = "expect", conflicts_with_all = ["server", "client"])]
+    pub results: Option<PathBuf>,
     /// The client library whose behaviour over a cut connection (`disconnect`, `reconnect`)
     /// and whose jute.maxbuffer the session handles have [default: java, as for check and
     /// simulate; a single-library recording cannot tell the libraries apart].
@@ -38,11 +42,21 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let script = read_json(path)?;
     // Read before the run: a recording that cannot be read is bad input, found first.
     let expected = args.expect.as_ref().map(|file| read_json(file)).transpose()?;
-    let results = match &args.server {
-        None => crate::conformance::run_script_as(&script, client),
-        Some(server) => crate::conformance::run_script_live_as(&script, server, client),
+    let results = match (&args.results, &args.server) {
+        (Some(file), _) => read_json(file)?,
+        (None, None) => crate::conformance::run_script_as(&script, client)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?,
+        (None, Some(server)) => crate::conformance::run_script_live_as(&script, server, client)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?,
+    };
+    if args.results.is_some() && results["case"] != script["name"] {
+        return Err(CliError::BadInput(format!(
+            "{} holds the results of case {}, not of {}",
+            args.results.as_ref().map_or_else(String::new, |f| f.display().to_string()),
+            results["case"],
+            script["name"]
+        )));
     }
-    .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
     let cases = results["results"].as_array().map(Vec::as_slice).unwrap_or_default();
     say!("{{\"case\": {},\n \"results\": [", results["case"]);
     for (i, result) in cases.iter().enumerate() {

@@ -365,6 +365,11 @@ impl Live {
     }
 
     async fn close(&mut self, name: &str) {
+        // A library that does not hear its own close's events (kazoo) stops listening first.
+        if !self.client.hears_own_close() {
+            self.collect();
+            self.armed.retain(|a| a.session != name);
+        }
         let session = self.sessions.get_mut(name).expect("an open session");
         let client = session.client.take().expect("an open session has a client");
         session.handle = Handle::Closed;

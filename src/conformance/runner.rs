@@ -155,9 +155,12 @@ impl Runner {
                 self.reconnect(&name);
             }
             ("close", Handle::Open) => {
-                // A close fires the session's own watches on what it deletes; whatever is left
-                // is gone with the session.
-                let notifications = self.server.close_session(id);
+                // A close fires the session's own watches on what it deletes (the Java client
+                // hands those out, kazoo does not); whatever is left is gone with the session.
+                let mut notifications = self.server.close_session(id);
+                if !self.client.hears_own_close() {
+                    notifications.retain(|n| n.session != id);
+                }
                 self.deliver(notifications);
                 self.ended(&name, Handle::Closed);
             }

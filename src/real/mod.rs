@@ -14,7 +14,7 @@ mod faults;
 mod frame_proxy;
 pub mod ground_truth;
 pub mod history;
-pub mod jute;
+pub use crate::wire::jute;
 pub mod lagging;
 pub mod libraries;
 mod library;

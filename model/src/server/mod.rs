@@ -128,12 +128,27 @@ impl Server {
         self.session(id).is_some_and(|s| s.status == SessionStatus::Open)
     }
 
-    /// Opens a session; the timeout is clamped to the server's [min, max] as it negotiates it.
-    pub fn open_session(&mut self, requested_timeout_ms: u32) -> (SessionId, u32) {
+    /// The timeout a session gets for the one it asks: clamped to the server's [min, max].
+    pub fn negotiate_timeout(&self, requested_timeout_ms: u32) -> u32 {
         let tick = self.config.tick_ms;
         let min = self.config.min_session_timeout_ms.unwrap_or(tick.saturating_mul(2));
         let max = self.config.max_session_timeout_ms.unwrap_or(tick.saturating_mul(20)).max(min);
-        let timeout_ms = requested_timeout_ms.clamp(min, max);
+        requested_timeout_ms.clamp(min, max)
+    }
+
+    /// A client reconnecting to `session` asks for a timeout again, and gets it negotiated as at
+    /// the session's start (ZooKeeper's `revalidateSession`). Returns the new timeout.
+    pub fn renegotiate(&mut self, session: SessionId, requested_timeout_ms: u32) -> u32 {
+        let timeout_ms = self.negotiate_timeout(requested_timeout_ms);
+        if let Some(info) = Arc::make_mut(&mut self.sessions).get_mut(&session) {
+            info.timeout_ms = timeout_ms;
+        }
+        timeout_ms
+    }
+
+    /// Opens a session; the timeout is clamped to the server's [min, max] as it negotiates it.
+    pub fn open_session(&mut self, requested_timeout_ms: u32) -> (SessionId, u32) {
+        let timeout_ms = self.negotiate_timeout(requested_timeout_ms);
         let id = SessionId(self.next_session);
         self.next_session += 1;
         // Only lagging reads need what a session has seen (see `apply`): without them, when a
@@ -174,6 +189,17 @@ impl Server {
             }
         }
         Applied { result, zxid, notifications }
+    }
+
+    /// Which op of a multi from `session` fails it, and its code: `None` if the multi succeeds.
+    /// The model's reply is the code alone, as a recipe sees it; ZooKeeper's wire reply also
+    /// says which op failed, so a server speaking the wire asks here. The first op whose prefix
+    /// of the multi fails is the one: a multi fails with its first failing op's code.
+    pub fn failing_op(&self, session: SessionId, ops: &[Op]) -> Option<(usize, ZkError)> {
+        (1..=ops.len()).find_map(|n| {
+            let prefix = Request::Multi { ops: ops[..n].to_vec() };
+            self.clone().apply(session, &prefix).result.err().map(|error| (n - 1, error))
+        })
     }
 
     fn execute(&mut self, session: SessionId, request: &Request, out: &mut Vec<Notification>) -> ZkResult {

@@ -33,11 +33,19 @@ pub mod op {
     pub const MULTI: i32 = 14;
     /// A multi's end marker, and an op of it that failed.
     pub const ERROR: i32 = -1;
+    pub const GET_CHILDREN: i32 = 8;
     pub const GET_CHILDREN2: i32 = 12;
     pub const CREATE2: i32 = 15;
+    pub const CHECK_WATCHES: i32 = 17;
+    pub const CREATE_CONTAINER: i32 = 19;
+    pub const AUTH: i32 = 100;
     pub const SET_WATCHES: i32 = 101;
+    pub const SET_WATCHES2: i32 = 105;
     pub const CLOSE_SESSION: i32 = -11;
 }
+
+/// The reply header's xid of an auth packet's answer.
+pub const AUTH_XID: i32 = -4;
 
 /// A record being written.
 #[derive(Default)]
