@@ -24,6 +24,8 @@ pub mod budget;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "live")]
+pub mod client_check;
 pub mod conformance;
 pub mod diagram;
 pub mod exit;

@@ -5,6 +5,7 @@
 mod budget_args;
 mod calibrate;
 mod check;
+mod client_check;
 mod client_choice;
 mod explore;
 mod herd;
@@ -81,6 +82,13 @@ enum Command {
     /// Run the built-in suite: the standard lock proven, every broken variant caught.
     #[command(after_help = "Example:\n  zklab suite --trace-dir zklab-traces")]
     Suite(suite::Args),
+    /// Run real lock code (a built-in library's, or your command) against the model served as
+    /// a ZooKeeper server, zklab's scheduler owning every message: random schedules with faults
+    /// at exact points, each run's history judged.
+    #[command(
+        after_help = "Example:\n  zklab client-check --library kazoo --clients 2 --faults expire --schedules 20"
+    )]
+    ClientCheck(client_check::Args),
     /// Serve the model as a ZooKeeper server on a loopback port: real clients (the Java client,
     /// kazoo, Curator, go-zookeeper, node-zookeeper-client) connect to it unchanged.
     #[command(after_help = "Example:\n  zklab serve --port 2181")]
@@ -189,6 +197,7 @@ pub fn main() -> ExitCode {
         Some(Command::Real(args)) => real::run(&args),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::ClientCheck(args)) => client_check::run(&args),
         Some(Command::ZkScript(args)) => zk_script::run(&args),
         Some(Command::ZkFuzz(args)) => zk_fuzz::run(&args),
         Some(Command::Completions { shell }) => {

@@ -5,7 +5,7 @@
 mod case;
 pub mod children;
 mod client;
-mod clock;
+pub mod clock;
 pub mod connection;
 pub mod driver;
 pub mod ensemble;

@@ -1,0 +1,116 @@
+//! `zklab client-check`: real lock code, in any language, run against the model served as a
+//! ZooKeeper server, with zklab's scheduler owning every message: which client's request the
+//! server applies next, when each reply and watch event reaches its client, and where a
+//! connection is lost (before or after the server applied a request) or a session expires.
+//!
+//! - `switchboard`: the held requests and frames, and the choices (without I/O);
+//! - `wiring`: a loopback port per client, the frames and the history lines heard;
+//! - `clients`: the client processes and the line protocol they speak;
+//! - `quiet`: when the clients have finished reacting to a choice;
+//! - `strategy`: random choices with PCT priorities, or a recorded schedule;
+//! - `run`: one run, judged by the history judge `real` uses.
+
+pub mod clients;
+pub mod quiet;
+pub mod run;
+pub mod strategy;
+pub mod switchboard;
+pub mod wiring;
+
+pub use clients::{ClientProgram, Task};
+pub use run::{End, RunResult, Setup};
+pub use switchboard::{Choice, Faults};
+
+use strategy::{Pct, Replay};
+
+/// A campaign: random schedules from consecutive seeds.
+#[derive(Clone, Debug)]
+pub struct Campaign {
+    pub setup: Setup,
+    pub schedules: usize,
+    pub seed: u64,
+    /// PCT's depth: priority changes per run, plus one.
+    pub depth: usize,
+    pub max_faults: u32,
+    pub fault_chance: f64,
+    /// Each schedule run again this many times, its history compared.
+    pub replays: usize,
+}
+
+/// One schedule's run.
+pub struct Tried {
+    pub seed: u64,
+    pub result: RunResult,
+    /// Replays whose history was the same, and replays made.
+    pub replayed_same: usize,
+    pub replayed: usize,
+    /// Where the first replay that told another history parted from the first run.
+    pub parted: Option<String>,
+}
+
+/// Where `again`, a replay of `first`'s schedule, tells another history; `None` if it does not.
+pub fn parting(first: &RunResult, again: &RunResult) -> Option<String> {
+    let (a, b) = (first.story(), again.story());
+    if a == b && first.end == again.end {
+        return None;
+    }
+    let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let show = |s: &[(usize, usize, String)]| {
+        s.get(at).map_or("nothing".to_string(), |(step, c, said)| format!("c{c} {said} after step {step}"))
+    };
+    Some(format!(
+        "event {at}: {} the first time, {} on replay (ends {:?} and {:?})",
+        show(&a),
+        show(&b),
+        first.end,
+        again.end
+    ))
+}
+
+/// Runs the campaign, calling `each` after every schedule; stops at the first violation when
+/// `stop_at_violation`.
+pub fn explore(
+    campaign: &Campaign,
+    dir: &std::path::Path,
+    stop_at_violation: bool,
+    mut each: impl FnMut(&Tried),
+) -> Result<Vec<Tried>, String> {
+    let mut tried = Vec::new();
+    for k in 0..campaign.schedules {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        let seed = campaign.seed.wrapping_add(k as u64);
+        let mut pct = Pct::new(
+            seed,
+            campaign.setup.clients,
+            campaign.depth,
+            campaign.setup.max_steps.min(200),
+            campaign.max_faults,
+            campaign.fault_chance,
+        );
+        let result = run::run(&campaign.setup, &mut pct, dir)?;
+        let mut same = 0;
+        let mut parted = None;
+        for _ in 0..campaign.replays {
+            let again = replay(&campaign.setup, &result.schedule, dir)?;
+            match parting(&result, &again) {
+                None => same += 1,
+                Some(how) => parted = parted.or(Some(how)),
+            }
+        }
+        let violated = !result.findings.is_empty();
+        let one = Tried { seed, result, replayed_same: same, replayed: campaign.replays, parted };
+        each(&one);
+        tried.push(one);
+        if violated && stop_at_violation {
+            break;
+        }
+    }
+    Ok(tried)
+}
+
+/// Runs a recorded schedule again.
+pub fn replay(setup: &Setup, schedule: &[Choice], dir: &std::path::Path) -> Result<RunResult, String> {
+    run::run(setup, &mut Replay::new(schedule.to_vec()), dir)
+}

@@ -1,0 +1,323 @@
+//! One controlled run: the served model on a port per client, the client processes started,
+//! and then, until every client is done or none can move, wait until the clients are quiet and
+//! take the next choice. The history the clients reported is judged by the same code that
+//! judges a real library's run on a real ensemble (`real::history`).
+
+use super::clients::{ClientProgram, Clients, Task};
+use super::quiet;
+use super::strategy::Strategy;
+use super::switchboard::{self, Choice, Faults, Switchboard, Wire};
+use super::wiring::{self, Heard, Ports};
+use crate::real::clock::monotonic_ns;
+use crate::real::history::{self, Event, Finding, Said, Tally};
+use crate::serve::Conn;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::net::TcpStream;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+use zklab_model::server::ServerConfig;
+
+/// What a run is asked to do.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub program: ClientProgram,
+    pub clients: usize,
+    pub task: Task,
+    pub faults: Faults,
+    /// The most choices a run takes before it stops, undecided.
+    pub max_steps: usize,
+    /// Nothing in flight, no client moving, for this long, and some not done: stuck.
+    pub stuck_after: Duration,
+    /// Every client must have connected within this.
+    pub connect_within: Duration,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "end")]
+pub enum End {
+    /// Every client took its rounds.
+    Done,
+    /// Nothing in flight and every unfinished client waiting: a deadlock.
+    Stuck,
+    /// The step bound was reached first: undecided.
+    StepBound,
+    /// Replaying: the recorded choice at `step` was not enabled.
+    Diverged { step: usize },
+    /// A client process ended without finishing its rounds.
+    ClientExited { client: usize },
+}
+
+/// What a run did and what its history shows.
+pub struct RunResult {
+    pub schedule: Vec<Choice>,
+    pub events: Vec<Event>,
+    /// The number of choices taken when each event was heard.
+    pub heard_at: Vec<usize>,
+    pub findings: Vec<Finding>,
+    pub tally: Tally,
+    pub end: End,
+    /// Waits for quiet that gave up (a client that never went quiet within `QUIET_PATIENCE`).
+    pub restless: usize,
+}
+
+impl RunResult {
+    /// The history as the clients told it, without times and without session ids (which the
+    /// clients' first connections, made before any choice, take in the order they happen to
+    /// connect): what a replay must give again.
+    ///
+    /// Each event is placed at the step it was heard after: what clients say between two
+    /// choices happens concurrently (both clients ask for the lock once told to go), so their
+    /// lines are ordered by client there, each client's in its own order.
+    pub fn story(&self) -> Vec<(usize, usize, String)> {
+        let told = |said: &Said| match said {
+            Said::Session(..) => "session".to_string(),
+            other => format!("{other:?}"),
+        };
+        let mut story: Vec<_> =
+            self.events.iter().zip(&self.heard_at).map(|(e, step)| (*step, e.client, told(&e.said))).collect();
+        story.sort_by_key(|(step, client, _)| (*step, *client));
+        story
+    }
+}
+
+/// The longest wait for the clients to go quiet before the next choice is taken anyway.
+const QUIET_PATIENCE: Duration = Duration::from_secs(5);
+
+/// Runs the clients under `strategy` until they are done, stuck, or the step bound.
+pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) -> Result<RunResult, String> {
+    let (tx, rx) = mpsc::channel();
+    let ports = Ports::open(setup.clients, &tx)?;
+    let addrs: Vec<_> = (0..setup.clients).map(|c| ports.addr(c)).collect();
+    let config = ServerConfig::default();
+    let mut owner = Owner::new(setup.clients, config, rx);
+    let mut clients = Clients::start(&setup.program, &addrs, &setup.task, dir, &tx)?;
+    drop(tx);
+    let pids = clients.pids();
+    // Every client connects and says its session before any choice is taken.
+    let deadline = Instant::now() + setup.connect_within;
+    while owner.sessions_said.iter().any(|s| !s) {
+        if Instant::now() > deadline {
+            let missing: Vec<String> =
+                (0..setup.clients).filter(|c| !owner.sessions_said[*c]).map(|c| format!("c{c}")).collect();
+            return Err(format!(
+                "{} did not connect and say its session within {} s ({}): see docs/your-lock.md for the line protocol",
+                missing.join(", "),
+                setup.connect_within.as_secs(),
+                setup.program.name()
+            ));
+        }
+        if let Some(c) = (0..setup.clients).find(|c| clients.exited(*c)) {
+            owner.hear_for(Duration::from_millis(50));
+            if !owner.sessions_said[c] {
+                return Err(format!("client c{c} ({}) exited before it connected", setup.program.name()));
+            }
+        }
+        owner.hear_for(Duration::from_millis(5));
+    }
+    clients.go();
+    let mut schedule = Vec::new();
+    let mut restless = 0;
+    let end = loop {
+        if !owner.quiet(&pids) {
+            restless += 1;
+        }
+        if owner.done.iter().all(|d| *d) {
+            break End::Done;
+        }
+        if let Some(c) = (0..setup.clients).find(|c| owner.ended[*c] && !owner.done[*c]) {
+            break End::ClientExited { client: c };
+        }
+        if schedule.len() >= setup.max_steps {
+            break End::StepBound;
+        }
+        let enabled = owner.board.enabled(setup.faults);
+        let moves = enabled.iter().any(|c| !c.is_fault());
+        let choice = if moves {
+            strategy.pick(schedule.len(), &enabled)
+        } else {
+            // Nothing to move: wait for a client to act by itself (a retry after a back-off);
+            // if none does, the run is stuck, unless the schedule takes a fault here.
+            if owner.hear_for(setup.stuck_after) {
+                continue;
+            }
+            match strategy.at_rest(schedule.len(), &enabled) {
+                Some(choice) => Some(choice),
+                None => break End::Stuck,
+            }
+        };
+        let Some(choice) = choice else { break End::Diverged { step: schedule.len() } };
+        let Some(wires) = owner.board.take(choice) else { break End::Diverged { step: schedule.len() } };
+        owner.wire(wires);
+        schedule.push(choice);
+        owner.step = schedule.len();
+    };
+    // What is left under the lock once every client is done: orphans.
+    let left = (end == End::Done).then(|| owner.board.served().server().tree().children(&setup.task.lock_path));
+    drop(clients);
+    drop(ports);
+    let mut events = std::mem::take(&mut owner.events);
+    for e in &mut events {
+        e.at_us = e.at_us.saturating_sub(owner.started_ns / 1000);
+    }
+    let (mut findings, tally) = history::judge(&events, setup.clients, left.as_deref());
+    if end == End::Stuck {
+        let waiting: Vec<String> = (0..setup.clients).filter(|c| !owner.done[*c]).map(|c| format!("c{c}")).collect();
+        findings.push(Finding {
+            property: "eventual_acquire",
+            detail: format!(
+                "deadlock: nothing in flight and {} waiting, for {} ms",
+                waiting.join(", "),
+                setup.stuck_after.as_millis()
+            ),
+        });
+    }
+    let heard_at = std::mem::take(&mut owner.heard_at);
+    Ok(RunResult { schedule, events, heard_at, findings, tally, end, restless })
+}
+
+/// The thread that owns the schedule: the switchboard, the connections, the history heard.
+struct Owner {
+    board: Switchboard,
+    heard: Receiver<Heard>,
+    streams: BTreeMap<Conn, TcpStream>,
+    /// Each client's connection, as the wiring knows it.
+    conn_of: Vec<Option<Conn>>,
+    events: Vec<Event>,
+    heard_at: Vec<usize>,
+    /// Choices taken so far.
+    step: usize,
+    sessions_said: Vec<bool>,
+    done: Vec<bool>,
+    ended: Vec<bool>,
+    started_ns: u64,
+}
+
+impl Owner {
+    fn new(clients: usize, config: ServerConfig, heard: Receiver<Heard>) -> Self {
+        Owner {
+            board: Switchboard::new(clients, config),
+            heard,
+            streams: BTreeMap::new(),
+            conn_of: vec![None; clients],
+            events: Vec::new(),
+            heard_at: Vec::new(),
+            step: 0,
+            sessions_said: vec![false; clients],
+            done: vec![false; clients],
+            ended: vec![false; clients],
+            started_ns: monotonic_ns(),
+        }
+    }
+
+    /// Handles what is heard until something other than a ping is (and then what else is
+    /// already waiting), or `patience` passes; whether anything other than a ping was.
+    fn hear_for(&mut self, patience: Duration) -> bool {
+        let deadline = Instant::now() + patience;
+        let mut active = false;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.heard.recv_timeout(left) {
+                Ok(heard) => active |= self.handle(heard),
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => return active,
+            }
+            if active {
+                while let Ok(heard) = self.heard.try_recv() {
+                    self.handle(heard);
+                }
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return active;
+            }
+        }
+    }
+
+    /// Waits until the clients are quiet (see `quiet`); false if they never were within
+    /// `QUIET_PATIENCE`.
+    fn quiet(&mut self, pids: &[u32]) -> bool {
+        let give_up = Instant::now() + QUIET_PATIENCE;
+        let mut calm = 0;
+        while calm < quiet::SAMPLES {
+            if Instant::now() > give_up {
+                return false;
+            }
+            let active = self.hear_for(quiet::SAMPLE);
+            calm = if active || pids.iter().any(|p| quiet::running(*p)) { 0 } else { calm + 1 };
+        }
+        true
+    }
+
+    /// One thing heard; whether it was activity (anything but a ping).
+    fn handle(&mut self, heard: Heard) -> bool {
+        match heard {
+            Heard::Accepted(c, conn, stream) => {
+                self.streams.insert(conn, stream);
+                self.conn_of[c] = Some(conn);
+                let wires = self.board.accepted(c, conn);
+                self.wire(wires);
+                true
+            }
+            Heard::Frame(c, conn, payload) => {
+                let ping = switchboard::is_ping(&payload);
+                let wires = self.board.received(c, conn, payload);
+                self.wire(wires);
+                !ping
+            }
+            Heard::Gone(c, conn) => {
+                self.board.gone(c, conn);
+                if let Some(stream) = self.streams.remove(&conn) {
+                    wiring::close(&stream);
+                }
+                if self.conn_of[c] == Some(conn) {
+                    self.conn_of[c] = None;
+                }
+                true
+            }
+            Heard::Line(c, line) => {
+                if let Some((stamp_ns, said)) = Said::parse_stamped(&line) {
+                    match said {
+                        Said::Session(..) => self.sessions_said[c] = true,
+                        Said::Done => self.done[c] = true,
+                        _ => {}
+                    }
+                    self.events.push(Event { at_us: stamp_ns / 1000, client: c, said });
+                    self.heard_at.push(self.step);
+                }
+                true
+            }
+            Heard::Ended(c) => {
+                self.ended[c] = true;
+                if !self.done[c] {
+                    self.events.push(Event { at_us: monotonic_ns() / 1000, client: c, said: Said::Died });
+                    self.heard_at.push(self.step);
+                }
+                true
+            }
+        }
+    }
+
+    fn wire(&mut self, wires: Vec<Wire>) {
+        for w in wires {
+            match w {
+                Wire::Write(c, bytes) => {
+                    let Some(conn) = self.conn_of[c] else { continue };
+                    if let Some(stream) = self.streams.get_mut(&conn) {
+                        if !wiring::write(stream, &bytes) {
+                            self.board.gone(c, conn);
+                        }
+                    }
+                }
+                Wire::Close(c, conn) => {
+                    if let Some(stream) = self.streams.remove(&conn) {
+                        wiring::close(&stream);
+                    }
+                    if self.conn_of[c] == Some(conn) {
+                        self.conn_of[c] = None;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! How the next choice is picked: at random from a seed, with priorities in the manner of PCT
+//! (Burckhardt et al., ASPLOS 2010), or as a recorded schedule says (replay).
+//!
+//! PCT gives each client a random priority and always runs the highest-priority client that can
+//! move; at `depth - 1` random steps it drops the running client below every other. A bug that
+//! needs `depth` ordering constraints is found with probability at least 1/(n k^(depth-1)) per
+//! run (n clients, k steps), where uniform random choices can be exponentially worse. Faults are
+//! drawn beside: at each step, while the run has faults left, one is taken with `fault_chance`.
+
+use super::switchboard::Choice;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Picks among the enabled choices.
+pub trait Strategy {
+    /// The choice to take at `step`, among `enabled` (non-empty); `None` ends the run (a replay
+    /// whose recorded choice is not enabled).
+    fn pick(&mut self, step: usize, enabled: &[Choice]) -> Option<Choice>;
+
+    /// When no client can move and none acts by itself: a fault to take (from `enabled`), or
+    /// `None` to call the run stuck. A random run calls it stuck; a replay takes what it
+    /// recorded.
+    fn at_rest(&mut self, _step: usize, _enabled: &[Choice]) -> Option<Choice> {
+        None
+    }
+}
+
+/// Random choices with PCT priorities, from a seed.
+pub struct Pct {
+    rng: ChaCha8Rng,
+    /// Each client's priority: the higher runs first.
+    priority: Vec<i64>,
+    /// The steps at which the running client drops to the lowest priority.
+    change_points: Vec<usize>,
+    lowest: i64,
+    fault_chance: f64,
+    faults_left: u32,
+}
+
+impl Pct {
+    /// `clients` clients, priorities changed at `depth - 1` of the first `steps` steps, at most
+    /// `max_faults` faults each drawn with `fault_chance`.
+    pub fn new(seed: u64, clients: usize, depth: usize, steps: usize, max_faults: u32, fault_chance: f64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut priority: Vec<i64> = (0..clients as i64).map(|p| p + depth as i64).collect();
+        for i in (1..priority.len()).rev() {
+            let j = rng.random_range(0..=i);
+            priority.swap(i, j);
+        }
+        let change_points = (1..depth).map(|_| rng.random_range(0..steps.max(1))).collect();
+        Pct { rng, priority, change_points, lowest: depth as i64, fault_chance, faults_left: max_faults }
+    }
+}
+
+impl Strategy for Pct {
+    fn pick(&mut self, step: usize, enabled: &[Choice]) -> Option<Choice> {
+        let faults: Vec<Choice> = enabled.iter().copied().filter(|c| c.is_fault()).collect();
+        if self.faults_left > 0 && !faults.is_empty() && self.rng.random_bool(self.fault_chance) {
+            self.faults_left -= 1;
+            return Some(faults[self.rng.random_range(0..faults.len())]);
+        }
+        let moves: Vec<Choice> = enabled.iter().copied().filter(|c| !c.is_fault()).collect();
+        let pool = if moves.is_empty() { &faults } else { &moves };
+        if pool.is_empty() {
+            return None;
+        }
+        let top = pool.iter().map(|c| self.priority[c.client()]).max()?;
+        let mine: Vec<Choice> = pool.iter().copied().filter(|c| self.priority[c.client()] == top).collect();
+        let choice = mine[self.rng.random_range(0..mine.len())];
+        if choice.is_fault() {
+            self.faults_left = self.faults_left.saturating_sub(1);
+        }
+        if self.change_points.contains(&step) {
+            self.lowest -= 1;
+            self.priority[choice.client()] = self.lowest;
+        }
+        Some(choice)
+    }
+}
+
+/// The choices of a recorded schedule, in order.
+pub struct Replay {
+    schedule: Vec<Choice>,
+}
+
+impl Replay {
+    pub fn new(schedule: Vec<Choice>) -> Self {
+        Replay { schedule }
+    }
+}
+
+impl Strategy for Replay {
+    fn pick(&mut self, step: usize, enabled: &[Choice]) -> Option<Choice> {
+        self.schedule.get(step).copied().filter(|c| enabled.contains(c))
+    }
+
+    fn at_rest(&mut self, step: usize, enabled: &[Choice]) -> Option<Choice> {
+        self.pick(step, enabled)
+    }
+}

@@ -1,0 +1,252 @@
+//! The scheduler's view of the served model: every request a client sent waits here until the
+//! schedule has the server apply it, and every frame the server sends waits until the schedule
+//! hands it to its client. Nothing reaches a client, and nothing reaches the model, unless a
+//! `Choice` says so. Without I/O: `wiring` moves the bytes.
+//!
+//! Clients are known by their index (each has a port of its own, so a reconnection is known to
+//! be the same client's), which keeps a schedule meaningful when it is run again. What is not a
+//! choice: a connection's handshake (a new or resumed session is answered at once) and pings
+//! (answered at once, so no client times out by itself: session time is the schedule's).
+
+use crate::serve::codec::{self, ToClient};
+use crate::serve::{Conn, Effect, Served};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use zklab_model::server::ServerConfig;
+use zklab_model::SessionId;
+
+/// One thing the schedule can make happen next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "do", content = "client")]
+pub enum Choice {
+    /// The server applies client's oldest request.
+    Apply(usize),
+    /// Client is handed the oldest frame the server sent it.
+    Deliver(usize),
+    /// Client's oldest request is lost with its connection, before the server applies it.
+    LossBeforeApply(usize),
+    /// The server applies client's oldest request, and the connection goes before the reply.
+    LossAfterApply(usize),
+    /// The server expires client's session.
+    Expire(usize),
+}
+
+impl Choice {
+    pub fn client(self) -> usize {
+        match self {
+            Choice::Apply(c)
+            | Choice::Deliver(c)
+            | Choice::LossBeforeApply(c)
+            | Choice::LossAfterApply(c)
+            | Choice::Expire(c) => c,
+        }
+    }
+
+    pub fn is_fault(self) -> bool {
+        !matches!(self, Choice::Apply(_) | Choice::Deliver(_))
+    }
+}
+
+/// The fault kinds a schedule may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Faults {
+    pub loss_before_apply: bool,
+    pub loss_after_apply: bool,
+    pub expire: bool,
+}
+
+/// What the wiring must do to a client's connection now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// Write this frame to the client's current connection.
+    Write(usize, Vec<u8>),
+    /// Close the client's connection `conn`.
+    Close(usize, Conn),
+}
+
+/// The held frames, both ways, of every client.
+pub struct Switchboard {
+    served: Served,
+    clients: usize,
+    /// Each client's current connection.
+    current: Vec<Option<Conn>>,
+    /// Requests each client sent that the server has not applied, oldest first.
+    inbound: Vec<VecDeque<Vec<u8>>>,
+    /// Frames the server sent each client that it has not been handed, oldest first.
+    outbound: Vec<VecDeque<ToClient>>,
+    /// The session each client's connection carries, once its handshake is done.
+    sessions: Vec<Option<SessionId>>,
+}
+
+impl Switchboard {
+    pub fn new(clients: usize, config: ServerConfig) -> Self {
+        Switchboard {
+            served: Served::new(config),
+            clients,
+            current: vec![None; clients],
+            inbound: vec![VecDeque::new(); clients],
+            outbound: vec![VecDeque::new(); clients],
+            sessions: vec![None; clients],
+        }
+    }
+
+    pub fn served(&self) -> &Served {
+        &self.served
+    }
+
+    /// Client opened connection `conn` (on its own port): its earlier one, if any, is over.
+    pub fn accepted(&mut self, client: usize, conn: Conn) -> Vec<Wire> {
+        let mut wires = Vec::new();
+        if let Some(old) = self.current[client].replace(conn) {
+            wires.extend(self.cut(client, old));
+        }
+        self.served.accepted(conn);
+        wires
+    }
+
+    /// A frame from client's connection `conn`: a handshake or a ping is answered at once;
+    /// anything else waits for the schedule.
+    pub fn received(&mut self, client: usize, conn: Conn, payload: Vec<u8>) -> Vec<Wire> {
+        if self.current[client] != Some(conn) {
+            return Vec::new();
+        }
+        if self.served.session_of(conn).is_none() {
+            let effects = self.served.receive(conn, &payload);
+            self.sessions[client] = self.served.session_of(conn);
+            return self.route(effects, true);
+        }
+        if is_ping(&payload) {
+            let effects = self.served.receive(conn, &payload);
+            return self.route(effects, true);
+        }
+        self.inbound[client].push_back(payload);
+        Vec::new()
+    }
+
+    /// Client's connection `conn` went (the client closed it, or its process died).
+    pub fn gone(&mut self, client: usize, conn: Conn) {
+        if self.current[client] == Some(conn) {
+            self.current[client] = None;
+            self.inbound[client].clear();
+            self.outbound[client].clear();
+        }
+        self.served.disconnected(conn);
+    }
+
+    /// The choices enabled now, faults among them as `faults` allows, in a fixed order.
+    pub fn enabled(&self, faults: Faults) -> Vec<Choice> {
+        let mut out = Vec::new();
+        for c in 0..self.clients {
+            if !self.inbound[c].is_empty() {
+                out.push(Choice::Apply(c));
+                if faults.loss_before_apply {
+                    out.push(Choice::LossBeforeApply(c));
+                }
+                if faults.loss_after_apply {
+                    out.push(Choice::LossAfterApply(c));
+                }
+            }
+            if !self.outbound[c].is_empty() {
+                out.push(Choice::Deliver(c));
+            }
+            if faults.expire && self.sessions[c].is_some_and(|s| self.served.server().is_alive(s)) {
+                out.push(Choice::Expire(c));
+            }
+        }
+        out
+    }
+
+    /// Whether anything is held: a request not applied or a frame not handed over.
+    pub fn in_flight(&self) -> bool {
+        self.inbound.iter().any(|q| !q.is_empty()) || self.outbound.iter().any(|q| !q.is_empty())
+    }
+
+    /// Makes `choice` happen; `None` if it is not enabled now.
+    pub fn take(&mut self, choice: Choice) -> Option<Vec<Wire>> {
+        let c = choice.client();
+        if c >= self.clients {
+            return None;
+        }
+        match choice {
+            Choice::Apply(_) => {
+                let payload = self.inbound[c].pop_front()?;
+                let conn = self.current[c]?;
+                let effects = self.served.receive(conn, &payload);
+                Some(self.route(effects, false))
+            }
+            Choice::Deliver(_) => {
+                let message = self.outbound[c].pop_front()?;
+                Some(vec![Wire::Write(c, codec::encode(&message))])
+            }
+            Choice::LossBeforeApply(_) => {
+                self.inbound[c].pop_front()?;
+                let conn = self.current[c]?;
+                Some(self.cut(c, conn))
+            }
+            Choice::LossAfterApply(_) => {
+                let payload = self.inbound[c].pop_front()?;
+                let conn = self.current[c]?;
+                let effects = self.served.receive(conn, &payload);
+                let mut wires = self.route(effects, false);
+                wires.extend(self.cut(c, conn));
+                Some(wires)
+            }
+            Choice::Expire(_) => {
+                let session = self.sessions[c].filter(|s| self.served.server().is_alive(*s))?;
+                let effects = self.served.expire(session);
+                Some(self.route(effects, false))
+            }
+        }
+    }
+
+    /// Client's connection `conn` is cut: what it had sent and not had applied, and what it
+    /// had not been handed, is lost with it.
+    fn cut(&mut self, client: usize, conn: Conn) -> Vec<Wire> {
+        if self.current[client] == Some(conn) {
+            self.current[client] = None;
+            self.inbound[client].clear();
+            self.outbound[client].clear();
+        }
+        self.served.disconnected(conn);
+        vec![Wire::Close(client, conn)]
+    }
+
+    /// The model's effects: frames queued for their client (or written at once, for a
+    /// handshake or a ping), connections closed.
+    fn route(&mut self, effects: Vec<Effect>, at_once: bool) -> Vec<Wire> {
+        let mut wires = Vec::new();
+        for effect in effects {
+            match effect {
+                Effect::Send(conn, message) => {
+                    let Some(c) = self.client_of(conn) else { continue };
+                    if at_once {
+                        wires.push(Wire::Write(c, codec::encode(&message)));
+                    } else {
+                        self.outbound[c].push_back(message);
+                    }
+                }
+                Effect::Close(conn) => {
+                    if let Some(c) = self.client_of(conn) {
+                        // What the server sent before the close still reaches the client first.
+                        for message in std::mem::take(&mut self.outbound[c]) {
+                            wires.push(Wire::Write(c, codec::encode(&message)));
+                        }
+                        self.current[c] = None;
+                        self.inbound[c].clear();
+                        wires.push(Wire::Close(c, conn));
+                    }
+                }
+            }
+        }
+        wires
+    }
+
+    fn client_of(&self, conn: Conn) -> Option<usize> {
+        self.current.iter().position(|c| *c == Some(conn))
+    }
+}
+
+/// A ping: header xid -2, op 11.
+pub fn is_ping(payload: &[u8]) -> bool {
+    payload.len() >= 8 && payload[0..4] == (-2i32).to_be_bytes() && payload[4..8] == 11i32.to_be_bytes()
+}
