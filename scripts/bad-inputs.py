@@ -328,6 +328,13 @@ def cases(f):
     c += [sv + ["--port", "70000"], sv + ["--port", "abc"], sv + ["--port", str(busy.getsockname()[1])],
           sv + ["--tick-ms", "0"], sv + ["--min-session-timeout-ms", "5000", "--max-session-timeout-ms", "100"],
           ["serve", "--for-seconds", "0"], sv + ["--nope"]]
+    # Real client code under the scheduler: unknown names, nothing to run, absurd numbers, a
+    # client that exits before it connects.
+    cc = ["client-check", "--schedules", "1"]
+    c += [cc + ["--library", "nope"], cc + ["--cmd", ""], cc + ["--cmd", " "], cc, cc + ["--library", "kazoo", "--cmd", "x"],
+          cc + ["--library", "kazoo", "--faults", "nope"], cc + ["--library", "kazoo", "--clients", "0"],
+          ["client-check", "--library", "kazoo", "--schedules", "0"], cc + ["--library", "kazoo", "--max-steps", "0"],
+          cc + ["--cmd", "true"], cc + ["--library", "kazoo", "--faults", "expire,crash"]]
     # Results another runner wrote: missing, not JSON, of another case, or with nothing to compare to.
     c += [zs + [SCRIPT, "--results", "/no/such.json", "--expect", SCRIPT], zs + [SCRIPT, "--results", f["not-json.json"], "--expect", SCRIPT],
           zs + [SCRIPT, "--results", f["empty.json"], "--expect", SCRIPT], zs + [SCRIPT, "--results", SCRIPT]]

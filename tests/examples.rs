@@ -58,7 +58,7 @@ impl Drop for Sandbox {
 
 /// Whether a command needs a real ZooKeeper, kazoo or Java.
 fn needs_a_server(line: &str) -> bool {
-    ["zklab real ", "zklab zk-fuzz", "--server ", "scripts/"].iter().any(|w| line.contains(w))
+    ["zklab real ", "zklab zk-fuzz", "zklab client-check", "--server ", "scripts/"].iter().any(|w| line.contains(w))
 }
 
 /// Runs `line` and checks it exits `code`, with output and without an error line.
@@ -126,8 +126,17 @@ fn readme_commands() -> Vec<(String, i32)> {
     commands
         .map(|line| {
             // What the README says each one finds: a broken recipe (or fault) caught exits 1.
-            let caught = ["wait-on-null", "expire,pause", "blind-retry", "queue-optimistic", "operator-delete"];
-            let searches = ["zklab check", "zklab simulate", "zklab real --recipe"].iter().any(|c| line.starts_with(c));
+            let caught = [
+                "wait-on-null",
+                "expire,pause",
+                "blind-retry",
+                "queue-optimistic",
+                "operator-delete",
+                "kazoo --clients 2",
+            ];
+            let searches = ["zklab check", "zklab simulate", "zklab real --recipe", "zklab client-check"]
+                .iter()
+                .any(|c| line.starts_with(c));
             let code = match (searches, line.contains("--clients 40000")) {
                 (true, true) => 3,
                 _ => i32::from(searches && caught.iter().any(|c| line.contains(c))),

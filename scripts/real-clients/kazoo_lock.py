@@ -14,6 +14,9 @@ every other client read) taken as the client acts:
     error NAME            (an exception; the client tries again)
     done                  (every round taken)
 
+With ZKLAB_HEED_LOSS=1 in its environment the client heeds kazoo's connection states, as
+kazoo's docs advise: on SUSPENDED or LOST it says `suspended` and no longer believes it holds.
+
 It starts once a line comes on stdin (every client is connected), and closes its session when
 a second one comes.
 
@@ -22,6 +25,7 @@ a second one comes.
 HOLD_MS -1 holds for one round trip to the server instead of a time (see `hold`).
 """
 
+import os
 import sys
 import threading
 import time
@@ -61,9 +65,15 @@ def main():
             seen[0] = sid
             say("session", "%x" % sid, password.hex())
 
+    heed = os.environ.get("ZKLAB_HEED_LOSS") == "1"
+
     def listener(state):
         if state == KazooState.CONNECTED:
             threading.Thread(target=session, daemon=True).start()
+        elif heed:
+            # kazoo's docs' advice: a holder stops trusting its lock once the connection is
+            # SUSPENDED or the session LOST (it holds again only back in the same session).
+            say("suspended")
 
     zk.add_listener(listener)
     zk.start(timeout=30)

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A built-in client: `kazoo` (kazoo 2.8's Lock, scripts/real-clients/kazoo_lock.py).
+    /// A built-in client: `kazoo` (kazoo 2.8's Lock, scripts/real-clients/kazoo_lock.py), or
+    /// `kazoo-listening` (the same, heeding kazoo's connection states as its docs advise).
     #[arg(long, conflicts_with = "cmd", required_unless_present = "cmd")]
     pub library: Option<String>,
     /// Your client: a command run once per client, with the protocol's arguments appended
@@ -16,6 +17,7 @@ pub struct Args {
     /// (docs/your-lock.md).
     #[arg(long)]
     pub cmd: Option<String>,
+    /// Client processes, each on a port of its own.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=16))]
     pub clients: u16,
     /// Lock rounds per client.
@@ -76,12 +78,17 @@ fn faults(text: &str) -> Result<Faults, CliError> {
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     let program = match (&args.library, &args.cmd) {
         (Some(name), _) if name == "kazoo" => ClientProgram::Kazoo,
-        (Some(name), _) => return Err(CliError::BadInput(format!("unknown library `{name}` for client-check: kazoo"))),
+        (Some(name), _) if name == "kazoo-listening" => ClientProgram::KazooListening,
+        (Some(name), _) => {
+            return Err(CliError::BadInput(format!(
+                "unknown library `{name}` for client-check: kazoo, kazoo-listening"
+            )))
+        }
         (None, Some(cmd)) if cmd.trim().is_empty() => return Err(CliError::BadInput("--cmd is empty".into())),
         (None, Some(cmd)) => ClientProgram::Command(cmd.clone()),
         (None, None) => return Err(CliError::BadInput("give --library or --cmd".into())),
     };
-    if program == ClientProgram::Kazoo {
+    if matches!(program, ClientProgram::Kazoo | ClientProgram::KazooListening) {
         crate::real::libraries::Library::Kazoo.available().map_err(CliError::Environment)?;
     }
     let faults = faults(&args.faults)?;
@@ -114,7 +121,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     });
     let _ = std::fs::remove_dir_all(&dir);
     crate::real::children::disown_dir(&dir);
-    let tried = outcome.map_err(CliError::Environment)?;
+    let tried = outcome.map_err(|e| match e {
+        client_check::RunError::Client(why) => CliError::BadInput(why),
+        client_check::RunError::Machine(why) => CliError::Environment(why),
+    })?;
     let seconds = started.elapsed().as_secs_f64();
     let violated: Vec<&Tried> = tried.iter().filter(|t| !t.result.findings.is_empty()).collect();
     let undecided = tried.iter().filter(|t| t.result.findings.is_empty() && t.result.end != End::Done).count();
@@ -132,6 +142,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                     "findings": t.result.findings.iter().map(|f| serde_json::json!({"property": f.property, "detail": f.detail})).collect::<Vec<_>>(),
                     "tally": t.result.tally,
                     "schedule": t.result.schedule,
+                    "history": t.result.story().iter().map(|(step, c, said)| format!("{step} c{c} {said}")).collect::<Vec<_>>(),
                     "replayed": t.replayed,
                     "replayed_same": t.replayed_same,
                 })

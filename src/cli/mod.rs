@@ -86,12 +86,12 @@ enum Command {
     /// a ZooKeeper server, zklab's scheduler owning every message: random schedules with faults
     /// at exact points, each run's history judged.
     #[command(
-        after_help = "Example:\n  zklab client-check --library kazoo --clients 2 --faults expire --schedules 20"
+        after_help = "Example:\n  zklab client-check --library kazoo-listening --clients 2 --faults expire --schedules 10"
     )]
     ClientCheck(client_check::Args),
     /// Serve the model as a ZooKeeper server on a loopback port: real clients (the Java client,
     /// kazoo, Curator, go-zookeeper, node-zookeeper-client) connect to it unchanged.
-    #[command(after_help = "Example:\n  zklab serve --port 2181")]
+    #[command(after_help = "Example:\n  zklab serve --port 0 --for-seconds 1")]
     Serve(serve::Args),
     /// Run a ZooKeeper op script (conformance/FORMAT.md) against the model, or a live server,
     /// and print the results.

@@ -13,6 +13,9 @@ use std::sync::mpsc::Sender;
 pub enum ClientProgram {
     /// kazoo 2.8's `Lock`, driven by scripts/real-clients/kazoo_lock.py.
     Kazoo,
+    /// The same, with a connection listener that stops believing it holds on SUSPENDED or LOST,
+    /// as kazoo's docs advise.
+    KazooListening,
     /// A shell command: it gets the protocol's arguments appended.
     Command(String),
 }
@@ -21,6 +24,7 @@ impl ClientProgram {
     pub fn name(&self) -> String {
         match self {
             ClientProgram::Kazoo => "kazoo".to_string(),
+            ClientProgram::KazooListening => "kazoo-listening".to_string(),
             ClientProgram::Command(cmd) => cmd.clone(),
         }
     }
@@ -58,7 +62,7 @@ impl Clients {
         let mut children = Vec::new();
         let mut stdins = Vec::new();
         let script = match program {
-            ClientProgram::Kazoo => {
+            ClientProgram::Kazoo | ClientProgram::KazooListening => {
                 let path = dir.join("kazoo_lock.py");
                 std::fs::write(&path, KAZOO_CLIENT).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 Some(path)
@@ -74,9 +78,12 @@ impl Clients {
                 task.hold_ms.to_string(),
             ];
             let mut command = match (program, &script) {
-                (ClientProgram::Kazoo, Some(script)) => {
+                (ClientProgram::Kazoo | ClientProgram::KazooListening, Some(script)) => {
                     let mut c = Command::new(PYTHON);
                     c.arg(script).args(&args);
+                    if *program == ClientProgram::KazooListening {
+                        c.env("ZKLAB_HEED_LOSS", "1");
+                    }
                     c
                 }
                 (ClientProgram::Command(cmd), _) => {
@@ -84,7 +91,9 @@ impl Clients {
                     c.arg("-c").arg(format!("exec {cmd} \"$@\"")).arg("zklab-client").args(&args);
                     c
                 }
-                (ClientProgram::Kazoo, None) => unreachable!("the script is written above"),
+                (ClientProgram::Kazoo | ClientProgram::KazooListening, None) => {
+                    unreachable!("the script is written above")
+                }
             };
             command
                 .env("ZKLAB_HOSTS", addr.to_string())

@@ -18,7 +18,7 @@ pub mod switchboard;
 pub mod wiring;
 
 pub use clients::{ClientProgram, Task};
-pub use run::{End, RunResult, Setup};
+pub use run::{End, RunError, RunResult, Setup};
 pub use switchboard::{Choice, Faults};
 
 use strategy::{Pct, Replay};
@@ -74,21 +74,19 @@ pub fn explore(
     dir: &std::path::Path,
     stop_at_violation: bool,
     mut each: impl FnMut(&Tried),
-) -> Result<Vec<Tried>, String> {
+) -> Result<Vec<Tried>, RunError> {
     let mut tried = Vec::new();
+    // PCT draws its priority changes among a run's steps; a change point past a run's end
+    // never acts. A seed's schedule depends on nothing but the seed and the setup, so the
+    // estimate is the setup's: some 15 choices per client per round (kazoo's Lock takes 14).
+    let steps = (15 * campaign.setup.clients * campaign.setup.task.rounds as usize).min(campaign.setup.max_steps);
     for k in 0..campaign.schedules {
         if crate::interrupt::interrupted() {
             break;
         }
         let seed = campaign.seed.wrapping_add(k as u64);
-        let mut pct = Pct::new(
-            seed,
-            campaign.setup.clients,
-            campaign.depth,
-            campaign.setup.max_steps.min(200),
-            campaign.max_faults,
-            campaign.fault_chance,
-        );
+        let mut pct =
+            Pct::new(seed, campaign.setup.clients, campaign.depth, steps, campaign.max_faults, campaign.fault_chance);
         let result = run::run(&campaign.setup, &mut pct, dir)?;
         let mut same = 0;
         let mut parted = None;
@@ -111,6 +109,6 @@ pub fn explore(
 }
 
 /// Runs a recorded schedule again.
-pub fn replay(setup: &Setup, schedule: &[Choice], dir: &std::path::Path) -> Result<RunResult, String> {
+pub fn replay(setup: &Setup, schedule: &[Choice], dir: &std::path::Path) -> Result<RunResult, RunError> {
     run::run(setup, &mut Replay::new(schedule.to_vec()), dir)
 }

@@ -4,7 +4,7 @@
 //! schedule run again meets the same states.
 //!
 //! Quiet means: no thread of any client process (or of a process it started) is running or
-//! runnable (state `R` in `/proc/PID/task/TID/stat`), and nothing was heard from the clients
+//! runnable, or waiting on the disk (states `R` and `D` in `/proc/PID/task/TID/stat`), and nothing was heard from the clients
 //! (a frame, a line), for `SAMPLES` samples `SAMPLE` apart. A thread that reacts to a frame is
 //! woken within microseconds and stays runnable while it works, so a sample that sees none
 //! running after a frame was handed over is one the reaction has finished by; several in a row
@@ -15,11 +15,12 @@
 use std::time::Duration;
 
 /// Samples in a row that must find every client quiet.
-pub const SAMPLES: u32 = 3;
+pub const SAMPLES: u32 = 4;
 /// Between two samples.
-pub const SAMPLE: Duration = Duration::from_micros(700);
+pub const SAMPLE: Duration = Duration::from_millis(1);
 
-/// Whether any thread of `pid` or of a process it started is running or runnable.
+/// Whether any thread of `pid` or of a process it started is running, runnable or waiting on
+/// the disk.
 pub fn running(pid: u32) -> bool {
     let mut stack = vec![pid];
     let mut seen = 0;
@@ -33,7 +34,7 @@ pub fn running(pid: u32) -> bool {
             let dir = task.path();
             if let Ok(stat) = std::fs::read_to_string(dir.join("stat")) {
                 // The state follows the command name, which is in parentheses and may hold spaces.
-                if stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('R')) {
+                if stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with(['R', 'D'])) {
                     return true;
                 }
             }

@@ -49,6 +49,17 @@ pub enum End {
     ClientExited { client: usize },
 }
 
+/// Why a run could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The client program is at fault: it would not start, connect or speak the protocol.
+    #[error("{0}")]
+    Client(String),
+    /// The machine is: no loopback port.
+    #[error("{0}")]
+    Machine(String),
+}
+
 /// What a run did and what its history shows.
 pub struct RunResult {
     pub schedule: Vec<Choice>,
@@ -85,14 +96,17 @@ impl RunResult {
 /// The longest wait for the clients to go quiet before the next choice is taken anyway.
 const QUIET_PATIENCE: Duration = Duration::from_secs(5);
 
+/// The longest wait for a client that lost its connection to connect again.
+const RECONNECT_PATIENCE: Duration = Duration::from_secs(2);
+
 /// Runs the clients under `strategy` until they are done, stuck, or the step bound.
-pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) -> Result<RunResult, String> {
+pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) -> Result<RunResult, RunError> {
     let (tx, rx) = mpsc::channel();
-    let ports = Ports::open(setup.clients, &tx)?;
+    let ports = Ports::open(setup.clients, &tx).map_err(RunError::Machine)?;
     let addrs: Vec<_> = (0..setup.clients).map(|c| ports.addr(c)).collect();
     let config = ServerConfig::default();
     let mut owner = Owner::new(setup.clients, config, rx);
-    let mut clients = Clients::start(&setup.program, &addrs, &setup.task, dir, &tx)?;
+    let mut clients = Clients::start(&setup.program, &addrs, &setup.task, dir, &tx).map_err(RunError::Client)?;
     drop(tx);
     let pids = clients.pids();
     // Every client connects and says its session before any choice is taken.
@@ -101,20 +115,29 @@ pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) ->
         if Instant::now() > deadline {
             let missing: Vec<String> =
                 (0..setup.clients).filter(|c| !owner.sessions_said[*c]).map(|c| format!("c{c}")).collect();
-            return Err(format!(
+            return Err(RunError::Client(format!(
                 "{} did not connect and say its session within {} s ({}): see docs/your-lock.md for the line protocol",
                 missing.join(", "),
                 setup.connect_within.as_secs(),
                 setup.program.name()
-            ));
+            )));
         }
         if let Some(c) = (0..setup.clients).find(|c| clients.exited(*c)) {
             owner.hear_for(Duration::from_millis(50));
             if !owner.sessions_said[c] {
-                return Err(format!("client c{c} ({}) exited before it connected", setup.program.name()));
+                return Err(RunError::Client(format!(
+                    "client c{c} ({}) exited before it connected and said its session",
+                    setup.program.name()
+                )));
             }
         }
         owner.hear_for(Duration::from_millis(5));
+        // The first handshakes are answered as they come: the schedule starts at `go`.
+        for c in 0..setup.clients {
+            if let Some(wires) = owner.board.take(Choice::Connect(c)) {
+                owner.wire(wires);
+            }
+        }
     }
     clients.go();
     let mut schedule = Vec::new();
@@ -235,16 +258,22 @@ impl Owner {
     }
 
     /// Waits until the clients are quiet (see `quiet`); false if they never were within
-    /// `QUIET_PATIENCE`.
+    /// `QUIET_PATIENCE`. A client that lost its connection is not quiet until its handshake
+    /// has come in again (its back-off is a timer, which the next choice would otherwise race;
+    /// the answer is a choice of its own, so the others may move first), unless it stays away
+    /// for `RECONNECT_PATIENCE` (a library that gives up after an expiry).
     fn quiet(&mut self, pids: &[u32]) -> bool {
-        let give_up = Instant::now() + QUIET_PATIENCE;
+        let started = Instant::now();
+        let give_up = started + QUIET_PATIENCE;
         let mut calm = 0;
         while calm < quiet::SAMPLES {
             if Instant::now() > give_up {
                 return false;
             }
             let active = self.hear_for(quiet::SAMPLE);
-            calm = if active || pids.iter().any(|p| quiet::running(*p)) { 0 } else { calm + 1 };
+            let away = started.elapsed() < RECONNECT_PATIENCE
+                && (0..self.done.len()).any(|c| !self.done[c] && !self.ended[c] && !self.board.reached(c));
+            calm = if active || away || pids.iter().any(|p| quiet::running(*p)) { 0 } else { calm + 1 };
         }
         true
     }

@@ -5,7 +5,8 @@
 //! move; at `depth - 1` random steps it drops the running client below every other. A bug that
 //! needs `depth` ordering constraints is found with probability at least 1/(n k^(depth-1)) per
 //! run (n clients, k steps), where uniform random choices can be exponentially worse. Faults are
-//! drawn beside: at each step, while the run has faults left, one is taken with `fault_chance`.
+//! drawn beside: at each step, while the run has faults left, one is taken with `fault_chance`,
+//! and the client it strikes drops below every other (a change point of its own).
 
 use super::switchboard::Choice;
 use rand::{Rng, SeedableRng};
@@ -57,7 +58,13 @@ impl Strategy for Pct {
         let faults: Vec<Choice> = enabled.iter().copied().filter(|c| c.is_fault()).collect();
         if self.faults_left > 0 && !faults.is_empty() && self.rng.random_bool(self.fault_chance) {
             self.faults_left -= 1;
-            return Some(faults[self.rng.random_range(0..faults.len())]);
+            let fault = faults[self.rng.random_range(0..faults.len())];
+            // The client a fault strikes drops below every other, as at a change point: what
+            // the others do while it recovers is where faults break locks (an expired holder
+            // that has not heard yet, a waiter woken while the holder reconnects).
+            self.lowest -= 1;
+            self.priority[fault.client()] = self.lowest;
+            return Some(fault);
         }
         let moves: Vec<Choice> = enabled.iter().copied().filter(|c| !c.is_fault()).collect();
         let pool = if moves.is_empty() { &faults } else { &moves };

@@ -29,6 +29,10 @@ pub enum Choice {
     LossAfterApply(usize),
     /// The server expires client's session.
     Expire(usize),
+    /// The server answers client's connection handshake (a new session, a resumed one, or the
+    /// news that it is gone). A client reconnects after a back-off of its own; the handshake
+    /// waits here, so that what the others do meanwhile is the schedule's choice.
+    Connect(usize),
 }
 
 impl Choice {
@@ -38,12 +42,13 @@ impl Choice {
             | Choice::Deliver(c)
             | Choice::LossBeforeApply(c)
             | Choice::LossAfterApply(c)
-            | Choice::Expire(c) => c,
+            | Choice::Expire(c)
+            | Choice::Connect(c) => c,
         }
     }
 
     pub fn is_fault(self) -> bool {
-        !matches!(self, Choice::Apply(_) | Choice::Deliver(_))
+        !matches!(self, Choice::Apply(_) | Choice::Deliver(_) | Choice::Connect(_))
     }
 }
 
@@ -76,6 +81,8 @@ pub struct Switchboard {
     outbound: Vec<VecDeque<ToClient>>,
     /// The session each client's connection carries, once its handshake is done.
     sessions: Vec<Option<SessionId>>,
+    /// Each client's handshake waiting for an answer.
+    handshakes: Vec<Option<Vec<u8>>>,
 }
 
 impl Switchboard {
@@ -87,6 +94,7 @@ impl Switchboard {
             inbound: vec![VecDeque::new(); clients],
             outbound: vec![VecDeque::new(); clients],
             sessions: vec![None; clients],
+            handshakes: vec![None; clients],
         }
     }
 
@@ -97,23 +105,23 @@ impl Switchboard {
     /// Client opened connection `conn` (on its own port): its earlier one, if any, is over.
     pub fn accepted(&mut self, client: usize, conn: Conn) -> Vec<Wire> {
         let mut wires = Vec::new();
-        if let Some(old) = self.current[client].replace(conn) {
+        if let Some(old) = self.current[client] {
             wires.extend(self.cut(client, old));
         }
+        self.current[client] = Some(conn);
         self.served.accepted(conn);
         wires
     }
 
-    /// A frame from client's connection `conn`: a handshake or a ping is answered at once;
+    /// A frame from client's connection `conn`: a ping is answered at once; a handshake and
     /// anything else waits for the schedule.
     pub fn received(&mut self, client: usize, conn: Conn, payload: Vec<u8>) -> Vec<Wire> {
         if self.current[client] != Some(conn) {
             return Vec::new();
         }
         if self.served.session_of(conn).is_none() {
-            let effects = self.served.receive(conn, &payload);
-            self.sessions[client] = self.served.session_of(conn);
-            return self.route(effects, true);
+            self.handshakes[client] = Some(payload);
+            return Vec::new();
         }
         if is_ping(&payload) {
             let effects = self.served.receive(conn, &payload);
@@ -127,6 +135,7 @@ impl Switchboard {
     pub fn gone(&mut self, client: usize, conn: Conn) {
         if self.current[client] == Some(conn) {
             self.current[client] = None;
+            self.handshakes[client] = None;
             self.inbound[client].clear();
             self.outbound[client].clear();
         }
@@ -137,6 +146,9 @@ impl Switchboard {
     pub fn enabled(&self, faults: Faults) -> Vec<Choice> {
         let mut out = Vec::new();
         for c in 0..self.clients {
+            if self.handshakes[c].is_some() {
+                out.push(Choice::Connect(c));
+            }
             if !self.inbound[c].is_empty() {
                 out.push(Choice::Apply(c));
                 if faults.loss_before_apply {
@@ -154,6 +166,13 @@ impl Switchboard {
             }
         }
         out
+    }
+
+    /// Whether client has a connection whose handshake is done, or waits to be answered: it is
+    /// not away, reconnecting on a timer of its own.
+    pub fn reached(&self, client: usize) -> bool {
+        self.handshakes[client].is_some()
+            || self.current[client].is_some_and(|conn| self.served.session_of(conn).is_some())
     }
 
     /// Whether anything is held: a request not applied or a frame not handed over.
@@ -196,6 +215,15 @@ impl Switchboard {
                 let effects = self.served.expire(session);
                 Some(self.route(effects, false))
             }
+            Choice::Connect(_) => {
+                let payload = self.handshakes[c].take()?;
+                let conn = self.current[c]?;
+                let effects = self.served.receive(conn, &payload);
+                if let Some(session) = self.served.session_of(conn) {
+                    self.sessions[c] = Some(session);
+                }
+                Some(self.route(effects, true))
+            }
         }
     }
 
@@ -204,6 +232,7 @@ impl Switchboard {
     fn cut(&mut self, client: usize, conn: Conn) -> Vec<Wire> {
         if self.current[client] == Some(conn) {
             self.current[client] = None;
+            self.handshakes[client] = None;
             self.inbound[client].clear();
             self.outbound[client].clear();
         }
@@ -249,4 +278,92 @@ impl Switchboard {
 /// A ping: header xid -2, op 11.
 pub fn is_ping(payload: &[u8]) -> bool {
     payload.len() >= 8 && payload[0..4] == (-2i32).to_be_bytes() && payload[4..8] == 11i32.to_be_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::jute;
+    use zklab_model::{CreateMode, Request};
+
+    /// A board with `n` clients, each connected (conn = client + 1) with a session.
+    fn board(n: usize) -> Switchboard {
+        let mut b = Switchboard::new(n, ServerConfig::default());
+        for c in 0..n {
+            let conn = c as Conn + 1;
+            assert!(b.accepted(c, conn).is_empty());
+            let connect = jute::connect_request(0, 4000, 0, &[]).frame();
+            assert!(b.received(c, conn, connect[4..].to_vec()).is_empty(), "the handshake waits");
+            assert_eq!(b.enabled(Faults::default()), vec![Choice::Connect(c)]);
+            let wires = b.take(Choice::Connect(c)).unwrap();
+            assert!(matches!(wires.as_slice(), [Wire::Write(w, _)] if *w == c), "then it is answered");
+        }
+        b
+    }
+
+    fn send(b: &mut Switchboard, c: usize, xid: i32, request: &Request) {
+        let frame = jute::encode_request(xid, request, "").frame();
+        assert!(b.received(c, c as Conn + 1, frame[4..].to_vec()).is_empty(), "a request waits for the schedule");
+    }
+
+    #[test]
+    fn a_request_waits_for_apply_and_its_reply_for_deliver() {
+        let mut b = board(2);
+        assert!(b.enabled(Faults::default()).is_empty() && !b.in_flight());
+        send(&mut b, 1, 1, &Request::create("/a", CreateMode::Persistent));
+        assert_eq!(b.enabled(Faults::default()), vec![Choice::Apply(1)]);
+        assert!(b.take(Choice::Deliver(1)).is_none(), "nothing to deliver yet");
+        assert!(b.take(Choice::Apply(1)).unwrap().is_empty(), "the reply is held");
+        assert!(b.served().server().tree().get("/a").is_some(), "the server applied it");
+        assert_eq!(b.enabled(Faults::default()), vec![Choice::Deliver(1)]);
+        assert!(matches!(b.take(Choice::Deliver(1)).unwrap().as_slice(), [Wire::Write(1, _)]));
+        assert!(!b.in_flight());
+    }
+
+    #[test]
+    fn a_loss_before_apply_changes_nothing_and_one_after_apply_loses_only_the_reply() {
+        let all = Faults { loss_before_apply: true, loss_after_apply: true, expire: true };
+        let mut b = board(1);
+        send(&mut b, 0, 1, &Request::create("/a", CreateMode::Persistent));
+        assert_eq!(
+            b.enabled(all),
+            vec![Choice::Apply(0), Choice::LossBeforeApply(0), Choice::LossAfterApply(0), Choice::Expire(0)]
+        );
+        assert_eq!(b.take(Choice::LossBeforeApply(0)).unwrap(), vec![Wire::Close(0, 1)]);
+        assert!(b.served().server().tree().get("/a").is_none() && !b.in_flight());
+
+        let mut b = board(1);
+        send(&mut b, 0, 1, &Request::create("/a", CreateMode::Persistent));
+        assert_eq!(b.take(Choice::LossAfterApply(0)).unwrap(), vec![Wire::Close(0, 1)], "no reply reaches the client");
+        assert!(b.served().server().tree().get("/a").is_some(), "but the server applied it");
+        assert!(!b.in_flight() && !b.reached(0));
+    }
+
+    #[test]
+    fn an_expiry_closes_the_holders_connection_and_wakes_the_watcher() {
+        let mut b = board(2);
+        send(&mut b, 0, 1, &Request::create("/e", CreateMode::Ephemeral));
+        b.take(Choice::Apply(0)).unwrap();
+        b.take(Choice::Deliver(0)).unwrap();
+        send(&mut b, 1, 1, &Request::exists("/e", true));
+        b.take(Choice::Apply(1)).unwrap();
+        b.take(Choice::Deliver(1)).unwrap();
+        let wires = b.take(Choice::Expire(0)).unwrap();
+        assert_eq!(wires, vec![Wire::Close(0, 1)]);
+        assert_eq!(
+            b.enabled(Faults::default()),
+            vec![Choice::Deliver(1)],
+            "client 1's NodeDeleted waits to be handed over"
+        );
+        assert!(b.take(Choice::Expire(0)).is_none(), "an expired session cannot expire again");
+    }
+
+    #[test]
+    fn a_ping_is_answered_at_once_and_is_no_choice() {
+        let mut b = board(1);
+        let ping = jute::bare_request(jute::PING_XID, jute::op::PING).frame();
+        assert!(is_ping(&ping[4..]));
+        assert!(matches!(b.received(0, 1, ping[4..].to_vec()).as_slice(), [Wire::Write(0, _)]));
+        assert!(!b.in_flight());
+    }
 }
