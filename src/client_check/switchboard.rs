@@ -230,13 +230,7 @@ impl Switchboard {
     /// Client's connection `conn` is cut: what it had sent and not had applied, and what it
     /// had not been handed, is lost with it.
     fn cut(&mut self, client: usize, conn: Conn) -> Vec<Wire> {
-        if self.current[client] == Some(conn) {
-            self.current[client] = None;
-            self.handshakes[client] = None;
-            self.inbound[client].clear();
-            self.outbound[client].clear();
-        }
-        self.served.disconnected(conn);
+        self.gone(client, conn);
         vec![Wire::Close(client, conn)]
     }
 
@@ -260,9 +254,7 @@ impl Switchboard {
                         for message in std::mem::take(&mut self.outbound[c]) {
                             wires.push(Wire::Write(c, codec::encode(&message)));
                         }
-                        self.current[c] = None;
-                        self.inbound[c].clear();
-                        wires.push(Wire::Close(c, conn));
+                        wires.extend(self.cut(c, conn));
                     }
                 }
             }

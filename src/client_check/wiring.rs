@@ -21,9 +21,6 @@ pub enum Heard {
     Ended(usize),
 }
 
-/// The largest frame read, as ZooKeeper's jute.maxbuffer with room for a header.
-const MAX_FRAME: usize = 0xfffff + 1024;
-
 /// The ports of one run, one per client.
 pub struct Ports {
     addrs: Vec<SocketAddr>,
@@ -84,12 +81,8 @@ fn frames(client: usize, conn: Conn, mut stream: TcpStream, heard: Sender<Heard>
         if stream.read_exact(&mut head).is_err() {
             break;
         }
-        let len = i32::from_be_bytes(head);
-        if len < 0 || len as usize > MAX_FRAME {
-            break;
-        }
-        let mut payload = vec![0u8; len as usize];
-        if stream.read_exact(&mut payload).is_err() || heard.send(Heard::Frame(client, conn, payload)).is_err() {
+        let Some(payload) = crate::serve::codec::read_payload(&mut stream, head) else { break };
+        if heard.send(Heard::Frame(client, conn, payload)).is_err() {
             break;
         }
     }

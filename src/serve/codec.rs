@@ -162,6 +162,19 @@ pub fn code_of(error: ZkError) -> i32 {
     }
 }
 
+/// The longest frame a client may send: ZooKeeper's default jute.maxbuffer (1 MiB) and room
+/// for a header. A longer one ends its connection, as on ZooKeeper.
+pub const MAX_FRAME: usize = 0xfffff + 1024;
+
+/// The payload of one frame from a client whose 4-byte length `head` was read already; `None`
+/// at the end of the connection or for a length no client may send.
+pub fn read_payload(stream: &mut impl std::io::Read, head: [u8; 4]) -> Option<Vec<u8>> {
+    let len = usize::try_from(i32::from_be_bytes(head)).ok().filter(|len| *len <= MAX_FRAME)?;
+    let mut payload = vec![0u8; len];
+    stream.read_exact(&mut payload).ok()?;
+    Some(payload)
+}
+
 /// The connection's first frame: the ConnectRequest.
 pub fn decode_connect(payload: &[u8]) -> Result<Connect, Malformed> {
     let mut r = Reader::new(payload);

@@ -18,10 +18,6 @@ use std::time::{Duration, Instant};
 use zklab_model::server::ServerConfig;
 use zklab_model::SessionId;
 
-/// The largest frame read: ZooKeeper's default jute.maxbuffer (1 MiB) and room for its header.
-/// A longer one ends its connection, as on ZooKeeper.
-const MAX_FRAME: usize = 0xfffff + 1024;
-
 /// What the connection threads tell the thread that owns the model.
 enum Event {
     Accepted(Conn, TcpStream),
@@ -106,12 +102,8 @@ fn read(conn: Conn, mut stream: TcpStream, events: Sender<Event>) {
                 return;
             }
         }
-        let len = i32::from_be_bytes(head);
-        if len < 0 || len as usize > MAX_FRAME {
-            break;
-        }
-        let mut payload = vec![0u8; len as usize];
-        if stream.read_exact(&mut payload).is_err() || events.send(Event::Frame(conn, payload)).is_err() {
+        let Some(payload) = codec::read_payload(&mut stream, head) else { break };
+        if events.send(Event::Frame(conn, payload)).is_err() {
             break;
         }
     }
