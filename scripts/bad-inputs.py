@@ -43,6 +43,23 @@ def files(d):
 
     put("empty.json", "")
     put("not-json.json", "{")
+    # A schedule client-check saved, and the same broken in each way its loader refuses.
+    sched = {"kind": "zklab client-check schedule", "format": 1, "program": {"library": "kazoo"}, "clients": 2,
+             "lock_path": "/lock", "session_timeout_ms": 10000, "rounds": 1, "hold_ms": -1,
+             "faults": {"loss_before_apply": False, "loss_after_apply": False, "expire": True},
+             "schedule": [{"do": "apply", "client": 0}, {"do": "expire", "client": 1}], "steps": [], "history": [],
+             "end": {"end": "cut"}, "findings": [{"property": "belief_exclusion", "detail": "d"}]}
+    for name, change in [("cc-client.json", lambda c: c["schedule"].append({"do": "apply", "client": 5})),
+                         ("cc-fault.json", lambda c: c["faults"].update(expire=False)),
+                         ("cc-library.json", lambda c: c.update(program={"library": "nope"})),
+                         ("cc-path.json", lambda c: c.update(lock_path="lock")),
+                         ("cc-format.json", lambda c: c.update(format=9)),
+                         ("cc-field.json", lambda c: c.update(extra=1)),
+                         ("cc-cmd.json", lambda c: c.update(program={"cmd": " "})),
+                         ("cc-no-finding.json", lambda c: c.update(findings=[]))]:
+        c = json.loads(json.dumps(sched))
+        change(c)
+        put(name, c)
     put("array.json", "[]")
     put("text.txt", "keep me")
     edit("format2.json", lambda c: c.update(format=2))
@@ -334,7 +351,16 @@ def cases(f):
     c += [cc + ["--library", "nope"], cc + ["--cmd", ""], cc + ["--cmd", " "], cc, cc + ["--library", "kazoo", "--cmd", "x"],
           cc + ["--library", "kazoo", "--faults", "nope"], cc + ["--library", "kazoo", "--clients", "0"],
           ["client-check", "--library", "kazoo", "--schedules", "0"], cc + ["--library", "kazoo", "--max-steps", "0"],
-          cc + ["--cmd", "true"], cc + ["--library", "kazoo", "--faults", "expire,crash"]]
+          cc + ["--cmd", "true"], cc + ["--library", "kazoo", "--faults", "expire,crash"],
+          cc + ["--library", "kazoo", "--trace-dir", "/proc/zklab"], cc + ["--library", "kazoo", "--trace-dir", f["text.txt"]],
+          cc + ["--library", "kazoo", "--shrink-runs", "abc"], ["client-check", "--schedule", "/no/such.json"],
+          ["client-check", "--schedule", f["not-json.json"]], ["client-check", "--schedule", TRACE],
+          ["client-check", "--schedule", f["cc-client.json"], "--library", "kazoo"], ["client-check", "--schedule", f["fifo"]]]
+    for name in ["cc-client.json", "cc-fault.json", "cc-library.json", "cc-path.json", "cc-format.json", "cc-field.json",
+                 "cc-cmd.json"]:
+        c.append(["client-check", "--schedule", f[name]])
+        c.append(["replay", f[name]])
+    c.append(["replay", f["cc-no-finding.json"]])
     # Results another runner wrote: missing, not JSON, of another case, or with nothing to compare to.
     c += [zs + [SCRIPT, "--results", "/no/such.json", "--expect", SCRIPT], zs + [SCRIPT, "--results", f["not-json.json"], "--expect", SCRIPT],
           zs + [SCRIPT, "--results", f["empty.json"], "--expect", SCRIPT], zs + [SCRIPT, "--results", SCRIPT]]

@@ -1,24 +1,24 @@
-//! `zklab client-check`: real kazoo, unchanged, run against the served model under zklab's
-//! scheduler. Its Lock's holder never learns its session expired, and a schedule finds the
-//! exact point; the same lock heeding kazoo's connection states, as kazoo's docs advise, passes
-//! the same schedules. Needs Debian's python3-kazoo: `cargo test --release --features
-//! real-server --test client_check` (CI's real-examples stage runs it).
+//! `zklab client-check`: real kazoo, go-zookeeper and node-zookeeper-client locks, unchanged,
+//! run against the served model under zklab's scheduler. Each holder never learns its session
+//! expired, and a schedule finds the exact point; the schedule made smaller shows it again,
+//! from its file too. kazoo's lock heeding kazoo's connection states, as kazoo's docs advise,
+//! passes the same schedules. Needs Debian's python3-kazoo, golang-go,
+//! golang-github-samuel-go-zookeeper-dev and nodejs with npm's node-zookeeper-client:
+//! `cargo test --release --features real-server --test client_check` (CI's real-examples stage
+//! installs them and runs it).
 #![cfg(feature = "real-server")]
 
-use std::time::Duration;
-use zklab::client_check::{self, Campaign, ClientProgram, End, Faults, Setup, Task};
+use zklab::client_check::{self, Campaign, ClientProgram, End, Faults, SavedSchedule, Setup, Task};
 
 fn campaign(program: ClientProgram, schedules: usize) -> Campaign {
     Campaign {
-        setup: Setup {
+        setup: Setup::new(
             program,
-            clients: 2,
-            task: Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: 1, hold_ms: -1 },
-            faults: Faults { expire: true, ..Faults::default() },
-            max_steps: 400,
-            stuck_after: Duration::from_millis(1000),
-            connect_within: Duration::from_secs(20),
-        },
+            2,
+            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: 1, hold_ms: -1 },
+            Faults { expire: true, ..Faults::default() },
+            400,
+        ),
         schedules,
         seed: 1,
         depth: 3,
@@ -46,6 +46,25 @@ fn kazoos_holder_that_never_learns_of_its_expiry_is_found_at_its_exact_point_and
     // Its schedule, run again, shows the violation again.
     let again = client_check::replay(&c.setup, &found.result.schedule, &dir).unwrap();
     assert_eq!(again.findings.first().map(|f| f.property), Some("belief_exclusion"), "{:?}", again.end);
+
+    // Made smaller: cut where the violation shows, with the one expiry it needs, and shorter.
+    let shrunk = client_check::shrink(&c.setup, &found.result, &dir, 30, |_, _, _| {}).unwrap();
+    let small = &shrunk.result;
+    assert_eq!(small.findings.first().map(|f| f.property), Some("belief_exclusion"));
+    assert_eq!(small.schedule.iter().filter(|c| c.is_fault()).count(), 1, "{:?}", small.schedule);
+    assert!(small.schedule.len() < found.result.schedule.len(), "{} choices", small.schedule.len());
+    assert_eq!(small.end, End::Cut);
+    assert_eq!(small.steps.len(), small.schedule.len());
+    assert!(small.steps.iter().any(|s| s.contains("session expired")), "{:?}", small.steps);
+
+    // Saved to a file and run again from it.
+    let file = dir.join("saved.json");
+    SavedSchedule::of(&c.setup, small, Some(found.seed), None).write(&file).unwrap();
+    let saved = SavedSchedule::load(&file).unwrap();
+    assert_eq!(saved.property(), Some("belief_exclusion"));
+    let from_file = client_check::replay(&saved.setup().unwrap(), &saved.schedule, &dir).unwrap();
+    assert_eq!(from_file.findings.first().map(|f| f.property), Some("belief_exclusion"), "{:?}", from_file.end);
+    assert_eq!(from_file.end, End::Cut, "the saved schedule ends where the violation shows");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -64,4 +83,30 @@ fn the_lock_heeding_kazoos_connection_states_passes_the_same_schedules() {
     let expired = tried.iter().filter(|t| t.result.schedule.iter().any(|c| c.is_fault())).count();
     assert!(expired >= 5, "only {expired} of 20 schedules expired a session");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A lock in a language zklab has no model of, run unchanged: the same expired holder is found,
+/// and its schedule, made smaller, shows it again.
+fn finds_the_expired_holder(program: ClientProgram, name: &str) {
+    program.available().unwrap_or_else(|why| panic!("{name}: {why}"));
+    let c = campaign(program, 40);
+    let dir = dir(name);
+    let tried = client_check::explore(&c, &dir, true, |_| {}).unwrap();
+    let found = tried.iter().find(|t| !t.result.findings.is_empty()).expect("a schedule of the first 40 finds it");
+    assert_eq!(found.result.findings[0].property, "belief_exclusion", "{:?}", found.result.findings);
+    assert!(tried.iter().all(|t| t.result.end != End::StepBound), "every schedule ran to an end");
+    let shrunk = client_check::shrink(&c.setup, &found.result, &dir, 20, |_, _, _| {}).unwrap();
+    let again = client_check::replay(&c.setup, &shrunk.result.schedule, &dir).unwrap();
+    assert_eq!(again.findings.first().map(|f| f.property), Some("belief_exclusion"), "{:?}", again.end);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn go_zookeepers_lock_keeps_believing_after_its_session_expired() {
+    finds_the_expired_holder(ClientProgram::Go, "go");
+}
+
+#[test]
+fn the_recipes_page_lock_on_node_zookeeper_client_keeps_believing_after_its_session_expired() {
+    finds_the_expired_holder(ClientProgram::Node, "node");
 }

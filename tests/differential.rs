@@ -323,11 +323,10 @@ fn compare_stopped(case: &Case, o: &oracle::Oracle, p: &Outcome, exact: bool, mo
     Ok(())
 }
 
-#[test]
-fn the_production_checker_agrees_with_the_reference_checker() {
-    let cases = cases();
-    let seed = run_seed();
-    eprintln!("random cases drawn from seed {seed} (PROPTEST_RNG_SEED={seed} draws them again)");
+/// One shard of the random slice: `cases` cases drawn from `seed`, each compared in the first
+/// world that fits; its tally, its mismatches (each made as small as it still mismatches), and
+/// the runner's own failure if it had one.
+fn compare_shard(seed: u64, cases: u32) -> (Tally, Vec<String>, Result<(), String>) {
     let config = ProptestConfig {
         cases,
         failure_persistence: None,
@@ -336,7 +335,6 @@ fn the_production_checker_agrees_with_the_reference_checker() {
     };
     let mut runner = TestRunner::new(config);
     let tally = RefCell::new(Tally::default());
-    let start = Instant::now();
     // A mismatch does not end the run: every case is compared, and the run fails at the end
     // with every mismatch it met, each made as small as it still mismatches.
     let mismatches = RefCell::new(Vec::new());
@@ -350,8 +348,38 @@ fn the_production_checker_agrees_with_the_reference_checker() {
         }
         Ok(())
     });
-    let tally = tally.into_inner();
-    let mismatches = mismatches.into_inner();
+    (tally.into_inner(), mismatches.into_inner(), result.map_err(|e| e.to_string()))
+}
+
+/// The shards the random cases are drawn in, each on a thread of its own: the cases are the
+/// same whatever the machine (shard `k` draws from the run's seed plus `k`), and a 2-core
+/// machine compares them in about half the time one runner takes.
+const SHARDS: u64 = 2;
+
+#[test]
+fn the_production_checker_agrees_with_the_reference_checker() {
+    let cases = cases();
+    let seed = run_seed();
+    eprintln!("random cases drawn from seed {seed} (PROPTEST_RNG_SEED={seed} draws them again)");
+    let start = Instant::now();
+    let shards: Vec<(Tally, Vec<String>, Result<(), String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..SHARDS)
+            .map(|k| {
+                // The first shard takes the remainder, so the slice is `cases` in all.
+                let share = cases / SHARDS as u32 + if k == 0 { cases % SHARDS as u32 } else { 0 };
+                scope.spawn(move || compare_shard(seed.wrapping_add(k), share))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a shard of the differential test panicked")).collect()
+    });
+    let mut tally = Tally::default();
+    let mut mismatches = Vec::new();
+    let mut failures = Vec::new();
+    for (t, m, r) in shards {
+        tally.absorb(t);
+        mismatches.extend(m);
+        failures.extend(r.err());
+    }
     for m in &mismatches {
         eprintln!("MISMATCH {m}");
     }
@@ -364,7 +392,7 @@ fn the_production_checker_agrees_with_the_reference_checker() {
         start.elapsed().as_secs_f64(),
         mismatches.len()
     );
-    if let Err(failure) = result {
+    if let Some(failure) = failures.first() {
         panic!("{failure} (PROPTEST_RNG_SEED={seed} repeats this run)");
     }
     assert!(mismatches.is_empty(), "{} mismatches (PROPTEST_RNG_SEED={seed} repeats this run)", mismatches.len());

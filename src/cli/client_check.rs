@@ -1,22 +1,39 @@
 //! `zklab client-check`: real lock code run against the served model under zklab's scheduler,
-//! random schedules from a seed, each run's history judged.
+//! random schedules from a seed, each run's history judged; the first violating schedule made
+//! smaller and saved to a file, which `--schedule` (or `zklab replay`) runs again.
 
 use super::CliError;
-use crate::client_check::{self, Campaign, ClientProgram, End, Faults, Setup, Task, Tried};
+use crate::client_check::{self, Campaign, ClientProgram, End, Faults, RunResult, SavedSchedule, Setup, Task, Tried};
 use crate::exit::Exit;
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A built-in client: `kazoo` (kazoo 2.8's Lock, scripts/real-clients/kazoo_lock.py), or
-    /// `kazoo-listening` (the same, heeding kazoo's connection states as its docs advise).
-    #[arg(long, conflicts_with = "cmd", required_unless_present = "cmd")]
+    /// A built-in client: `kazoo` (kazoo 2.8's Lock, scripts/real-clients/kazoo_lock.py),
+    /// `kazoo-listening` (the same, heeding kazoo's connection states as its docs advise), `go`
+    /// (go-zookeeper's zk.Lock) or `node` (the recipes page's lock on node-zookeeper-client).
+    #[arg(long, conflicts_with_all = ["cmd", "schedule"], required_unless_present_any = ["cmd", "schedule"])]
     pub library: Option<String>,
     /// Your client: a command run once per client, with the protocol's arguments appended
     /// (HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS) and its history read from stdout
     /// (docs/your-lock.md).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "schedule")]
     pub cmd: Option<String>,
+    /// Run a saved schedule again (as `client-check` saves it in `--trace-dir`), instead of
+    /// exploring: its file says what runs and every choice.
+    #[arg(long, value_name = "FILE")]
+    pub schedule: Option<PathBuf>,
+    /// Where the first violating schedule is saved (made smaller first, see `--shrink-runs`).
+    #[arg(long, default_value = "zklab-traces")]
+    pub trace_dir: PathBuf,
+    /// Also write the saved schedule's HTML page beside it (`.html`).
+    #[arg(long)]
+    pub html: bool,
+    /// The most runs spent making a violating schedule smaller (fewer faults, then fewer
+    /// choices) before it is saved; 0 saves it as found.
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub shrink_runs: u32,
     /// Client processes, each on a port of its own.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=16))]
     pub clients: u16,
@@ -75,33 +92,40 @@ fn faults(text: &str) -> Result<Faults, CliError> {
     Ok(faults)
 }
 
+/// The properties a schedule can break, each of which names the file it is saved to.
+const PROPERTIES: [&str; 4] = ["belief_exclusion", "fenced_exclusion", "no_orphans", "eventual_acquire"];
+
 pub fn run(args: &Args) -> Result<Exit, CliError> {
+    if let Some(file) = &args.schedule {
+        return run_saved(args, file);
+    }
     let program = match (&args.library, &args.cmd) {
-        (Some(name), _) if name == "kazoo" => ClientProgram::Kazoo,
-        (Some(name), _) if name == "kazoo-listening" => ClientProgram::KazooListening,
-        (Some(name), _) => {
-            return Err(CliError::BadInput(format!(
-                "unknown library `{name}` for client-check: kazoo, kazoo-listening"
-            )))
-        }
+        (Some(name), _) => ClientProgram::library(name).map_err(CliError::BadInput)?,
         (None, Some(cmd)) if cmd.trim().is_empty() => return Err(CliError::BadInput("--cmd is empty".into())),
         (None, Some(cmd)) => ClientProgram::Command(cmd.clone()),
-        (None, None) => return Err(CliError::BadInput("give --library or --cmd".into())),
+        (None, None) => return Err(CliError::BadInput("give --library, --cmd or --schedule".into())),
     };
-    if matches!(program, ClientProgram::Kazoo | ClientProgram::KazooListening) {
-        crate::real::libraries::Library::Kazoo.available().map_err(CliError::Environment)?;
-    }
     let faults = faults(&args.faults)?;
+    crate::user_files::check_writable(&args.trace_dir)?;
+    for property in PROPERTIES {
+        let file = saved_file(&args.trace_dir, &program, usize::from(args.clients), property);
+        crate::user_files::replaceable(&file, crate::user_files::Output::Json).map_err(CliError::BadInput)?;
+        if args.html {
+            crate::user_files::replaceable(&file.with_extension("html"), crate::user_files::Output::Page)
+                .map_err(CliError::BadInput)?;
+        }
+    }
+    // What the machine must have comes after what the input must be: bad input is exit 2
+    // whether or not the library is installed.
+    program.available().map_err(CliError::Environment)?;
     let campaign = Campaign {
-        setup: Setup {
+        setup: Setup::new(
             program,
-            clients: usize::from(args.clients),
-            task: Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: args.rounds, hold_ms: -1 },
+            usize::from(args.clients),
+            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: args.rounds, hold_ms: -1 },
             faults,
-            max_steps: args.max_steps as usize,
-            stuck_after: Duration::from_millis(1000),
-            connect_within: Duration::from_secs(20),
-        },
+            args.max_steps as usize,
+        ),
         schedules: args.schedules as usize,
         seed: args.seed,
         depth: usize::from(args.depth),
@@ -114,18 +138,23 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
     let started = Instant::now();
     let quiet = args.quiet || args.json;
-    let outcome = client_check::explore(&campaign, &dir, !args.keep_going, |t| {
+    let explored = client_check::explore(&campaign, &dir, !args.keep_going, |t| {
         if !quiet {
             eprintln!("{}", line(t));
         }
     });
+    // The schedules' time, without the shrinking that follows.
+    let seconds = started.elapsed().as_secs_f64();
+    let outcome = explored.and_then(|tried| {
+        // The first violation, made smaller, run once more exactly, and saved.
+        let first = tried.iter().find(|t| !t.result.findings.is_empty());
+        let saved = first.map(|t| save(args, &campaign.setup, t, &dir, quiet)).transpose()?;
+        Ok((tried, saved))
+    });
     let _ = std::fs::remove_dir_all(&dir);
     crate::real::children::disown_dir(&dir);
-    let tried = outcome.map_err(|e| match e {
-        client_check::RunError::Client(why) => CliError::BadInput(why),
-        client_check::RunError::Machine(why) => CliError::Environment(why),
-    })?;
-    let seconds = started.elapsed().as_secs_f64();
+    let (tried, saved) = outcome.map_err(run_error)?;
+    let saved = saved.transpose()?;
     let violated: Vec<&Tried> = tried.iter().filter(|t| !t.result.findings.is_empty()).collect();
     let undecided = tried.iter().filter(|t| t.result.findings.is_empty() && t.result.end != End::Done).count();
     let replayed: usize = tried.iter().map(|t| t.replayed).sum();
@@ -161,6 +190,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "replayed": replayed,
                 "replayed_same": same,
                 "runs": runs,
+                "saved": saved.as_ref().map(|s| serde_json::json!({
+                    "file": s.file.display().to_string(),
+                    "steps": s.saved.schedule.len(),
+                    "faults": s.saved.schedule.iter().filter(|c| c.is_fault()).count(),
+                    "shrink_runs": s.saved.shrunk.as_ref().map_or(0, |k| k.runs),
+                    "shown_again": s.shown_again,
+                })),
             })
         );
     } else {
@@ -181,7 +217,21 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             for f in &first.result.findings {
                 say!("VIOLATED {} (seed {}): {}", f.property, first.seed, f.detail);
             }
-            say!("schedule: {}", serde_json::to_string(&first.result.schedule).unwrap_or_default());
+        }
+        if let Some(s) = &saved {
+            let faults = s.saved.schedule.iter().filter(|c| c.is_fault()).count();
+            let from = s.saved.shrunk.as_ref().map_or(String::new(), |k| {
+                format!(" (made smaller from {} choices and {} faults in {} runs)", k.from_steps, k.from_faults, k.runs)
+            });
+            say!("saved: {} ({} choices, {faults} faults{from})", s.file.display(), s.saved.schedule.len());
+            say!(
+                "run once more exactly, it {}; run it again: zklab client-check --schedule {}",
+                match s.shown_again {
+                    true => "showed the violation again".to_string(),
+                    false => format!("did not show the violation again ({})", s.again_end),
+                },
+                s.file.display()
+            );
         }
     }
     Ok(if !violated.is_empty() {
@@ -191,6 +241,187 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     } else {
         Exit::Passed
     })
+}
+
+/// A violating schedule as saved, and what running it once more exactly showed.
+struct Saved {
+    file: PathBuf,
+    saved: SavedSchedule,
+    shown_again: bool,
+    again_end: String,
+}
+
+fn run_error(e: client_check::RunError) -> CliError {
+    match e {
+        client_check::RunError::Client(why) => CliError::BadInput(why),
+        client_check::RunError::Machine(why) => CliError::Environment(why),
+    }
+}
+
+/// Where a violation of `property` by `program`'s clients is saved.
+fn saved_file(dir: &Path, program: &ClientProgram, clients: usize, property: &str) -> PathBuf {
+    let label = match program {
+        ClientProgram::Command(_) => "cmd".to_string(),
+        library => library.name(),
+    };
+    dir.join(format!("client-check-{label}-n{clients}-{property}.json"))
+}
+
+/// Makes `found`'s schedule smaller, runs the result once more exactly, and saves it (the run
+/// of the smaller schedule that showed the violation, with what running it again showed).
+fn save(
+    args: &Args,
+    setup: &Setup,
+    found: &Tried,
+    dir: &Path,
+    quiet: bool,
+) -> Result<Result<Saved, CliError>, client_check::RunError> {
+    let property = found.result.findings[0].property;
+    let shrunk = client_check::shrink(setup, &found.result, dir, args.shrink_runs as usize, |runs, steps, faults| {
+        if !quiet {
+            eprintln!("shrinking: run {runs}: {steps} choices, {faults} faults");
+        }
+    })?;
+    let again = client_check::replay(setup, &shrunk.result.schedule, dir)?;
+    let shown_again = again.findings.iter().any(|f| f.property == property);
+    let count = |r: &RunResult| r.schedule.iter().filter(|c| c.is_fault()).count();
+    let shrinking = (shrunk.runs > 0).then(|| client_check::saved::Shrinking {
+        from_steps: found.result.schedule.len(),
+        from_faults: count(&found.result),
+        runs: shrunk.runs,
+    });
+    let kept = if shown_again { &again } else { &shrunk.result };
+    let saved = SavedSchedule::of(setup, kept, Some(found.seed), shrinking);
+    let file = saved_file(&args.trace_dir, &setup.program, setup.clients, property);
+    let written =
+        std::fs::create_dir_all(&args.trace_dir).and_then(|()| saved.write(&file)).and_then(|()| match args.html {
+            true => {
+                let page = client_check::page::render(&saved, &file.display().to_string());
+                crate::user_files::write_output(&file.with_extension("html"), &page, crate::user_files::Output::Page)
+            }
+            false => Ok(()),
+        });
+    Ok(match written {
+        Ok(()) => Ok(Saved { file, saved, shown_again, again_end: format!("{:?}", again.end) }),
+        Err(e) => Err(CliError::Environment(format!("cannot save the schedule: {e}"))),
+    })
+}
+
+/// `--schedule FILE`: the saved schedule run again exactly, once and then `--replay-check`
+/// times more. Exit 1 if its first run breaks a property, 0 if it ran to the end and broke
+/// none, 3 if it stopped short (cut where a violation had shown, or diverged) without one.
+fn run_saved(args: &Args, file: &Path) -> Result<Exit, CliError> {
+    let saved = SavedSchedule::load(file).map_err(CliError::BadInput)?;
+    let setup = saved.setup().map_err(CliError::BadInput)?;
+    setup.program.available().map_err(CliError::Environment)?;
+    super::stop_on_ctrl_c();
+    crate::real::private::temporary().map_err(CliError::BadInput)?;
+    let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
+    let mut runs = Vec::new();
+    let mut outcome = Ok(());
+    for _ in 0..=args.replay_check {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        match client_check::replay(&setup, &saved.schedule, &dir) {
+            Ok(r) => runs.push(r),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::real::children::disown_dir(&dir);
+    outcome.map_err(run_error)?;
+    let Some(first) = runs.first() else { return Ok(Exit::Unknown) };
+    let shown = |r: &RunResult| r.findings.first().map(|f| f.property);
+    let again = runs.iter().filter(|r| shown(r).is_some() && shown(r) == saved.property()).count();
+    if args.json {
+        let each: Vec<_> = runs
+            .iter()
+            .map(|r| serde_json::json!({"end": r.end, "findings": r.findings.iter().map(|f| serde_json::json!({"property": f.property, "detail": f.detail})).collect::<Vec<_>>(), "steps": r.schedule.len()}))
+            .collect();
+        say!(
+            "{}",
+            serde_json::json!({"schedule": file.display().to_string(), "recorded": saved.property(), "runs": each, "shown_again": again})
+        );
+    } else {
+        say!(
+            "{}: {} choices of {}, run {} time(s)",
+            file.display(),
+            saved.schedule.len(),
+            setup.program.name(),
+            runs.len()
+        );
+        for f in &first.findings {
+            say!("VIOLATED {}: {}", f.property, f.detail);
+        }
+        if first.findings.is_empty() {
+            say!("no property broken (the run ended {:?})", first.end);
+        }
+        if let Some(recorded) = saved.property() {
+            say!("the recorded {recorded} showed again in {again} of {} runs", runs.len());
+        }
+    }
+    Ok(if !first.findings.is_empty() {
+        Exit::Failed
+    } else if first.end == End::Done {
+        Exit::Passed
+    } else {
+        Exit::Unknown
+    })
+}
+
+/// `zklab replay FILE` of a saved schedule: run it once exactly; passed if the recorded
+/// violation shows again (as a trace's replay passes when it reproduces its verdict). With
+/// `show`, its choices and history printed; with `page`, its HTML page written there.
+pub fn replay_saved(file: &Path, show: bool, page: Option<&Path>) -> Result<Exit, CliError> {
+    let saved = SavedSchedule::load(file).map_err(CliError::BadInput)?;
+    let setup = saved.setup().map_err(CliError::BadInput)?;
+    let Some(recorded) = saved.property() else {
+        return Err(CliError::BadInput(format!("{}: the schedule records no violation to reproduce", file.display())));
+    };
+    setup.program.available().map_err(CliError::Environment)?;
+    super::stop_on_ctrl_c();
+    crate::real::private::temporary().map_err(CliError::BadInput)?;
+    let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
+    let result = client_check::replay(&setup, &saved.schedule, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::real::children::disown_dir(&dir);
+    let again = result.map_err(run_error)?;
+    if show {
+        for (i, step) in saved.steps.iter().enumerate() {
+            say!("{:>4}  {step}", i + 1);
+        }
+        for line in &saved.history {
+            say!("heard after {line}");
+        }
+    }
+    if let Some(out) = page {
+        let html = client_check::page::render(&saved, &file.display().to_string());
+        crate::user_files::write_output(out, &html, crate::user_files::Output::Page)
+            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", out.display())))?;
+        say!("wrote the HTML page to {}", out.display());
+    }
+    match again.findings.iter().find(|f| f.property == recorded) {
+        Some(f) => {
+            say!(
+                "{}: {} choices of {} reproduce `{recorded}` ({})",
+                file.display(),
+                saved.schedule.len(),
+                setup.program.name(),
+                f.detail
+            );
+            Ok(Exit::Passed)
+        }
+        None => Err(CliError::Failed(format!(
+            "{}: run again, the clients did not show `{recorded}` (the run ended {:?}{})",
+            file.display(),
+            again.end,
+            again.findings.first().map_or(String::new(), |f| format!(", breaking {} instead", f.property))
+        ))),
+    }
 }
 
 fn line(t: &Tried) -> String {

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file, as `check`, `simulate` or `real` write it (zklab-traces/*.json).
+    /// A trace file, as `check`, `simulate` or `real` write it (zklab-traces/*.json), or a
+    /// schedule `client-check` saved (run again with its real clients).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
     /// Print the timeline too.
@@ -32,6 +33,17 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     let path = &args.trace;
     let html = args.html.then(|| args.output.clone().unwrap_or_else(|| path.with_extension("html")));
+    if crate::client_check::SavedSchedule::is_one(path) {
+        // A schedule `client-check` saved: run again with its real clients.
+        if let Some(out) = &html {
+            refuse_to_clobber(path, out, args.force)?;
+            crate::user_files::check_file_writable(out)?;
+        }
+        if args.mermaid {
+            return Err(CliError::BadInput("--mermaid draws a checker's trace, not a client-check schedule".into()));
+        }
+        return super::client_check::replay_saved(path, args.show, html.as_deref());
+    }
     let trace = Trace::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(out) = &html {
         // As `simulate --html` refuses it: before any work, as bad input.

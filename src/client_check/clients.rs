@@ -16,22 +16,154 @@ pub enum ClientProgram {
     /// The same, with a connection listener that stops believing it holds on SUSPENDED or LOST,
     /// as kazoo's docs advise.
     KazooListening,
+    /// go-zookeeper's `zk.Lock`, driven by scripts/real-clients/go_lock.go (built once a
+    /// campaign with Debian's Go and golang-github-samuel-go-zookeeper-dev).
+    Go,
+    /// A lock written on node-zookeeper-client as ZooKeeper's recipes page describes it,
+    /// scripts/real-clients/node_lock.js.
+    Node,
     /// A shell command: it gets the protocol's arguments appended.
     Command(String),
 }
 
+/// The built-in libraries, by the names `--library` takes.
+pub const LIBRARIES: [&str; 4] = ["kazoo", "kazoo-listening", "go", "node"];
+
 impl ClientProgram {
+    /// A built-in library by name; an unknown name is refused, naming those there are.
+    pub fn library(name: &str) -> Result<Self, String> {
+        match name {
+            "kazoo" => Ok(ClientProgram::Kazoo),
+            "kazoo-listening" => Ok(ClientProgram::KazooListening),
+            "go" => Ok(ClientProgram::Go),
+            "node" => Ok(ClientProgram::Node),
+            other => Err(format!("unknown library `{other}` for client-check: {}", LIBRARIES.join(", "))),
+        }
+    }
+
     pub fn name(&self) -> String {
         match self {
             ClientProgram::Kazoo => "kazoo".to_string(),
             ClientProgram::KazooListening => "kazoo-listening".to_string(),
+            ClientProgram::Go => "go".to_string(),
+            ClientProgram::Node => "node".to_string(),
             ClientProgram::Command(cmd) => cmd.clone(),
         }
+    }
+
+    /// Whether the machine has what a built-in driver needs, or what to install.
+    pub fn available(&self) -> Result<(), String> {
+        match self {
+            ClientProgram::Kazoo | ClientProgram::KazooListening => crate::real::libraries::Library::Kazoo.available(),
+            ClientProgram::Go => {
+                let go = Command::new("go").arg("version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+                if !go.is_ok_and(|s| s.success()) {
+                    return Err("no Go on the PATH (Debian: apt-get install golang-go)".into());
+                }
+                match std::path::Path::new(GO_LOCK_SOURCE).is_file() {
+                    true => Ok(()),
+                    false => Err(format!(
+                        "no {GO_LOCK_SOURCE} (Debian: apt-get install golang-github-samuel-go-zookeeper-dev)"
+                    )),
+                }
+            }
+            ClientProgram::Node => {
+                let found = Command::new("node")
+                    .args(["-e", "require('node-zookeeper-client')"])
+                    .env("NODE_PATH", node_path())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+                match found.is_ok_and(|s| s.success()) {
+                    true => Ok(()),
+                    false => Err("node cannot load node-zookeeper-client (Debian: apt-get install nodejs npm; then \
+                        npm install -g node-zookeeper-client@1.1.3)"
+                        .into()),
+                }
+            }
+            ClientProgram::Command(_) => Ok(()),
+        }
+    }
+
+    /// The command that starts one client, what it needs written (or built) into `dir` once.
+    fn command(&self, dir: &std::path::Path, args: &[String]) -> Result<Command, String> {
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            if !path.is_file() {
+                std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            Ok::<_, String>(path)
+        };
+        Ok(match self {
+            ClientProgram::Kazoo | ClientProgram::KazooListening => {
+                let mut c = Command::new(PYTHON);
+                c.arg(write("kazoo_lock.py", KAZOO_CLIENT)?).args(args);
+                if *self == ClientProgram::KazooListening {
+                    c.env("ZKLAB_HEED_LOSS", "1");
+                }
+                c
+            }
+            ClientProgram::Go => {
+                let binary = dir.join("go_lock");
+                if !binary.is_file() {
+                    let source = write("go_lock.go", GO_CLIENT)?;
+                    let built = Command::new("go")
+                        .arg("build")
+                        .arg("-o")
+                        .arg(&binary)
+                        .arg(&source)
+                        .env("GOPATH", "/usr/share/gocode")
+                        .env("GO111MODULE", "off")
+                        .env("GOCACHE", dir.join("gocache"))
+                        .output()
+                        .map_err(|e| format!("cannot run go build: {e}"))?;
+                    if !built.status.success() {
+                        let why = String::from_utf8_lossy(&built.stderr);
+                        return Err(format!("go build of the go driver failed: {}", why.lines().next().unwrap_or("")));
+                    }
+                }
+                let mut c = Command::new(binary);
+                c.args(args);
+                c
+            }
+            ClientProgram::Node => {
+                let mut c = Command::new("node");
+                c.arg(write("node_lock.js", NODE_CLIENT)?).args(args).env("NODE_PATH", node_path());
+                c
+            }
+            ClientProgram::Command(cmd) => {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(format!("exec {cmd} \"$@\"")).arg("zklab-client").args(args);
+                c
+            }
+        })
     }
 }
 
 const PYTHON: &str = "/usr/bin/python3";
 const KAZOO_CLIENT: &str = include_str!("../../scripts/real-clients/kazoo_lock.py");
+const GO_CLIENT: &str = include_str!("../../scripts/real-clients/go_lock.go");
+const NODE_CLIENT: &str = include_str!("../../scripts/real-clients/node_lock.js");
+/// go-zookeeper's lock, as Debian installs it.
+const GO_LOCK_SOURCE: &str = "/usr/share/gocode/src/github.com/samuel/go-zookeeper/zk/lock.go";
+
+/// Where node looks for node-zookeeper-client: the user's NODE_PATH, then npm's global root.
+fn node_path() -> String {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let global = Command::new("npm")
+            .args(["root", "-g"])
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        let mine = std::env::var("NODE_PATH").unwrap_or_default();
+        [mine, global].into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(":")
+    })
+    .clone()
+}
 
 /// What every client is told: the lock, its session timeout, its rounds, how it holds.
 #[derive(Clone, Debug)]
@@ -61,14 +193,6 @@ impl Clients {
     ) -> Result<Clients, String> {
         let mut children = Vec::new();
         let mut stdins = Vec::new();
-        let script = match program {
-            ClientProgram::Kazoo | ClientProgram::KazooListening => {
-                let path = dir.join("kazoo_lock.py");
-                std::fs::write(&path, KAZOO_CLIENT).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                Some(path)
-            }
-            ClientProgram::Command(_) => None,
-        };
         for (i, addr) in addrs.iter().enumerate() {
             let args = [
                 addr.to_string(),
@@ -77,24 +201,7 @@ impl Clients {
                 task.rounds.to_string(),
                 task.hold_ms.to_string(),
             ];
-            let mut command = match (program, &script) {
-                (ClientProgram::Kazoo | ClientProgram::KazooListening, Some(script)) => {
-                    let mut c = Command::new(PYTHON);
-                    c.arg(script).args(&args);
-                    if *program == ClientProgram::KazooListening {
-                        c.env("ZKLAB_HEED_LOSS", "1");
-                    }
-                    c
-                }
-                (ClientProgram::Command(cmd), _) => {
-                    let mut c = Command::new("sh");
-                    c.arg("-c").arg(format!("exec {cmd} \"$@\"")).arg("zklab-client").args(&args);
-                    c
-                }
-                (ClientProgram::Kazoo | ClientProgram::KazooListening, None) => {
-                    unreachable!("the script is written above")
-                }
-            };
+            let mut command = program.command(dir, &args)?;
             command
                 .env("ZKLAB_HOSTS", addr.to_string())
                 .env("ZKLAB_CLIENT", i.to_string())

@@ -8,17 +8,27 @@
 //! - `clients`: the client processes and the line protocol they speak;
 //! - `quiet`: when the clients have finished reacting to a choice;
 //! - `strategy`: random choices with PCT priorities, or a recorded schedule;
-//! - `run`: one run, judged by the history judge `real` uses.
+//! - `run`: one run, judged by the history judge `real` uses;
+//! - `describe`: each choice in words;
+//! - `shrink`: a violating schedule made smaller;
+//! - `saved`: a schedule in a file, run again from it;
+//! - `page`: a saved schedule as an HTML page.
 
 pub mod clients;
+pub mod describe;
+pub mod page;
 pub mod quiet;
 pub mod run;
+pub mod saved;
+pub mod shrink;
 pub mod strategy;
 pub mod switchboard;
 pub mod wiring;
 
 pub use clients::{ClientProgram, Task};
 pub use run::{End, RunError, RunResult, Setup};
+pub use saved::SavedSchedule;
+pub use shrink::{shrink, Shrunk};
 pub use switchboard::{Choice, Faults};
 
 use strategy::{Pct, Replay};

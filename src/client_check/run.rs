@@ -4,6 +4,7 @@
 //! judges a real library's run on a real ensemble (`real::history`).
 
 use super::clients::{ClientProgram, Clients, Task};
+use super::describe;
 use super::quiet;
 use super::strategy::Strategy;
 use super::switchboard::{self, Choice, Faults, Switchboard, Wire};
@@ -33,8 +34,24 @@ pub struct Setup {
     pub connect_within: Duration,
 }
 
+impl Setup {
+    /// A setup with the usual patience: one second of nothing moving is a deadlock, and every
+    /// client connects within 20 seconds (a Python or Java client starts in well under that).
+    pub fn new(program: ClientProgram, clients: usize, task: Task, faults: Faults, max_steps: usize) -> Self {
+        Setup {
+            program,
+            clients,
+            task,
+            faults,
+            max_steps,
+            stuck_after: Duration::from_millis(1000),
+            connect_within: Duration::from_secs(20),
+        }
+    }
+}
+
 /// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case", tag = "end")]
 pub enum End {
     /// Every client took its rounds.
@@ -45,8 +62,14 @@ pub enum End {
     StepBound,
     /// Replaying: the recorded choice at `step` was not enabled.
     Diverged { step: usize },
+    /// Replaying: every recorded choice was taken (a saved schedule ends where its violation
+    /// shows, so the clients are left where it showed).
+    Cut,
     /// A client process ended without finishing its rounds.
     ClientExited { client: usize },
+    /// The clients kept acting by themselves (lines, connections) with nothing for the
+    /// schedule to move, for `BUSY_PATIENCE`: undecided.
+    Busy,
 }
 
 /// Why a run could not be made.
@@ -61,8 +84,11 @@ pub enum RunError {
 }
 
 /// What a run did and what its history shows.
+#[derive(Clone, Debug)]
 pub struct RunResult {
     pub schedule: Vec<Choice>,
+    /// What each choice did, in words (`describe`).
+    pub steps: Vec<String>,
     pub events: Vec<Event>,
     /// The number of choices taken when each event was heard.
     pub heard_at: Vec<usize>,
@@ -84,17 +110,54 @@ impl RunResult {
     pub fn story(&self) -> Vec<(usize, usize, String)> {
         let told = |said: &Said| match said {
             Said::Session(..) => "session".to_string(),
-            other => format!("{other:?}"),
+            other => other.words(),
         };
         let mut story: Vec<_> =
             self.events.iter().zip(&self.heard_at).map(|(e, step)| (*step, e.client, told(&e.said))).collect();
         story.sort_by_key(|(step, client, _)| (*step, *client));
         story
     }
+
+    /// The run as if it had been cut after `steps` choices: what was heard by then, judged
+    /// again (no orphans are judged, as not every client got to the end).
+    pub fn cut(&self, steps: usize, clients: usize) -> RunResult {
+        let (events, heard_at): (Vec<Event>, Vec<usize>) = self
+            .events
+            .iter()
+            .zip(&self.heard_at)
+            .filter(|(_, at)| **at <= steps)
+            .map(|(e, at)| (e.clone(), *at))
+            .unzip();
+        let (findings, tally) = history::judge(&events, clients, None);
+        RunResult {
+            schedule: self.schedule[..steps].to_vec(),
+            steps: self.steps[..steps].to_vec(),
+            events,
+            heard_at,
+            findings,
+            tally,
+            end: End::Cut,
+            restless: self.restless,
+        }
+    }
+
+    /// The fewest choices after which the history heard so far already breaks a safety
+    /// property (what a saved schedule keeps); `None` if no prefix does (a deadlock or an
+    /// orphan shows only at the end).
+    pub fn violation_step(&self, clients: usize) -> Option<usize> {
+        (0..=self.schedule.len()).find(|&step| {
+            let heard: Vec<Event> =
+                self.events.iter().zip(&self.heard_at).filter(|(_, at)| **at <= step).map(|(e, _)| e.clone()).collect();
+            !history::judge(&heard, clients, None).0.is_empty()
+        })
+    }
 }
 
 /// The longest wait for the clients to go quiet before the next choice is taken anyway.
 const QUIET_PATIENCE: Duration = Duration::from_secs(5);
+
+/// The longest the clients may keep acting by themselves with nothing for the schedule to move.
+const BUSY_PATIENCE: Duration = Duration::from_secs(30);
 
 /// The longest wait for a client that lost its connection to connect again.
 const RECONNECT_PATIENCE: Duration = Duration::from_secs(2);
@@ -141,7 +204,11 @@ pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) ->
     }
     clients.go();
     let mut schedule = Vec::new();
+    let mut steps = Vec::new();
     let mut restless = 0;
+    // When the last choice was taken: clients that keep acting by themselves (a retry loop
+    // that never gives up) with nothing for the schedule to move end the run undecided.
+    let mut idle_since = Instant::now();
     let end = loop {
         if !owner.quiet(&pids) {
             restless += 1;
@@ -163,6 +230,9 @@ pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) ->
             // Nothing to move: wait for a client to act by itself (a retry after a back-off);
             // if none does, the run is stuck, unless the schedule takes a fault here.
             if owner.hear_for(setup.stuck_after) {
+                if idle_since.elapsed() > BUSY_PATIENCE {
+                    break End::Busy;
+                }
                 continue;
             }
             match strategy.at_rest(schedule.len(), &enabled) {
@@ -170,10 +240,18 @@ pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) ->
                 None => break End::Stuck,
             }
         };
-        let Some(choice) = choice else { break End::Diverged { step: schedule.len() } };
+        let Some(choice) = choice else {
+            break match strategy.exhausted(schedule.len()) {
+                true => End::Cut,
+                false => End::Diverged { step: schedule.len() },
+            };
+        };
+        let said = describe::choice(&owner.board, choice);
         let Some(wires) = owner.board.take(choice) else { break End::Diverged { step: schedule.len() } };
         owner.wire(wires);
         schedule.push(choice);
+        steps.push(said);
+        idle_since = Instant::now();
         owner.step = schedule.len();
     };
     // What is left under the lock once every client is done: orphans.
@@ -197,7 +275,7 @@ pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) ->
         });
     }
     let heard_at = std::mem::take(&mut owner.heard_at);
-    Ok(RunResult { schedule, events, heard_at, findings, tally, end, restless })
+    Ok(RunResult { schedule, steps, events, heard_at, findings, tally, end, restless })
 }
 
 /// The thread that owns the schedule: the switchboard, the connections, the history heard.

@@ -24,6 +24,12 @@ pub trait Strategy {
     fn at_rest(&mut self, _step: usize, _enabled: &[Choice]) -> Option<Choice> {
         None
     }
+
+    /// Whether a `None` from `pick` at `step` means the schedule is used up (the run is cut
+    /// there) rather than that it diverged.
+    fn exhausted(&self, _step: usize) -> bool {
+        false
+    }
 }
 
 /// Random choices with PCT priorities, from a seed.
@@ -103,5 +109,43 @@ impl Strategy for Replay {
 
     fn at_rest(&mut self, step: usize, enabled: &[Choice]) -> Option<Choice> {
         self.pick(step, enabled)
+    }
+
+    fn exhausted(&self, step: usize) -> bool {
+        step >= self.schedule.len()
+    }
+}
+
+/// A recorded schedule followed loosely, for shrinking: a choice that is not enabled when its
+/// turn comes is skipped, so a schedule with a step or a fault taken out still runs (each
+/// choice names a client, not a message, so the next one moves that client's oldest).
+pub struct Guided {
+    schedule: Vec<Choice>,
+    next: usize,
+}
+
+impl Guided {
+    pub fn new(schedule: Vec<Choice>) -> Self {
+        Guided { schedule, next: 0 }
+    }
+}
+
+impl Strategy for Guided {
+    fn pick(&mut self, _step: usize, enabled: &[Choice]) -> Option<Choice> {
+        while let Some(choice) = self.schedule.get(self.next).copied() {
+            self.next += 1;
+            if enabled.contains(&choice) {
+                return Some(choice);
+            }
+        }
+        None
+    }
+
+    fn at_rest(&mut self, step: usize, enabled: &[Choice]) -> Option<Choice> {
+        self.pick(step, enabled)
+    }
+
+    fn exhausted(&self, _step: usize) -> bool {
+        self.next >= self.schedule.len()
     }
 }

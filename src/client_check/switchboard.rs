@@ -50,6 +50,16 @@ impl Choice {
     pub fn is_fault(self) -> bool {
         !matches!(self, Choice::Apply(_) | Choice::Deliver(_) | Choice::Connect(_))
     }
+
+    /// Whether a schedule that may use `faults` may take this choice.
+    pub fn allowed_by(self, faults: Faults) -> bool {
+        match self {
+            Choice::Apply(_) | Choice::Deliver(_) | Choice::Connect(_) => true,
+            Choice::LossBeforeApply(_) => faults.loss_before_apply,
+            Choice::LossAfterApply(_) => faults.loss_after_apply,
+            Choice::Expire(_) => faults.expire,
+        }
+    }
 }
 
 /// The fault kinds a schedule may use.
@@ -173,6 +183,21 @@ impl Switchboard {
     pub fn reached(&self, client: usize) -> bool {
         self.handshakes[client].is_some()
             || self.current[client].is_some_and(|conn| self.served.session_of(conn).is_some())
+    }
+
+    /// Client's oldest request, not yet applied.
+    pub fn held_request(&self, client: usize) -> Option<&[u8]> {
+        self.inbound.get(client)?.front().map(Vec::as_slice)
+    }
+
+    /// The oldest frame the server sent client, not yet handed over.
+    pub fn held_frame(&self, client: usize) -> Option<&ToClient> {
+        self.outbound.get(client)?.front()
+    }
+
+    /// Every frame the server sent client that it has not been handed, oldest first.
+    pub fn held_frames(&self, client: usize) -> impl Iterator<Item = &ToClient> {
+        self.outbound.get(client).into_iter().flatten()
     }
 
     /// Whether anything is held: a request not applied or a frame not handed over.

@@ -9,10 +9,12 @@ pub(crate) mod frames;
 use crate::trace::{Trace, TraceError};
 use std::path::{Path, PathBuf};
 
-/// The pages' templates: the timeline, the explorer, and what they share (style, and the
-/// script that shows a state as tables). Each page inlines what it includes: nothing is fetched.
-const TEMPLATES: [(&str, &str); 5] = [
+/// The pages' templates: the timeline, a client-check schedule, the explorer, and what they
+/// share (style, and the script that shows a state as tables). Each page inlines what it
+/// includes: nothing is fetched.
+const TEMPLATES: [(&str, &str); 6] = [
     ("timeline.html", include_str!("timeline.html")),
+    ("schedule.html", include_str!("schedule.html")),
     ("explorer.html", include_str!("../explore/explorer.html")),
     ("lessons.html", include_str!("../explore/lessons.html")),
     ("common.css", include_str!("common.css")),

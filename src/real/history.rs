@@ -45,6 +45,22 @@ impl Said {
         Some((stamp.parse().ok()?, Said::parse(rest)?))
     }
 
+    /// What it says, in the protocol's words (`acquired 3`, `error ConnectionLoss`).
+    pub fn words(&self) -> String {
+        match self {
+            Said::Session(id, _) => format!("session {id:x}"),
+            Said::Acquiring => "acquiring".into(),
+            Said::Acquired(token) => format!("acquired {token}"),
+            Said::Write(token) => format!("write {token}"),
+            Said::Releasing => "releasing".into(),
+            Said::Released => "released".into(),
+            Said::Suspended => "suspended".into(),
+            Said::Error(name) => format!("error {name}"),
+            Said::Done => "done".into(),
+            Said::Died => "died".into(),
+        }
+    }
+
     /// What a line says, after its stamp.
     pub fn parse(line: &str) -> Option<Said> {
         let mut words = line.split_whitespace();

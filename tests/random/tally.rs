@@ -95,9 +95,23 @@ impl Tally {
     }
 
     fn add(&mut self, name: &'static str) {
+        self.add_many(name, 1);
+    }
+
+    fn add_many(&mut self, name: &'static str, many: u32) {
         match self.rows.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, count)) => *count += 1,
-            None => self.rows.push((name, 1)),
+            Some((_, count)) => *count += many,
+            None => self.rows.push((name, many)),
+        }
+    }
+
+    /// Another shard's tally added to this one (the differential test draws its cases in
+    /// shards, one per thread).
+    pub fn absorb(&mut self, other: Tally) {
+        self.drawn += other.drawn;
+        self.compared += other.compared;
+        for (name, many) in other.rows {
+            self.add_many(name, many);
         }
     }
 
