@@ -353,7 +353,8 @@ def cases(f):
           ["client-check", "--library", "kazoo", "--schedules", "0"], cc + ["--library", "kazoo", "--max-steps", "0"],
           cc + ["--cmd", "true"], cc + ["--library", "kazoo", "--faults", "expire,crash"],
           cc + ["--library", "kazoo", "--trace-dir", "/proc/zklab"], cc + ["--library", "kazoo", "--trace-dir", f["text.txt"]],
-          cc + ["--library", "kazoo", "--shrink-runs", "abc"], ["client-check", "--schedule", "/no/such.json"],
+          cc + ["--library", "kazoo", "--shrink-runs", "abc"], cc + ["--library", "kazoo", "--explore", "nope"],
+          cc + ["--library", "kazoo", "--explore", "systematic", "--switches", "-1"], ["client-check", "--schedule", "/no/such.json"],
           ["client-check", "--schedule", f["not-json.json"]], ["client-check", "--schedule", TRACE],
           ["client-check", "--schedule", f["cc-client.json"], "--library", "kazoo"], ["client-check", "--schedule", f["fifo"]]]
     for name in ["cc-client.json", "cc-fault.json", "cc-library.json", "cc-path.json", "cc-format.json", "cc-field.json",

@@ -59,7 +59,7 @@ fn kazoos_holder_that_never_learns_of_its_expiry_is_found_at_its_exact_point_and
 
     // Saved to a file and run again from it.
     let file = dir.join("saved.json");
-    SavedSchedule::of(&c.setup, small, Some(found.seed), None).write(&file).unwrap();
+    SavedSchedule::of(&c.setup, small, found.seed, None).write(&file).unwrap();
     let saved = SavedSchedule::load(&file).unwrap();
     assert_eq!(saved.property(), Some("belief_exclusion"));
     let from_file = client_check::replay(&saved.setup().unwrap(), &saved.schedule, &dir).unwrap();
@@ -75,9 +75,9 @@ fn the_lock_heeding_kazoos_connection_states_passes_the_same_schedules() {
     let tried = client_check::explore(&c, &dir, false, |_| {}).unwrap();
     assert_eq!(tried.len(), 20);
     for t in &tried {
-        assert!(t.result.findings.is_empty(), "seed {}: {:?}", t.seed, t.result.findings);
-        assert_eq!(t.result.end, End::Done, "seed {}", t.seed);
-        assert_eq!(t.result.tally.acquisitions, 2, "seed {}: both clients took the lock", t.seed);
+        assert!(t.result.findings.is_empty(), "seed {:?}: {:?}", t.seed, t.result.findings);
+        assert_eq!(t.result.end, End::Done, "seed {:?}", t.seed);
+        assert_eq!(t.result.tally.acquisitions, 2, "seed {:?}: both clients took the lock", t.seed);
     }
     // Non-vacuous: sessions were expired in these schedules, and the holders heard of it.
     let expired = tried.iter().filter(|t| t.result.schedule.iter().any(|c| c.is_fault())).count();
@@ -109,4 +109,27 @@ fn go_zookeepers_lock_keeps_believing_after_its_session_expired() {
 #[test]
 fn the_recipes_page_lock_on_node_zookeeper_client_keeps_believing_after_its_session_expired() {
     finds_the_expired_holder(ClientProgram::Node, "node");
+}
+
+#[test]
+fn the_systematic_search_runs_every_schedule_within_its_bounds_and_finds_the_expired_holder() {
+    use client_check::systematic::{explore, Bounds};
+    let mut c = campaign(ClientProgram::Kazoo, 0);
+    let dir = dir("systematic");
+    // Without faults, within one switch: every schedule is run, to the end or to the bound, and
+    // kazoo's lock holds in each.
+    c.setup.faults = Faults::default();
+    let bounds = Bounds { switches: 1, faults: 0, cap: 500 };
+    let all = explore(&c.setup, bounds, &dir, false, |_| {}).unwrap();
+    assert!(all.complete, "{} runs", all.runs.len());
+    assert!(all.runs.len() > 1, "more than the default schedule");
+    assert!(all.runs.iter().all(|r| r.findings.is_empty()), "kazoo's lock holds without faults");
+    assert!(all.runs.iter().any(|r| r.end == End::Done), "some schedule lets both clients finish");
+    // With one expiry, the search reaches the holder that never learns of it.
+    c.setup.faults = Faults { expire: true, ..Faults::default() };
+    let bounds = Bounds { switches: 1, faults: 1, cap: 600 };
+    let found = explore(&c.setup, bounds, &dir, true, |_| {}).unwrap();
+    let last = found.runs.last().unwrap();
+    assert_eq!(last.findings.first().map(|f| f.property), Some("belief_exclusion"), "{} runs", found.runs.len());
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -46,7 +46,17 @@ pub struct Args {
     /// The most faults in one schedule.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=20))]
     pub max_faults: u32,
-    /// Random schedules to run.
+    /// How schedules are drawn: `random` (seeded, PCT priorities) or `systematic` (depth-first
+    /// over the choices within `--switches` and `--max-faults`, sleep sets for independent
+    /// choices).
+    #[arg(long, default_value = "random")]
+    pub explore: String,
+    /// Systematic: the most switches in a schedule (among the choices that reach the server,
+    /// every one but a delivery, the times one is another client's than the one before).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(0..=64))]
+    pub switches: u16,
+    /// Random: schedules to run. Systematic: the most schedules to run before the search is cut
+    /// (then undecided).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub schedules: u64,
     /// The first schedule's seed (the next ones count up).
@@ -106,6 +116,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         (None, None) => return Err(CliError::BadInput("give --library, --cmd or --schedule".into())),
     };
     let faults = faults(&args.faults)?;
+    let systematic = match args.explore.as_str() {
+        "random" => false,
+        "systematic" => true,
+        other => {
+            return Err(CliError::BadInput(format!("unknown --explore `{other}` for client-check: random, systematic")))
+        }
+    };
     crate::user_files::check_writable(&args.trace_dir)?;
     for property in PROPERTIES {
         let file = saved_file(&args.trace_dir, &program, usize::from(args.clients), property);
@@ -138,11 +155,35 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
     let started = Instant::now();
     let quiet = args.quiet || args.json;
-    let explored = client_check::explore(&campaign, &dir, !args.keep_going, |t| {
-        if !quiet {
-            eprintln!("{}", line(t));
+    let mut complete = None;
+    let explored = match systematic {
+        false => client_check::explore(&campaign, &dir, !args.keep_going, |t| {
+            if !quiet {
+                eprintln!("{}", line(t));
+            }
+        }),
+        true => {
+            let bounds = client_check::systematic::Bounds {
+                switches: usize::from(args.switches),
+                faults: args.max_faults as usize,
+                cap: args.schedules as usize,
+            };
+            let mut k = 0;
+            client_check::systematic::explore(&campaign.setup, bounds, &dir, !args.keep_going, |r| {
+                k += 1;
+                if !quiet {
+                    eprintln!("run {k}: {}", summary(r));
+                }
+            })
+            .map(|e| {
+                complete = Some((e.complete, e.diverged, e.cut));
+                e.runs
+                    .into_iter()
+                    .map(|result| Tried { seed: None, result, replayed_same: 0, replayed: 0, parted: None })
+                    .collect()
+            })
         }
-    });
+    };
     // The schedules' time, without the shrinking that follows.
     let seconds = started.elapsed().as_secs_f64();
     let outcome = explored.and_then(|tried| {
@@ -156,7 +197,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let (tried, saved) = outcome.map_err(run_error)?;
     let saved = saved.transpose()?;
     let violated: Vec<&Tried> = tried.iter().filter(|t| !t.result.findings.is_empty()).collect();
-    let undecided = tried.iter().filter(|t| t.result.findings.is_empty() && t.result.end != End::Done).count();
+    // A systematic run cut at its bound (or where the rest is explored in another order) is
+    // the search's, not undecided; a diverged one is counted by the search.
+    let undecided = tried
+        .iter()
+        .filter(|t| t.result.findings.is_empty())
+        .filter(|t| match systematic {
+            true => !matches!(t.result.end, End::Done | End::Cut | End::Diverged { .. }),
+            false => t.result.end != End::Done,
+        })
+        .count();
     let replayed: usize = tried.iter().map(|t| t.replayed).sum();
     let same: usize = tried.iter().map(|t| t.replayed_same).sum();
     if args.json {
@@ -189,6 +239,14 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "undecided": undecided,
                 "replayed": replayed,
                 "replayed_same": same,
+                "explore": args.explore,
+                "systematic": complete.map(|(complete, diverged, cut)| serde_json::json!({
+                    "switches": args.switches,
+                    "max_faults": args.max_faults,
+                    "complete": complete,
+                    "diverged": diverged,
+                    "cut": cut,
+                })),
                 "runs": runs,
                 "saved": saved.as_ref().map(|s| serde_json::json!({
                     "file": s.file.display().to_string(),
@@ -213,9 +271,25 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         if replayed > 0 {
             say!("replayed: {same} of {replayed} replays told the same history as their schedule's first run");
         }
+        if let Some((complete, diverged, cut)) = complete {
+            let bounds = format!("at most {} switches and {} faults", args.switches, args.max_faults);
+            match complete {
+                true => say!(
+                    "systematic: every schedule within {bounds} was run, up to orders of independent choices \
+                     ({cut} cut at the bound or where the rest was explored in another order; {diverged} did not \
+                     follow their prefix)"
+                ),
+                false if violated.is_empty() => say!(
+                    "systematic: cut at {} schedules before every schedule within {bounds} was run: undecided",
+                    args.schedules
+                ),
+                false => {}
+            }
+        }
         if let Some(first) = violated.first() {
+            let which = first.seed.map_or("systematic".to_string(), |s| format!("seed {s}"));
             for f in &first.result.findings {
-                say!("VIOLATED {} (seed {}): {}", f.property, first.seed, f.detail);
+                say!("VIOLATED {} ({which}): {}", f.property, f.detail);
             }
         }
         if let Some(s) = &saved {
@@ -234,9 +308,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             );
         }
     }
+    let cut_short = match complete {
+        Some((complete, diverged, _)) => !complete || diverged > 0,
+        None => tried.len() < campaign.schedules,
+    };
     Ok(if !violated.is_empty() {
         Exit::Failed
-    } else if undecided > 0 || tried.len() < campaign.schedules {
+    } else if undecided > 0 || cut_short {
         Exit::Unknown
     } else {
         Exit::Passed
@@ -291,7 +369,7 @@ fn save(
         runs: shrunk.runs,
     });
     let kept = if shown_again { &again } else { &shrunk.result };
-    let saved = SavedSchedule::of(setup, kept, Some(found.seed), shrinking);
+    let saved = SavedSchedule::of(setup, kept, found.seed, shrinking);
     let file = saved_file(&args.trace_dir, &setup.program, setup.clients, property);
     let written =
         std::fs::create_dir_all(&args.trace_dir).and_then(|()| saved.write(&file)).and_then(|()| match args.html {
@@ -424,23 +502,27 @@ pub fn replay_saved(file: &Path, show: bool, page: Option<&Path>) -> Result<Exit
     }
 }
 
-fn line(t: &Tried) -> String {
-    let r = &t.result;
+/// A run in a line: its choices, faults, how it ended, and its verdict.
+fn summary(r: &RunResult) -> String {
     let verdict = match r.findings.first() {
         Some(f) => format!("VIOLATED {}", f.property),
         None => "ok".into(),
     };
-    let replays = match (&t.parted, t.replayed) {
-        (_, 0) => String::new(),
-        (None, n) => format!(", {n}/{n} replays the same"),
-        (Some(how), n) => format!(", {}/{n} replays the same; one parted at {how}", t.replayed_same),
-    };
     format!(
-        "seed {}: {} steps, {} faults, {:?}, {} acquisitions: {verdict}{replays}",
-        t.seed,
+        "{} steps, {} faults, {:?}, {} acquisitions: {verdict}",
         r.schedule.len(),
         r.schedule.iter().filter(|c| c.is_fault()).count(),
         r.end,
         r.tally.acquisitions
     )
+}
+
+fn line(t: &Tried) -> String {
+    let replays = match (&t.parted, t.replayed) {
+        (_, 0) => String::new(),
+        (None, n) => format!(", {n}/{n} replays the same"),
+        (Some(how), n) => format!(", {}/{n} replays the same; one parted at {how}", t.replayed_same),
+    };
+    let which = t.seed.map_or("systematic".to_string(), |s| format!("seed {s}"));
+    format!("{which}: {}{replays}", summary(&t.result))
 }

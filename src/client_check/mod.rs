@@ -10,6 +10,7 @@
 //! - `strategy`: random choices with PCT priorities, or a recorded schedule;
 //! - `run`: one run, judged by the history judge `real` uses;
 //! - `describe`: each choice in words;
+//! - `systematic`: depth-first over the choices, bounded, with sleep sets;
 //! - `shrink`: a violating schedule made smaller;
 //! - `saved`: a schedule in a file, run again from it;
 //! - `page`: a saved schedule as an HTML page.
@@ -23,6 +24,7 @@ pub mod saved;
 pub mod shrink;
 pub mod strategy;
 pub mod switchboard;
+pub mod systematic;
 pub mod wiring;
 
 pub use clients::{ClientProgram, Task};
@@ -49,7 +51,8 @@ pub struct Campaign {
 
 /// One schedule's run.
 pub struct Tried {
-    pub seed: u64,
+    /// The seed of a random schedule (none for a systematic run).
+    pub seed: Option<u64>,
     pub result: RunResult,
     /// Replays whose history was the same, and replays made.
     pub replayed_same: usize,
@@ -108,7 +111,7 @@ pub fn explore(
             }
         }
         let violated = !result.findings.is_empty();
-        let one = Tried { seed, result, replayed_same: same, replayed: campaign.replays, parted };
+        let one = Tried { seed: Some(seed), result, replayed_same: same, replayed: campaign.replays, parted };
         each(&one);
         tried.push(one);
         if violated && stop_at_violation {

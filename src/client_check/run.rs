@@ -60,8 +60,8 @@ pub enum End {
     Stuck,
     /// The step bound was reached first: undecided.
     StepBound,
-    /// Replaying: the recorded choice at `step` was not enabled.
-    Diverged { step: usize },
+    /// Replaying: the recorded choice at `step` (`wanted`) was not enabled; `enabled` was.
+    Diverged { step: usize, wanted: Option<Choice>, enabled: Vec<Choice> },
     /// Replaying: every recorded choice was taken (a saved schedule ends where its violation
     /// shows, so the clients are left where it showed).
     Cut,
@@ -243,11 +243,17 @@ pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) ->
         let Some(choice) = choice else {
             break match strategy.exhausted(schedule.len()) {
                 true => End::Cut,
-                false => End::Diverged { step: schedule.len() },
+                false => End::Diverged {
+                    step: schedule.len(),
+                    wanted: strategy.wanted(schedule.len()),
+                    enabled: enabled.clone(),
+                },
             };
         };
         let said = describe::choice(&owner.board, choice);
-        let Some(wires) = owner.board.take(choice) else { break End::Diverged { step: schedule.len() } };
+        let Some(wires) = owner.board.take(choice) else {
+            break End::Diverged { step: schedule.len(), wanted: Some(choice), enabled };
+        };
         owner.wire(wires);
         schedule.push(choice);
         steps.push(said);
@@ -349,8 +355,10 @@ impl Owner {
                 return false;
             }
             let active = self.hear_for(quiet::SAMPLE);
+            // A client that is done still reconnects when its connection is cut (its session
+            // may be open until the run ends), so it is waited for too.
             let away = started.elapsed() < RECONNECT_PATIENCE
-                && (0..self.done.len()).any(|c| !self.done[c] && !self.ended[c] && !self.board.reached(c));
+                && (0..self.done.len()).any(|c| !self.ended[c] && !self.board.reached(c));
             calm = if active || away || pids.iter().any(|p| quiet::running(*p)) { 0 } else { calm + 1 };
         }
         true

@@ -30,6 +30,12 @@ pub trait Strategy {
     fn exhausted(&self, _step: usize) -> bool {
         false
     }
+
+    /// The choice a recorded schedule has for `step`, if it follows one (for a divergence's
+    /// report).
+    fn wanted(&self, _step: usize) -> Option<Choice> {
+        None
+    }
 }
 
 /// Random choices with PCT priorities, from a seed.
@@ -113,6 +119,10 @@ impl Strategy for Replay {
 
     fn exhausted(&self, step: usize) -> bool {
         step >= self.schedule.len()
+    }
+
+    fn wanted(&self, step: usize) -> Option<Choice> {
+        self.schedule.get(step).copied()
     }
 }
 
