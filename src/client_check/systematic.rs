@@ -518,7 +518,6 @@ mod tests {
             pruned += usize::from(runs(&start, bounds, faults, true) < runs(&start, bounds, faults, false));
         }
         // Systems whose plain search needs more than its cap are left out (most with faults).
-        eprintln!("{compared} toy systems compared");
         assert!(compared >= 600, "only {compared} of 1000 toy systems were small enough to compare");
         assert!(pruned * 2 >= compared, "sleep sets saved runs in only {pruned} of {compared} systems");
     }
