@@ -165,7 +165,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         true => {
             let bounds = client_check::systematic::Bounds {
                 switches: usize::from(args.switches),
-                faults: args.max_faults as usize,
+                faults: if faults == Faults::default() { 0 } else { args.max_faults as usize },
                 cap: args.schedules as usize,
             };
             let mut k = 0;
@@ -272,7 +272,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             say!("replayed: {same} of {replayed} replays told the same history as their schedule's first run");
         }
         if let Some((complete, diverged, cut)) = complete {
-            let bounds = format!("at most {} switches and {} faults", args.switches, args.max_faults);
+            let max_faults = if campaign.setup.faults == Faults::default() { 0 } else { args.max_faults };
+            let bounds = format!("at most {} switches and {max_faults} faults", args.switches);
             match complete {
                 true => say!(
                     "systematic: every schedule within {bounds} was run, up to orders of independent choices \
