@@ -123,6 +123,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             return Err(CliError::BadInput(format!("unknown --explore `{other}` for client-check: random, systematic")))
         }
     };
+    // No fault kind asked for: no fault can be taken, whatever --max-faults says.
+    let max_faults = if faults == Faults::default() { 0 } else { args.max_faults };
     crate::user_files::check_writable(&args.trace_dir)?;
     for property in PROPERTIES {
         let file = saved_file(&args.trace_dir, &program, usize::from(args.clients), property);
@@ -151,49 +153,48 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         replays: args.replay_check as usize,
     };
     super::stop_on_ctrl_c();
-    crate::real::private::temporary().map_err(CliError::BadInput)?;
-    let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
     let started = Instant::now();
     let quiet = args.quiet || args.json;
     let mut complete = None;
-    let explored = match systematic {
-        false => client_check::explore(&campaign, &dir, !args.keep_going, |t| {
-            if !quiet {
-                eprintln!("{}", line(t));
-            }
-        }),
-        true => {
-            let bounds = client_check::systematic::Bounds {
-                switches: usize::from(args.switches),
-                faults: if faults == Faults::default() { 0 } else { args.max_faults as usize },
-                cap: args.schedules as usize,
-            };
-            let mut k = 0;
-            client_check::systematic::explore(&campaign.setup, bounds, &dir, !args.keep_going, |r| {
-                k += 1;
+    let mut seconds = 0.0;
+    let outcome = in_private_dir(|dir| {
+        let explored = match systematic {
+            false => client_check::explore(&campaign, dir, !args.keep_going, |t| {
                 if !quiet {
-                    eprintln!("run {k}: {}", summary(r));
+                    eprintln!("{}", line(t));
                 }
-            })
-            .map(|e| {
-                complete = Some((e.complete, e.diverged, e.cut));
-                e.runs
-                    .into_iter()
-                    .map(|result| Tried { seed: None, result, replayed_same: 0, replayed: 0, parted: None })
-                    .collect()
-            })
-        }
-    };
-    // The schedules' time, without the shrinking that follows.
-    let seconds = started.elapsed().as_secs_f64();
-    let outcome = explored.and_then(|tried| {
-        // The first violation, made smaller, run once more exactly, and saved.
-        let first = tried.iter().find(|t| !t.result.findings.is_empty());
-        let saved = first.map(|t| save(args, &campaign.setup, t, &dir, quiet)).transpose()?;
-        Ok((tried, saved))
-    });
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::real::children::disown_dir(&dir);
+            }),
+            true => {
+                let bounds = client_check::systematic::Bounds {
+                    switches: usize::from(args.switches),
+                    faults: max_faults as usize,
+                    cap: args.schedules as usize,
+                };
+                let mut k = 0;
+                client_check::systematic::explore(&campaign.setup, bounds, dir, !args.keep_going, |r| {
+                    k += 1;
+                    if !quiet {
+                        eprintln!("run {k}: {}", summary(r));
+                    }
+                })
+                .map(|e| {
+                    complete = Some((e.complete, e.diverged, e.cut));
+                    e.runs
+                        .into_iter()
+                        .map(|result| Tried { seed: None, result, replayed_same: 0, replayed: 0, parted: None })
+                        .collect()
+                })
+            }
+        };
+        // The schedules' time, without the shrinking that follows.
+        seconds = started.elapsed().as_secs_f64();
+        explored.and_then(|tried| {
+            // The first violation, made smaller, run once more exactly, and saved.
+            let first = tried.iter().find(|t| !t.result.findings.is_empty());
+            let saved = first.map(|t| save(args, &campaign.setup, t, dir, quiet)).transpose()?;
+            Ok((tried, saved))
+        })
+    })?;
     let (tried, saved) = outcome.map_err(run_error)?;
     let saved = saved.transpose()?;
     let violated: Vec<&Tried> = tried.iter().filter(|t| !t.result.findings.is_empty()).collect();
@@ -217,7 +218,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                     "seed": t.seed,
                     "steps": t.result.schedule.len(),
                     "end": t.result.end,
-                    "faults": t.result.schedule.iter().filter(|c| c.is_fault()).count(),
+                    "faults": t.result.faults(),
                     "findings": t.result.findings.iter().map(|f| serde_json::json!({"property": f.property, "detail": f.detail})).collect::<Vec<_>>(),
                     "tally": t.result.tally,
                     "schedule": t.result.schedule,
@@ -242,7 +243,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "explore": args.explore,
                 "systematic": complete.map(|(complete, diverged, cut)| serde_json::json!({
                     "switches": args.switches,
-                    "max_faults": args.max_faults,
+                    "max_faults": max_faults,
                     "complete": complete,
                     "diverged": diverged,
                     "cut": cut,
@@ -251,7 +252,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "saved": saved.as_ref().map(|s| serde_json::json!({
                     "file": s.file.display().to_string(),
                     "steps": s.saved.schedule.len(),
-                    "faults": s.saved.schedule.iter().filter(|c| c.is_fault()).count(),
+                    "faults": s.saved.faults(),
                     "shrink_runs": s.saved.shrunk.as_ref().map_or(0, |k| k.runs),
                     "shown_again": s.shown_again,
                 })),
@@ -272,7 +273,6 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             say!("replayed: {same} of {replayed} replays told the same history as their schedule's first run");
         }
         if let Some((complete, diverged, cut)) = complete {
-            let max_faults = if campaign.setup.faults == Faults::default() { 0 } else { args.max_faults };
             let bounds = format!("at most {} switches and {max_faults} faults", args.switches);
             match complete {
                 true => say!(
@@ -294,7 +294,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             }
         }
         if let Some(s) = &saved {
-            let faults = s.saved.schedule.iter().filter(|c| c.is_fault()).count();
+            let faults = s.saved.faults();
             let from = s.saved.shrunk.as_ref().map_or(String::new(), |k| {
                 format!(" (made smaller from {} choices and {} faults in {} runs)", k.from_steps, k.from_faults, k.runs)
             });
@@ -320,6 +320,35 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     } else {
         Exit::Passed
     })
+}
+
+/// `work` in a private directory of its own under the temporary directory, removed after it.
+fn in_private_dir<T>(work: impl FnOnce(&Path) -> T) -> Result<T, CliError> {
+    crate::real::private::temporary().map_err(CliError::BadInput)?;
+    let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
+    let done = work(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::real::children::disown_dir(&dir);
+    Ok(done)
+}
+
+/// `saved` run exactly `times` times (fewer if Ctrl-C comes): its setup, and each run.
+fn rerun(saved: &SavedSchedule, times: u32) -> Result<(Setup, Vec<RunResult>), CliError> {
+    let setup = saved.setup().map_err(CliError::BadInput)?;
+    setup.program.available().map_err(CliError::Environment)?;
+    super::stop_on_ctrl_c();
+    let runs = in_private_dir(|dir| {
+        let mut runs = Vec::new();
+        for _ in 0..times {
+            if crate::interrupt::interrupted() {
+                break;
+            }
+            runs.push(client_check::replay(&setup, &saved.schedule, dir)?);
+        }
+        Ok(runs)
+    })?
+    .map_err(run_error)?;
+    Ok((setup, runs))
 }
 
 /// A violating schedule as saved, and what running it once more exactly showed.
@@ -363,10 +392,9 @@ fn save(
     })?;
     let again = client_check::replay(setup, &shrunk.result.schedule, dir)?;
     let shown_again = again.findings.iter().any(|f| f.property == property);
-    let count = |r: &RunResult| r.schedule.iter().filter(|c| c.is_fault()).count();
     let shrinking = (shrunk.runs > 0).then(|| client_check::saved::Shrinking {
         from_steps: found.result.schedule.len(),
-        from_faults: count(&found.result),
+        from_faults: found.result.faults(),
         runs: shrunk.runs,
     });
     let kept = if shown_again { &again } else { &shrunk.result };
@@ -391,28 +419,7 @@ fn save(
 /// none, 3 if it stopped short (cut where a violation had shown, or diverged) without one.
 fn run_saved(args: &Args, file: &Path) -> Result<Exit, CliError> {
     let saved = SavedSchedule::load(file).map_err(CliError::BadInput)?;
-    let setup = saved.setup().map_err(CliError::BadInput)?;
-    setup.program.available().map_err(CliError::Environment)?;
-    super::stop_on_ctrl_c();
-    crate::real::private::temporary().map_err(CliError::BadInput)?;
-    let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
-    let mut runs = Vec::new();
-    let mut outcome = Ok(());
-    for _ in 0..=args.replay_check {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        match client_check::replay(&setup, &saved.schedule, &dir) {
-            Ok(r) => runs.push(r),
-            Err(e) => {
-                outcome = Err(e);
-                break;
-            }
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::real::children::disown_dir(&dir);
-    outcome.map_err(run_error)?;
+    let (setup, runs) = rerun(&saved, args.replay_check + 1)?;
     let Some(first) = runs.first() else { return Ok(Exit::Unknown) };
     let shown = |r: &RunResult| r.findings.first().map(|f| f.property);
     let again = runs.iter().filter(|r| shown(r).is_some() && shown(r) == saved.property()).count();
@@ -457,18 +464,11 @@ fn run_saved(args: &Args, file: &Path) -> Result<Exit, CliError> {
 /// `show`, its choices and history printed; with `page`, its HTML page written there.
 pub fn replay_saved(file: &Path, show: bool, page: Option<&Path>) -> Result<Exit, CliError> {
     let saved = SavedSchedule::load(file).map_err(CliError::BadInput)?;
-    let setup = saved.setup().map_err(CliError::BadInput)?;
     let Some(recorded) = saved.property() else {
         return Err(CliError::BadInput(format!("{}: the schedule records no violation to reproduce", file.display())));
     };
-    setup.program.available().map_err(CliError::Environment)?;
-    super::stop_on_ctrl_c();
-    crate::real::private::temporary().map_err(CliError::BadInput)?;
-    let dir = crate::real::private::private_dir("client-check").map_err(CliError::Environment)?;
-    let result = client_check::replay(&setup, &saved.schedule, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::real::children::disown_dir(&dir);
-    let again = result.map_err(run_error)?;
+    let (setup, runs) = rerun(&saved, 1)?;
+    let Some(again) = runs.into_iter().next() else { return Ok(Exit::Unknown) };
     if show {
         for (i, step) in saved.steps.iter().enumerate() {
             say!("{:>4}  {step}", i + 1);
@@ -512,7 +512,7 @@ fn summary(r: &RunResult) -> String {
     format!(
         "{} steps, {} faults, {:?}, {} acquisitions: {verdict}",
         r.schedule.len(),
-        r.schedule.iter().filter(|c| c.is_fault()).count(),
+        r.faults(),
         r.end,
         r.tally.acquisitions
     )

@@ -118,6 +118,11 @@ impl RunResult {
         story
     }
 
+    /// The faults among its choices.
+    pub fn faults(&self) -> usize {
+        self.schedule.iter().filter(|c| c.is_fault()).count()
+    }
+
     /// The run as if it had been cut after `steps` choices: what was heard by then, judged
     /// again (no orphans are judged, as not every client got to the end).
     pub fn cut(&self, steps: usize, clients: usize) -> RunResult {

@@ -170,6 +170,11 @@ impl SavedSchedule {
         Ok(Setup::new(self.program()?, self.clients, task, self.faults, self.schedule.len() + 1))
     }
 
+    /// The faults among its choices.
+    pub fn faults(&self) -> usize {
+        self.schedule.iter().filter(|c| c.is_fault()).count()
+    }
+
     /// The first property broken, if any.
     pub fn property(&self) -> Option<&str> {
         self.findings.first().map(|f| f.property.as_str())

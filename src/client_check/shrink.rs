@@ -91,7 +91,7 @@ impl<P: FnMut(usize, usize, usize)> Shrinker<'_, P> {
         if kept {
             self.best = r;
         }
-        (self.progress)(self.runs, self.best.schedule.len(), faults(&self.best));
+        (self.progress)(self.runs, self.best.schedule.len(), self.best.faults());
         Ok(kept)
     }
 }
@@ -108,11 +108,7 @@ fn breaks(r: &RunResult, property: &str) -> bool {
     r.findings.iter().any(|f| f.property == property)
 }
 
-fn faults(r: &RunResult) -> usize {
-    r.schedule.iter().filter(|c| c.is_fault()).count()
-}
-
 /// Fewer faults, or as many and fewer choices.
 fn smaller(a: &RunResult, b: &RunResult) -> bool {
-    (faults(a), a.schedule.len()) < (faults(b), b.schedule.len())
+    (a.faults(), a.schedule.len()) < (b.faults(), b.schedule.len())
 }
