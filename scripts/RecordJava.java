@@ -582,6 +582,7 @@ public class RecordJava {
                             case "ephemeral" -> CreateMode.EPHEMERAL;
                             case "persistent_sequential" -> CreateMode.PERSISTENT_SEQUENTIAL;
                             case "ephemeral_sequential" -> CreateMode.EPHEMERAL_SEQUENTIAL;
+                            case "container" -> CreateMode.CONTAINER;
                             default -> CreateMode.PERSISTENT;
                         };
                         Stat stat = new Stat();
@@ -651,6 +652,7 @@ public class RecordJava {
                         case "ephemeral" -> CreateMode.EPHEMERAL;
                         case "persistent_sequential" -> CreateMode.PERSISTENT_SEQUENTIAL;
                         case "ephemeral_sequential" -> CreateMode.EPHEMERAL_SEQUENTIAL;
+                        case "container" -> CreateMode.CONTAINER;
                         default -> CreateMode.PERSISTENT;
                     });
                     case "delete" -> Op.delete(path, version);

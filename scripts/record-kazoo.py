@@ -34,6 +34,9 @@ import threading
 import time
 
 from kazoo.client import KazooClient
+from kazoo.protocol.paths import _prefix_root
+from kazoo.protocol.serialization import Create2
+from kazoo.security import OPEN_ACL_UNSAFE
 from kazoo.exceptions import KazooException, NoNodeError
 from kazoo.protocol.states import Callback, EventType, KazooState, KeeperState
 from kazoo.retry import KazooRetry
@@ -416,7 +419,18 @@ class Recorder:
         path = op.get("path")
         watch = session.watcher("%d:%s" % (i, kind)) if op.get("watch") else None
         try:
-            if kind == "create":
+            if kind == "create" and op.get("mode") == "container":
+                # kazoo 2.8 has no container mode: its own create2 request with the container
+                # flag (4), which a server reads as the mode whatever the op code.
+                request = Create2(_prefix_root(client.chroot, path), op.get("data", "").encode(),
+                                  OPEN_ACL_UNSAFE, 4)
+                answer = client.handler.async_result()
+                client._call(request, answer)
+                created, stat = answer.get()
+                if op.get("stat"):
+                    result["stat"] = self.stat(stat)
+                result["created"] = client.unchroot(created)
+            elif kind == "create":
                 mode = op.get("mode", "persistent")
                 created = client.create(path, op.get("data", "").encode(), ephemeral="ephemeral" in mode,
                                         sequence="sequential" in mode, include_data=bool(op.get("stat")))

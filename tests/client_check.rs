@@ -1,9 +1,11 @@
-//! `zklab client-check`: real kazoo, go-zookeeper and node-zookeeper-client locks, unchanged,
-//! run against the served model under zklab's scheduler. Each holder never learns its session
-//! expired, and a schedule finds the exact point; the schedule made smaller shows it again,
-//! from its file too. kazoo's lock heeding kazoo's connection states, as kazoo's docs advise,
-//! passes the same schedules. Needs Debian's python3-kazoo, golang-go,
-//! golang-github-samuel-go-zookeeper-dev and nodejs with npm's node-zookeeper-client:
+//! `zklab client-check`: real kazoo, go-zookeeper, node-zookeeper-client, ZooKeeper WriteLock
+//! and Curator locks, unchanged, run against the served model under zklab's scheduler. Each
+//! holder that does not listen never learns its session expired, and a schedule finds the exact
+//! point; the schedule made smaller shows it again, from its file too. kazoo's lock heeding
+//! kazoo's connection states, as kazoo's docs advise, passes the same schedules, and so does
+//! Curator's mutex heeding Curator's. Needs Debian's python3-kazoo, golang-go,
+//! golang-github-samuel-go-zookeeper-dev, libzookeeper-java, libcurator-recipes-java, a JDK
+//! and nodejs with npm's node-zookeeper-client:
 //! `cargo test --release --features real-server --test client_check` (CI's real-examples stage
 //! installs them and runs it).
 #![cfg(feature = "real-server")]
@@ -68,21 +70,26 @@ fn kazoos_holder_that_never_learns_of_its_expiry_is_found_at_its_exact_point_and
     std::fs::remove_dir_all(&dir).ok();
 }
 
-#[test]
-fn the_lock_heeding_kazoos_connection_states_passes_the_same_schedules() {
-    let c = campaign(ClientProgram::KazooListening, 20);
-    let dir = dir("listening");
-    let tried = client_check::explore(&c, &dir, false, |_| {}).unwrap();
-    assert_eq!(tried.len(), 20);
+/// Every schedule of `c` ends with both clients done, each having taken the lock, and nothing
+/// violated; at least `faulted` of them had a fault (so the pass is not vacuous).
+fn passes_every_schedule(c: &Campaign, name: &str, faulted: usize) {
+    c.setup.program.available().unwrap_or_else(|why| panic!("{name}: {why}"));
+    let dir = dir(name);
+    let tried = client_check::explore(c, &dir, false, |_| {}).unwrap();
+    assert_eq!(tried.len(), c.schedules);
     for t in &tried {
         assert!(t.result.findings.is_empty(), "seed {:?}: {:?}", t.seed, t.result.findings);
         assert_eq!(t.result.end, End::Done, "seed {:?}", t.seed);
         assert_eq!(t.result.tally.acquisitions, 2, "seed {:?}: both clients took the lock", t.seed);
     }
-    // Non-vacuous: sessions were expired in these schedules, and the holders heard of it.
-    let expired = tried.iter().filter(|t| t.result.schedule.iter().any(|c| c.is_fault())).count();
-    assert!(expired >= 5, "only {expired} of 20 schedules expired a session");
+    let with_faults = tried.iter().filter(|t| t.result.schedule.iter().any(|c| c.is_fault())).count();
+    assert!(with_faults >= faulted, "only {with_faults} of {} schedules had a fault", c.schedules);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_lock_heeding_kazoos_connection_states_passes_the_same_schedules() {
+    passes_every_schedule(&campaign(ClientProgram::KazooListening, 20), "listening", 5);
 }
 
 /// A lock in a language zklab has no model of, run unchanged: the same expired holder is found,
@@ -109,6 +116,21 @@ fn go_zookeepers_lock_keeps_believing_after_its_session_expired() {
 #[test]
 fn the_recipes_page_lock_on_node_zookeeper_client_keeps_believing_after_its_session_expired() {
     finds_the_expired_holder(ClientProgram::Node, "node");
+}
+
+#[test]
+fn zookeepers_own_writelock_recipe_keeps_believing_after_its_session_expired() {
+    finds_the_expired_holder(ClientProgram::WriteLock, "writelock");
+}
+
+/// Curator's mutex, its parents made as containers, with its driver heeding Curator's
+/// connection states as Curator's docs ask: no schedule of these breaks it, and sessions were
+/// expired and replies lost in them (non-vacuous).
+#[test]
+fn curators_mutex_heeding_its_connection_states_passes_schedules_with_expiries_and_lost_replies() {
+    let mut c = campaign(ClientProgram::Curator, 12);
+    c.setup.faults = Faults { expire: true, loss_after_apply: true, ..Faults::default() };
+    passes_every_schedule(&c, "curator", 6);
 }
 
 #[test]

@@ -21,6 +21,13 @@ pub enum CreateMode {
     Ephemeral,
     PersistentSequential,
     EphemeralSequential,
+    /// A persistent node the server's container manager may delete once it has had children
+    /// and has none (Curator creates a lock's parents so). A client cannot tell one from a
+    /// persistent node: ZooKeeper reports its ephemeral owner as 0 (conformance case 52). The
+    /// model's server never reaps one on its own, so here it is a persistent node: the reaper is
+    /// a world's `ReapParent` fault, which treats the lock's parent as a container whatever
+    /// created it, at the moment the checker chooses.
+    Container,
 }
 
 impl CreateMode {
@@ -29,6 +36,9 @@ impl CreateMode {
     }
     pub fn is_ephemeral(self) -> bool {
         matches!(self, CreateMode::Ephemeral | CreateMode::EphemeralSequential)
+    }
+    pub fn is_container(self) -> bool {
+        self == CreateMode::Container
     }
 }
 

@@ -7,7 +7,8 @@
 //   | error NAME | done
 // (`releasing` just before release() is called: the hold ends there)
 // and `suspended` when Curator says the connection is SUSPENDED or LOST (below).
-// TOKEN is the lock node's sequence number. It starts once a line comes on stdin (every client
+// TOKEN is the lock node's sequence number. HOLD_MS -1 holds for one round trip to the server
+// instead of a time (see `hold`). It starts once a line comes on stdin (every client
 // is connected), and closes when a second one comes.
 //
 //   java -cp <zookeeper and curator jars> CuratorMutex.java HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
@@ -38,6 +39,21 @@ public class CuratorMutex {
     }
 
     static long seen = 0;
+
+    /** Half a hold: HOLD_MS/2 of sleep, or with HOLD_MS -1 one round trip to the server (an
+     *  exists of the holder's node), so that under zklab's scheduler a hold lasts as many steps
+     *  as the schedule gives it and no timer decides when it ends. */
+    static void hold(CuratorFramework client, String node, int hold) throws InterruptedException {
+        if (hold >= 0) {
+            Thread.sleep(hold / 2);
+            return;
+        }
+        try {
+            client.checkExists().forPath(node);
+        } catch (Exception e) {
+            say("error " + e.getClass().getSimpleName());
+        }
+    }
 
     static synchronized void session(CuratorFramework client, boolean always) {
         try {
@@ -91,9 +107,9 @@ public class CuratorMutex {
             String node = mutex.node();
             long token = Long.parseLong(node.substring(node.length() - 10));
             say("acquired " + token);
-            Thread.sleep(hold / 2);
+            hold(client, node, hold);
             say("write " + token);
-            Thread.sleep(hold / 2);
+            hold(client, node, hold);
             say("releasing");
             while (true) {
                 try {

@@ -12,7 +12,9 @@ use std::time::Instant;
 pub struct Args {
     /// A built-in client: `kazoo` (kazoo 2.8's Lock, scripts/real-clients/kazoo_lock.py),
     /// `kazoo-listening` (the same, heeding kazoo's connection states as its docs advise), `go`
-    /// (go-zookeeper's zk.Lock) or `node` (the recipes page's lock on node-zookeeper-client).
+    /// (go-zookeeper's zk.Lock), `node` (the recipes page's lock on node-zookeeper-client),
+    /// `curator` (Curator 5's InterProcessMutex, heeding Curator's connection states) or
+    /// `writelock` (ZooKeeper's own WriteLock recipe).
     #[arg(long, conflicts_with_all = ["cmd", "schedule"], required_unless_present_any = ["cmd", "schedule"])]
     pub library: Option<String>,
     /// Your client: a command run once per client, with the protocol's arguments appended

@@ -22,12 +22,18 @@ pub enum ClientProgram {
     /// A lock written on node-zookeeper-client as ZooKeeper's recipes page describes it,
     /// scripts/real-clients/node_lock.js.
     Node,
+    /// Curator 5's `InterProcessMutex` (Debian libcurator-recipes-java), driven by
+    /// scripts/real-clients/CuratorMutex.java, compiled once a campaign.
+    Curator,
+    /// ZooKeeper's own lock recipe, `org.apache.zookeeper.recipes.lock.WriteLock` (the
+    /// zookeeper-recipes-lock artifact), driven by scripts/real-clients/ZkWriteLock.java.
+    WriteLock,
     /// A shell command: it gets the protocol's arguments appended.
     Command(String),
 }
 
 /// The built-in libraries, by the names `--library` takes.
-pub const LIBRARIES: [&str; 4] = ["kazoo", "kazoo-listening", "go", "node"];
+pub const LIBRARIES: [&str; 6] = ["kazoo", "kazoo-listening", "go", "node", "curator", "writelock"];
 
 impl ClientProgram {
     /// A built-in library by name; an unknown name is refused, naming those there are.
@@ -37,6 +43,8 @@ impl ClientProgram {
             "kazoo-listening" => Ok(ClientProgram::KazooListening),
             "go" => Ok(ClientProgram::Go),
             "node" => Ok(ClientProgram::Node),
+            "curator" => Ok(ClientProgram::Curator),
+            "writelock" => Ok(ClientProgram::WriteLock),
             other => Err(format!("unknown library `{other}` for client-check: {}", LIBRARIES.join(", "))),
         }
     }
@@ -47,6 +55,8 @@ impl ClientProgram {
             ClientProgram::KazooListening => "kazoo-listening".to_string(),
             ClientProgram::Go => "go".to_string(),
             ClientProgram::Node => "node".to_string(),
+            ClientProgram::Curator => "curator".to_string(),
+            ClientProgram::WriteLock => "writelock".to_string(),
             ClientProgram::Command(cmd) => cmd.clone(),
         }
     }
@@ -79,6 +89,17 @@ impl ClientProgram {
                     false => Err("node cannot load node-zookeeper-client (Debian: apt-get install nodejs npm; then \
                         npm install -g node-zookeeper-client@1.1.3)"
                         .into()),
+                }
+            }
+            ClientProgram::Curator => {
+                crate::real::libraries::Library::Curator.available()?;
+                javac_available()
+            }
+            ClientProgram::WriteLock => {
+                crate::real::ensemble::classpath()?;
+                match std::path::Path::new(WRITE_LOCK_JAR).is_file() {
+                    true => javac_available(),
+                    false => Err(format!("no {WRITE_LOCK_JAR} (Debian: apt-get install libzookeeper-java)")),
                 }
             }
             ClientProgram::Command(_) => Ok(()),
@@ -131,6 +152,14 @@ impl ClientProgram {
                 c.arg(write("node_lock.js", NODE_CLIENT)?).args(args).env("NODE_PATH", node_path());
                 c
             }
+            ClientProgram::Curator => {
+                let classpath = crate::real::libraries::curator_classpath()?;
+                java(dir, "CuratorMutex", CURATOR_CLIENT, &classpath, args)?
+            }
+            ClientProgram::WriteLock => {
+                let classpath = format!("{}:{WRITE_LOCK_JAR}", crate::real::ensemble::classpath()?);
+                java(dir, "ZkWriteLock", WRITE_LOCK_CLIENT, &classpath, args)?
+            }
             ClientProgram::Command(cmd) => {
                 let mut c = Command::new("sh");
                 c.arg("-c").arg(format!("exec {cmd} \"$@\"")).arg("zklab-client").args(args);
@@ -144,6 +173,45 @@ const PYTHON: &str = "/usr/bin/python3";
 const KAZOO_CLIENT: &str = include_str!("../../scripts/real-clients/kazoo_lock.py");
 const GO_CLIENT: &str = include_str!("../../scripts/real-clients/go_lock.go");
 const NODE_CLIENT: &str = include_str!("../../scripts/real-clients/node_lock.js");
+const CURATOR_CLIENT: &str = include_str!("../../scripts/real-clients/CuratorMutex.java");
+const WRITE_LOCK_CLIENT: &str = include_str!("../../scripts/real-clients/ZkWriteLock.java");
+/// ZooKeeper's lock recipe, as Debian installs it.
+const WRITE_LOCK_JAR: &str = "/usr/share/java/zookeeper-recipes-lock.jar";
+
+fn javac_available() -> Result<(), String> {
+    let javac = Command::new("javac").arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    match javac.is_ok_and(|s| s.success()) {
+        true => Ok(()),
+        false => Err("no JDK (javac) on the PATH (Debian: apt-get install default-jdk-headless)".into()),
+    }
+}
+
+/// A Java driver `class` (its source `text`), compiled into `dir` once a campaign, and the
+/// command that runs it: a JVM that starts fast and compiles little, as the JIT's compiler
+/// threads are work the quiet test has to wait out.
+fn java(dir: &std::path::Path, class: &str, text: &str, classpath: &str, args: &[String]) -> Result<Command, String> {
+    let classes = dir.join(format!("{class}-classes"));
+    if !classes.join(format!("{class}.class")).is_file() {
+        let source = dir.join(format!("{class}.java"));
+        std::fs::write(&source, text).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+        let built = Command::new("javac")
+            .args(["-nowarn", "-cp", classpath, "-d"])
+            .arg(&classes)
+            .arg(&source)
+            .output()
+            .map_err(|e| format!("cannot run javac: {e}"))?;
+        if !built.status.success() {
+            let why = String::from_utf8_lossy(&built.stderr);
+            return Err(format!("javac of {class}.java failed: {}", why.lines().next().unwrap_or("")));
+        }
+    }
+    let mut c = Command::new("java");
+    c.args(["-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-cp"])
+        .arg(format!("{}:{classpath}", classes.display()))
+        .arg(class)
+        .args(args);
+    Ok(c)
+}
 /// go-zookeeper's lock, as Debian installs it.
 const GO_LOCK_SOURCE: &str = "/usr/share/gocode/src/github.com/samuel/go-zookeeper/zk/lock.go";
 

@@ -29,7 +29,7 @@ const NODES: &[&str] = &[
 const PLAIN: &[&str] = &["/a", "/b", "/a/b", "/a/c", "/a/b/c", "/a/x-0000000001"];
 const PREFIXES: &[&str] = &["/a/x-", "/x-", "/a/b/x-"];
 
-const MODES: &[&str] = &["persistent", "ephemeral", "persistent_sequential", "ephemeral_sequential"];
+const MODES: &[&str] = &["persistent", "ephemeral", "persistent_sequential", "ephemeral_sequential", "container"];
 const DATA: &[&str] = &["", "x", "yy"];
 
 /// One generated op; `s` is a session index, taken modulo the script's session count.

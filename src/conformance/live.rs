@@ -205,6 +205,7 @@ fn create_mode(mode: CreateMode) -> zk::CreateMode {
         CreateMode::Ephemeral => zk::CreateMode::Ephemeral,
         CreateMode::PersistentSequential => zk::CreateMode::PersistentSequential,
         CreateMode::EphemeralSequential => zk::CreateMode::EphemeralSequential,
+        CreateMode::Container => zk::CreateMode::Container,
     }
 }
 

@@ -118,6 +118,7 @@ pub(super) fn request(i: usize, kind: &str, op: &Value) -> Result<Option<Request
                 "ephemeral" => CreateMode::Ephemeral,
                 "persistent_sequential" => CreateMode::PersistentSequential,
                 "ephemeral_sequential" => CreateMode::EphemeralSequential,
+                "container" => CreateMode::Container,
                 other => return Err(bad(i, format!("unknown create mode `{other}`"))),
             };
             Request::Create { path: text(i, op, "path")?.to_string(), data: data(i, op)?, mode }
@@ -182,6 +183,7 @@ pub fn op_of(s: &str, request: &Request) -> Value {
         CreateMode::Ephemeral => "ephemeral",
         CreateMode::PersistentSequential => "persistent_sequential",
         CreateMode::EphemeralSequential => "ephemeral_sequential",
+        CreateMode::Container => "container",
     };
     match request {
         Request::Create { path, data, mode } => {

@@ -117,13 +117,18 @@ impl Library {
             }
             Library::Curator => {
                 let source = write("CuratorMutex.java", CURATOR_CLIENT)?;
-                let classpath = format!("{}:{}", super::ensemble::classpath()?, CURATOR_JARS.join(":"));
+                let classpath = curator_classpath()?;
                 let mut c = Command::new("java");
                 c.args(["-Xmx128m", "-cp", &classpath]).arg(source).args(args);
                 c
             }
         })
     }
+}
+
+/// ZooKeeper's client and Curator's jars, as a java classpath.
+pub fn curator_classpath() -> Result<String, String> {
+    Ok(format!("{}:{}", super::ensemble::classpath()?, CURATOR_JARS.join(":")))
 }
 
 const PYTHON: &str = "/usr/bin/python3";

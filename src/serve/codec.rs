@@ -210,7 +210,7 @@ pub fn decode_request(payload: &[u8]) -> Result<FromClient, Malformed> {
             }
             return Ok(FromClient::SetWatches { xid, rearm });
         }
-        op::CREATE | op::CREATE2 | op::CREATE_CONTAINER => match create(&mut r, code)? {
+        op::CREATE | op::CREATE2 | op::CREATE_CONTAINER => match create(&mut r)? {
             Ok((path, data, mode)) => Request::Create { path, data, mode },
             Err(Unread::Data(why)) => return Ok(FromClient::Undecodable { xid, code, why }),
             Err(Unread::Op) => return Ok(FromClient::Unserved { xid, code }),
@@ -251,21 +251,23 @@ fn utf8(bytes: Vec<u8>) -> Result<String, String> {
 }
 
 /// A CreateRequest's path, data and mode; its ACL is read and dropped (the model keeps none).
-/// Containers and TTL nodes are not served yet: the model has neither.
-fn create(r: &mut Reader, code: i32) -> Result<Result<(String, String, CreateMode), Unread>, Malformed> {
+/// The mode is the flags' (as ZooKeeper's server reads it); the op code decides only the reply's
+/// shape (createContainer's carries the stat). TTL nodes (flags 5 and 6) are not served: a
+/// ZooKeeper 3.8 server with its default settings answers them Unimplemented too.
+fn create(r: &mut Reader) -> Result<Result<(String, String, CreateMode), Unread>, Malformed> {
     let path = r.string()?;
     let data = r.buffer()?;
     for _ in 0..r.int()?.max(0) {
         let (_perms, _scheme, _id) = (r.int()?, r.string()?, r.string()?);
     }
     let flags = r.int()?;
-    let mode = match (code, flags) {
-        (op::CREATE_CONTAINER, _) | (_, 4..) => return Ok(Err(Unread::Op)),
-        (_, 0) => CreateMode::Persistent,
-        (_, 1) => CreateMode::Ephemeral,
-        (_, 2) => CreateMode::PersistentSequential,
-        (_, 3) => CreateMode::EphemeralSequential,
-        (_, _) => return Ok(Err(Unread::Op)),
+    let mode = match flags {
+        0 => CreateMode::Persistent,
+        1 => CreateMode::Ephemeral,
+        2 => CreateMode::PersistentSequential,
+        3 => CreateMode::EphemeralSequential,
+        4 => CreateMode::Container,
+        _ => return Ok(Err(Unread::Op)),
     };
     Ok(utf8(data).map(|data| (path, data, mode)).map_err(Unread::Data))
 }
@@ -288,7 +290,7 @@ fn multi(r: &mut Reader) -> Result<Result<Vec<Op>, Unread>, Malformed> {
         ops.push(match kind {
             // ZooKeeper 3.8.0 answers a create2 inside a multi as a plain create, its path
             // alone (ZOOKEEPER-4026, recorded in conformance case 49); so does the model.
-            op::CREATE | op::CREATE2 => match create(r, kind)? {
+            op::CREATE | op::CREATE2 => match create(r)? {
                 Ok((path, data, mode)) => Op::Create { path, data, mode },
                 Err(unread) => return Ok(Err(unread)),
             },
@@ -479,11 +481,18 @@ mod tests {
             data_length: 1,
             num_children: 0,
         };
+        // ZooKeeper reports a container's ephemeral owner as 0, like a persistent node's.
+        let container = Stat { ephemeral_owner: None, ..stat };
         let cases: Vec<(Request, i32, ZkResult)> = vec![
             (
                 Request::create("/a", CreateMode::Ephemeral),
                 op::CREATE2,
                 Ok(Response::Created { path: "/a".into(), stat }),
+            ),
+            (
+                Request::create("/c", CreateMode::Container),
+                op::CREATE_CONTAINER,
+                Ok(Response::Created { path: "/c".into(), stat: container }),
             ),
             (Request::exists("/a", false), op::EXISTS, Ok(Response::Exists(Some(stat)))),
             (Request::exists("/a", false), op::EXISTS, Ok(Response::Exists(None))),
@@ -523,10 +532,23 @@ mod tests {
     }
 
     #[test]
+    fn a_container_is_created_by_its_flags() {
+        let mut w = Writer::default();
+        w.int(3).int(op::CREATE_CONTAINER).string("/c").buffer(b"").int(0).int(4);
+        let want = Request::Create { path: "/c".into(), data: String::new(), mode: CreateMode::Container };
+        assert_eq!(
+            decode_request(&w.frame()[4..]),
+            Ok(FromClient::Request { xid: 3, code: op::CREATE_CONTAINER, request: want })
+        );
+        // Its reply, path and stat, is read back in every_reply_is_read_by_the_client_side_as_the_models.
+    }
+
+    #[test]
     fn ops_it_does_not_serve_are_named_not_guessed() {
         let mut w = Writer::default();
-        w.int(3).int(op::CREATE_CONTAINER).string("/c").buffer(b"").int(0).int(0);
-        assert_eq!(decode_request(&w.frame()[4..]), Ok(FromClient::Unserved { xid: 3, code: op::CREATE_CONTAINER }));
+        // A TTL node (flags 5): the model has none.
+        w.int(3).int(op::CREATE).string("/c").buffer(b"").int(0).int(5);
+        assert_eq!(decode_request(&w.frame()[4..]), Ok(FromClient::Unserved { xid: 3, code: op::CREATE }));
         let mut w = Writer::default();
         w.int(5).int(op::SET_DATA).string("/a").buffer(&[0xff, 0xfe]).int(-1);
         assert!(matches!(decode_request(&w.frame()[4..]), Ok(FromClient::Undecodable { xid: 5, .. })));

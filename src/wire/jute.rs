@@ -283,10 +283,14 @@ pub fn encode_request(xid: i32, request: &Request, chroot: &str) -> Writer {
         CreateMode::Ephemeral => 1,
         CreateMode::PersistentSequential => 2,
         CreateMode::EphemeralSequential => 3,
+        CreateMode::Container => 4,
     };
+    // The Java client sends a container's create as createContainer, whose reply carries the
+    // stat as create2's does.
+    let create_op = |mode: &CreateMode| if mode.is_container() { op::CREATE_CONTAINER } else { op::CREATE2 };
     match request {
         Request::Create { path, data, mode } => {
-            w.int(xid).int(op::CREATE2).string(&full(path)).buffer(data.as_bytes());
+            w.int(xid).int(create_op(mode)).string(&full(path)).buffer(data.as_bytes());
             open_acl(&mut w);
             w.int(flags(mode));
         }
@@ -299,7 +303,7 @@ pub fn encode_request(xid: i32, request: &Request, chroot: &str) -> Writer {
             for o in ops {
                 match o {
                     Op::Create { path, data, mode } => {
-                        w.int(op::CREATE2).boolean(false).int(-1).string(&full(path)).buffer(data.as_bytes());
+                        w.int(create_op(mode)).boolean(false).int(-1).string(&full(path)).buffer(data.as_bytes());
                         open_acl(&mut w);
                         w.int(flags(mode));
                     }

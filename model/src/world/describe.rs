@@ -13,6 +13,7 @@ pub fn describe_request(request: &Request) -> String {
         CreateMode::Ephemeral => " -e",
         CreateMode::PersistentSequential => " -s",
         CreateMode::EphemeralSequential => " -e -s",
+        CreateMode::Container => " -c",
     };
     let version = |v: &i32| if *v == -1 { String::new() } else { format!(" -v {v}") };
     match request {
