@@ -123,6 +123,51 @@ fn zookeepers_own_writelock_recipe_keeps_believing_after_its_session_expired() {
     finds_the_expired_holder(ClientProgram::WriteLock, "writelock");
 }
 
+/// ZooKeeper 3.8's WriteLock, without a fault: when its predecessor is deleted between its
+/// getChildren and its exists, exists answers null and arms a watch for a create that never
+/// comes, and the recipe returns without asking again. The waiter waits for ever.
+#[test]
+fn zookeepers_writelock_waits_for_ever_when_its_predecessor_goes_before_its_watch_is_set() {
+    let mut c = campaign(ClientProgram::WriteLock, 80);
+    c.setup.faults = Faults::default();
+    c.setup.program.available().unwrap_or_else(|why| panic!("writelock: {why}"));
+    let dir = dir("writelock-deadlock");
+    let tried = client_check::explore(&c, &dir, true, |_| {}).unwrap();
+    let found = tried.last().filter(|t| !t.result.findings.is_empty()).expect("a schedule of the first 80 finds it");
+    assert_eq!(found.result.end, End::Stuck);
+    assert_eq!(found.result.findings[0].property, "eventual_acquire", "{:?}", found.result.findings);
+    assert!(found.result.schedule.iter().all(|c| !c.is_fault()), "no fault: {:?}", found.result.schedule);
+    // The last thing the waiter heard: exists on its predecessor, answered null.
+    let last = found.result.steps.iter().rev().find(|s| s.contains("hears exists")).unwrap();
+    assert!(last.ends_with("null"), "{:?}", found.result.steps);
+    let again = client_check::replay(&c.setup, &found.result.schedule, &dir).unwrap();
+    assert_eq!(again.end, End::Stuck, "the schedule shows it again");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A campaign's runs share the client processes: after a run whose clients all finished, each
+/// is told `reset` and starts over in a new session against a fresh model, and a schedule run
+/// on the reused processes tells the same history as on new ones.
+#[test]
+fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories() {
+    use client_check::strategy::{Pct, Replay};
+    let c = campaign(ClientProgram::Kazoo, 0);
+    let dir = dir("reuse");
+    let mut runner = client_check::Runner::new(&c.setup, &dir);
+    let first = runner.run(&mut Pct::new(7, 2, 3, 30, 0, 0.0)).unwrap();
+    let second = runner.run(&mut Pct::new(8, 2, 3, 30, 0, 0.0)).unwrap();
+    let again = runner.run(&mut Replay::new(first.schedule.clone())).unwrap();
+    assert_eq!((runner.started, runner.reused), (1, 2), "one start, then two resets");
+    for r in [&first, &second, &again] {
+        assert_eq!(r.end, End::Done);
+        assert_eq!(r.tally.acquisitions, 2, "each run's history is its own: two acquisitions, not more");
+    }
+    assert_eq!(client_check::parting(&first, &again), None, "the replay on reused processes tells the same story");
+    let fresh = client_check::replay(&c.setup, &first.schedule, &dir).unwrap();
+    assert_eq!(client_check::parting(&first, &fresh), None, "and so does one on new processes");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Curator's mutex, its parents made as containers, with its driver heeding Curator's
 /// connection states as Curator's docs ask: no schedule of these breaks it, and sessions were
 /// expired and replies lost in them (non-vacuous).

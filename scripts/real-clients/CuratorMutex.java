@@ -8,8 +8,10 @@
 // (`releasing` just before release() is called: the hold ends there)
 // and `suspended` when Curator says the connection is SUSPENDED or LOST (below).
 // TOKEN is the lock node's sequence number. HOLD_MS -1 holds for one round trip to the server
-// instead of a time (see `hold`). It starts once a line comes on stdin (every client
-// is connected), and closes when a second one comes.
+// instead of a time (see `hold`). After `done` it waits for a line: `reset` closes the client
+// and starts over in a new session (zklab client-check runs schedule after schedule on one
+// JVM so); anything else closes it and ends. It starts once a line comes on stdin (every client
+// is connected).
 //
 //   java -cp <zookeeper and curator jars> CuratorMutex.java HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
 
@@ -71,6 +73,14 @@ public class CuratorMutex {
     }
 
     public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        while ("reset".equals(life(args, in))) {
+            // a new session, a new client: the run before is over
+        }
+    }
+
+    /** One session's rounds; the line that came after `done`. */
+    static String life(String[] args, BufferedReader in) throws Exception {
         String hosts = args[0], path = args[1];
         int timeout = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]), hold = Integer.parseInt(args[4]);
         CuratorFramework client =
@@ -90,7 +100,6 @@ public class CuratorMutex {
         client.start();
         client.blockUntilConnected();
         session(client, false);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         in.readLine(); // every client is connected: go
         Mutex mutex = new Mutex(client, path);
         for (int r = 0; r < rounds; r++) {
@@ -126,7 +135,8 @@ public class CuratorMutex {
             say("released");
         }
         say("done");
-        in.readLine();
+        String line = in.readLine();
         client.close();
+        return line;
     }
 }

@@ -7,7 +7,9 @@
 //   java -cp <zookeeper.jar and zookeeper-recipes-lock.jar> ZkWriteLock.java HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
 //
 // HOLD_MS -1 holds for one round trip to the server (an exists of the holder's node). It starts
-// once a line comes on stdin (every client is connected).
+// once a line comes on stdin (every client is connected). After `done` it waits for a line:
+// `reset` closes the session and starts over in a new one (zklab client-check runs schedule
+// after schedule on one JVM so); anything else closes it and ends.
 //
 // What an application has to add around WriteLock, and adds here:
 // - lock() returns false when the lock is not free yet; the recipe calls the LockListener's
@@ -100,8 +102,15 @@ public class ZkWriteLock {
         path = args[1];
         timeout = Integer.parseInt(args[2]);
         int rounds = Integer.parseInt(args[3]), hold = Integer.parseInt(args[4]);
-        Session s = new Session();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        while ("reset".equals(life(rounds, hold, in))) {
+            // a new session, a new lock: the run before is over
+        }
+    }
+
+    /** One session's rounds; the line that came after `done`. */
+    static String life(int rounds, int hold, BufferedReader in) throws Exception {
+        Session s = new Session();
         in.readLine(); // every client is connected: go
         for (int r = 0; r < rounds; r++) {
             while (true) {
@@ -146,7 +155,8 @@ public class ZkWriteLock {
             say("released");
         }
         say("done");
-        in.readLine();
+        String line = in.readLine();
         s.close();
+        return line;
     }
 }

@@ -6,7 +6,8 @@
 //	go_lock HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
 //
 // HOLD_MS -1 holds for one round trip to the server (an exists of the holder's node). It
-// starts once a line comes on stdin (every client is connected).
+// starts once a line comes on stdin (every client is connected). After `done` it waits for a
+// line: `reset` closes the session and starts over in a new one; anything else ends it.
 package main
 
 import (
@@ -56,6 +57,14 @@ func held(lock *zk.Lock) (int64, string) {
 }
 
 func main() {
+	stdin := bufio.NewReader(os.Stdin)
+	for life(stdin) == "reset" {
+		// a new session, a new lock: the run before is over
+	}
+}
+
+// life is one session's rounds; it returns the line that came after `done`.
+func life(stdin *bufio.Reader) string {
 	hosts, path := os.Args[1], os.Args[2]
 	timeoutMs, _ := strconv.Atoi(os.Args[3])
 	rounds, _ := strconv.Atoi(os.Args[4])
@@ -82,7 +91,6 @@ func main() {
 		}
 	}()
 	<-connected
-	stdin := bufio.NewReader(os.Stdin)
 	stdin.ReadString('\n') // every client is connected: go
 	lock := zk.NewLock(conn, path, zk.WorldACL(zk.PermAll))
 	hold := func(node string) {
@@ -129,6 +137,7 @@ func main() {
 		say("released")
 	}
 	say("done")
-	stdin.ReadString('\n')
+	line, _ := stdin.ReadString('\n')
 	conn.Close()
+	return strings.TrimSpace(line)
 }

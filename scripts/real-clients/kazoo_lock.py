@@ -17,8 +17,9 @@ every other client read) taken as the client acts:
 With ZKLAB_HEED_LOSS=1 in its environment the client heeds kazoo's connection states, as
 kazoo's docs advise: on SUSPENDED or LOST it says `suspended` and no longer believes it holds.
 
-It starts once a line comes on stdin (every client is connected), and closes its session when
-a second one comes.
+It starts once a line comes on stdin (every client is connected). After `done` it waits for
+another line: `reset` closes its session and starts over in a new one (zklab client-check runs
+schedule after schedule on the same processes so); anything else closes the session and ends.
 
     python3 kazoo_lock.py HOSTS LOCK_PATH SESSION_TIMEOUT_MS ROUNDS HOLD_MS
 
@@ -56,6 +57,12 @@ def hold(zk, lock, hold_ms):
 
 def main():
     hosts, path, timeout_ms, rounds, hold_ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    while life(hosts, path, timeout_ms, rounds, hold_ms) == "reset":
+        pass
+
+
+def life(hosts, path, timeout_ms, rounds, hold_ms):
+    """One session's rounds; the line that came after `done`."""
     zk = KazooClient(hosts=hosts, timeout=timeout_ms / 1000.0, connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 0.2})
     seen = [None]
 
@@ -104,9 +111,10 @@ def main():
                 time.sleep(0.05)
         say("released")
     say("done")
-    sys.stdin.readline()
+    line = sys.stdin.readline().strip()
     zk.stop()
     zk.close()
+    return line
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 // again if the connection is lost before the reply); list the children; the lowest holds;
 // otherwise exists-with-watch on the next lower one, and list again once it is gone. Unlock
 // deletes the node. HOLD_MS -1 holds for one round trip (an exists of the holder's node).
+// After `done` it waits for a line: `reset` closes the session and starts over in a new one;
+// anything else ends it.
 'use strict';
 const zookeeper = require('node-zookeeper-client');
 const crypto = require('crypto');
@@ -88,10 +90,21 @@ async function lock() {
 }
 
 async function main() {
-  client = connect();
-  await new Promise((resolve) => client.once('connected', resolve));
   const stdin = readline.createInterface({ input: process.stdin });
   const lines = stdin[Symbol.asyncIterator]();
+  while ((await life(lines)) === 'reset') {
+    // a new session: the run before is over
+  }
+  process.exit(0);
+}
+
+// One session's rounds; the line that came after `done`.
+async function life(lines) {
+  // A fresh server numbers its sessions from the start again: a new life's session may have
+  // the id of the one before, and is said all the same.
+  seen = null;
+  client = connect();
+  await new Promise((resolve) => client.once('connected', resolve));
   await lines.next(); // every client is connected: go
   for (let r = 0; r < Number(rounds); r++) {
     let node;
@@ -128,9 +141,11 @@ async function main() {
     say('released');
   }
   say('done');
-  await lines.next();
-  client.close();
-  process.exit(0);
+  const line = await lines.next();
+  const old = client;
+  client = null;
+  old.close();
+  return line.done ? '' : line.value.trim();
 }
 
 main();

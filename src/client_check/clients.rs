@@ -292,8 +292,13 @@ impl Clients {
 
     /// Tells every client to go (the protocol's first stdin line).
     pub fn go(&mut self) {
+        self.say("go");
+    }
+
+    /// Writes `line` to every client's stdin.
+    pub fn say(&mut self, line: &str) {
         for stdin in self.stdins.iter_mut().flatten() {
-            let _ = stdin.write_all(b"go\n");
+            let _ = stdin.write_all(format!("{line}\n").as_bytes());
             let _ = stdin.flush();
         }
     }

@@ -8,6 +8,7 @@
 //! - `clients`: the client processes and the line protocol they speak;
 //! - `quiet`: when the clients have finished reacting to a choice;
 //! - `strategy`: random choices with PCT priorities, or a recorded schedule;
+//! - `rig`: the ports, client processes and connections a campaign's runs share;
 //! - `run`: one run, judged by the history judge `real` uses;
 //! - `describe`: each choice in words;
 //! - `systematic`: depth-first over the choices, bounded, with sleep sets;
@@ -19,6 +20,7 @@ pub mod clients;
 pub mod describe;
 pub mod page;
 pub mod quiet;
+pub mod rig;
 pub mod run;
 pub mod saved;
 pub mod shrink;
@@ -28,7 +30,7 @@ pub mod systematic;
 pub mod wiring;
 
 pub use clients::{ClientProgram, Task};
-pub use run::{End, RunError, RunResult, Setup};
+pub use run::{End, RunError, RunResult, Runner, Setup};
 pub use saved::SavedSchedule;
 pub use shrink::{shrink, Shrunk};
 pub use switchboard::{Choice, Faults};
@@ -93,6 +95,7 @@ pub fn explore(
     // never acts. A seed's schedule depends on nothing but the seed and the setup, so the
     // estimate is the setup's: some 15 choices per client per round (kazoo's Lock takes 14).
     let steps = (15 * campaign.setup.clients * campaign.setup.task.rounds as usize).min(campaign.setup.max_steps);
+    let mut runner = run::Runner::new(&campaign.setup, dir);
     for k in 0..campaign.schedules {
         if crate::interrupt::interrupted() {
             break;
@@ -100,11 +103,11 @@ pub fn explore(
         let seed = campaign.seed.wrapping_add(k as u64);
         let mut pct =
             Pct::new(seed, campaign.setup.clients, campaign.depth, steps, campaign.max_faults, campaign.fault_chance);
-        let result = run::run(&campaign.setup, &mut pct, dir)?;
+        let result = runner.run(&mut pct)?;
         let mut same = 0;
         let mut parted = None;
         for _ in 0..campaign.replays {
-            let again = replay(&campaign.setup, &result.schedule, dir)?;
+            let again = runner.run(&mut Replay::new(result.schedule.clone()))?;
             match parting(&result, &again) {
                 None => same += 1,
                 Some(how) => parted = parted.or(Some(how)),

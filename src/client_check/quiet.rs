@@ -18,9 +18,9 @@
 use std::time::Duration;
 
 /// Samples in a row that must find every client quiet.
-pub const SAMPLES: u32 = 4;
+pub const SAMPLES: u32 = 3;
 /// Between two samples.
-pub const SAMPLE: Duration = Duration::from_millis(1);
+pub const SAMPLE: Duration = Duration::from_micros(250);
 
 /// The syscalls of a plain sleep: nanosleep and clock_nanosleep.
 #[cfg(target_arch = "x86_64")]

@@ -3,19 +3,17 @@
 //! take the next choice. The history the clients reported is judged by the same code that
 //! judges a real library's run on a real ensemble (`real::history`).
 
-use super::clients::{ClientProgram, Clients, Task};
+use super::clients::{ClientProgram, Task};
 use super::describe;
 use super::quiet;
+use super::rig::Rig;
 use super::strategy::Strategy;
 use super::switchboard::{self, Choice, Faults, Switchboard, Wire};
-use super::wiring::{self, Heard, Ports};
+use super::wiring::{self, Heard};
 use crate::real::clock::monotonic_ns;
 use crate::real::history::{self, Event, Finding, Said, Tally};
-use crate::serve::Conn;
 use serde::Serialize;
-use std::collections::BTreeMap;
-use std::net::TcpStream;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 use zklab_model::server::ServerConfig;
 
@@ -167,160 +165,226 @@ const BUSY_PATIENCE: Duration = Duration::from_secs(30);
 /// The longest wait for a client that lost its connection to connect again.
 const RECONNECT_PATIENCE: Duration = Duration::from_secs(2);
 
-/// Runs the clients under `strategy` until they are done, stuck, or the step bound.
+/// Runs the clients under `strategy` until they are done, stuck, or the step bound, on
+/// processes of their own.
 pub fn run(setup: &Setup, strategy: &mut dyn Strategy, dir: &std::path::Path) -> Result<RunResult, RunError> {
-    let (tx, rx) = mpsc::channel();
-    let ports = Ports::open(setup.clients, &tx).map_err(RunError::Machine)?;
-    let addrs: Vec<_> = (0..setup.clients).map(|c| ports.addr(c)).collect();
-    let config = ServerConfig::default();
-    let mut owner = Owner::new(setup.clients, config, rx);
-    let mut clients = Clients::start(&setup.program, &addrs, &setup.task, dir, &tx).map_err(RunError::Client)?;
-    drop(tx);
-    let pids = clients.pids();
-    // Every client connects and says its session before any choice is taken.
-    let deadline = Instant::now() + setup.connect_within;
-    while owner.sessions_said.iter().any(|s| !s) {
-        if Instant::now() > deadline {
-            let missing: Vec<String> =
-                (0..setup.clients).filter(|c| !owner.sessions_said[*c]).map(|c| format!("c{c}")).collect();
-            return Err(RunError::Client(format!(
-                "{} did not connect and say its session within {} s ({}): see docs/your-lock.md for the line protocol",
-                missing.join(", "),
-                setup.connect_within.as_secs(),
-                setup.program.name()
-            )));
-        }
-        if let Some(c) = (0..setup.clients).find(|c| clients.exited(*c)) {
-            owner.hear_for(Duration::from_millis(50));
-            if !owner.sessions_said[c] {
-                return Err(RunError::Client(format!(
-                    "client c{c} ({}) exited before it connected and said its session",
-                    setup.program.name()
-                )));
-            }
-        }
-        owner.hear_for(Duration::from_millis(5));
-        // The first handshakes are answered as they come: the schedule starts at `go`.
-        for c in 0..setup.clients {
-            if let Some(wires) = owner.board.take(Choice::Connect(c)) {
-                owner.wire(wires);
-            }
-        }
+    Runner::new(setup, dir).run(strategy)
+}
+
+/// Runs one schedule after another on the same client processes where it can (see `rig`):
+/// after a run whose clients all finished, the next starts with a reset rather than new
+/// processes.
+pub struct Runner<'a> {
+    setup: &'a Setup,
+    dir: &'a std::path::Path,
+    rig: Option<Rig>,
+    /// Whether the program takes `reset`: until one of its clients ends instead.
+    resets: bool,
+    /// Runs made on a reset rig, and on new processes.
+    pub reused: usize,
+    pub started: usize,
+}
+
+impl<'a> Runner<'a> {
+    pub fn new(setup: &'a Setup, dir: &'a std::path::Path) -> Self {
+        Runner { setup, dir, rig: None, resets: true, reused: 0, started: 0 }
     }
-    clients.go();
-    let mut schedule = Vec::new();
-    let mut steps = Vec::new();
-    let mut restless = 0;
-    // When the last choice was taken: clients that keep acting by themselves (a retry loop
-    // that never gives up) with nothing for the schedule to move end the run undecided.
-    let mut idle_since = Instant::now();
-    let end = loop {
-        if !owner.quiet(&pids) {
-            restless += 1;
-        }
-        if owner.done.iter().all(|d| *d) {
-            break End::Done;
-        }
-        if let Some(c) = (0..setup.clients).find(|c| owner.ended[*c] && !owner.done[*c]) {
-            break End::ClientExited { client: c };
-        }
-        if schedule.len() >= setup.max_steps {
-            break End::StepBound;
-        }
-        let enabled = owner.board.enabled(setup.faults);
-        let moves = enabled.iter().any(|c| !c.is_fault());
-        let choice = if moves {
-            strategy.pick(schedule.len(), &enabled)
-        } else {
-            // Nothing to move: wait for a client to act by itself (a retry after a back-off);
-            // if none does, the run is stuck, unless the schedule takes a fault here.
-            if owner.hear_for(setup.stuck_after) {
-                if idle_since.elapsed() > BUSY_PATIENCE {
-                    break End::Busy;
+
+    /// One run under `strategy`.
+    pub fn run(&mut self, strategy: &mut dyn Strategy) -> Result<RunResult, RunError> {
+        if let Some(mut rig) = self.rig.take() {
+            rig.reset();
+            let mut owner = Owner::new(self.setup.clients, ServerConfig::default(), &mut rig);
+            match owner.await_sessions(self.setup) {
+                Ok(()) => {
+                    self.reused += 1;
+                    let result = owner.run(self.setup, strategy);
+                    self.keep(rig, &result);
+                    return Ok(result);
                 }
-                continue;
+                // A client that ended rather than start over: the program does not take
+                // `reset`; every run from now on starts its own processes.
+                Err(_) => self.resets = false,
             }
-            match strategy.at_rest(schedule.len(), &enabled) {
-                Some(choice) => Some(choice),
-                None => break End::Stuck,
+        }
+        let mut rig = Rig::start(&self.setup.program, self.setup.clients, &self.setup.task, self.dir).map_err(|e| {
+            match e.strip_prefix("machine: ") {
+                Some(why) => RunError::Machine(why.to_string()),
+                None => RunError::Client(e),
             }
-        };
-        let Some(choice) = choice else {
-            break match strategy.exhausted(schedule.len()) {
-                true => End::Cut,
-                false => End::Diverged {
-                    step: schedule.len(),
-                    wanted: strategy.wanted(schedule.len()),
-                    enabled: enabled.clone(),
-                },
-            };
-        };
-        let said = describe::choice(&owner.board, choice);
-        let Some(wires) = owner.board.take(choice) else {
-            break End::Diverged { step: schedule.len(), wanted: Some(choice), enabled };
-        };
-        owner.wire(wires);
-        schedule.push(choice);
-        steps.push(said);
-        idle_since = Instant::now();
-        owner.step = schedule.len();
-    };
-    // What is left under the lock once every client is done: orphans.
-    let left = (end == End::Done).then(|| owner.board.served().server().tree().children(&setup.task.lock_path));
-    drop(clients);
-    drop(ports);
-    let mut events = std::mem::take(&mut owner.events);
-    for e in &mut events {
-        e.at_us = e.at_us.saturating_sub(owner.started_ns / 1000);
+        })?;
+        self.started += 1;
+        let mut owner = Owner::new(self.setup.clients, ServerConfig::default(), &mut rig);
+        owner.await_sessions(self.setup).map_err(RunError::Client)?;
+        let result = owner.run(self.setup, strategy);
+        self.keep(rig, &result);
+        Ok(result)
     }
-    let (mut findings, tally) = history::judge(&events, setup.clients, left.as_deref());
-    if end == End::Stuck {
-        let waiting: Vec<String> = (0..setup.clients).filter(|c| !owner.done[*c]).map(|c| format!("c{c}")).collect();
-        findings.push(Finding {
-            property: "eventual_acquire",
-            detail: format!(
-                "deadlock: nothing in flight and {} waiting, for {} ms",
-                waiting.join(", "),
-                setup.stuck_after.as_millis()
-            ),
-        });
+
+    /// Keeps `rig` for the next run if its clients all finished and the program takes `reset`.
+    fn keep(&mut self, rig: Rig, result: &RunResult) {
+        if result.end == End::Done && self.resets {
+            self.rig = Some(rig);
+        }
     }
-    let heard_at = std::mem::take(&mut owner.heard_at);
-    Ok(RunResult { schedule, steps, events, heard_at, findings, tally, end, restless })
 }
 
 /// The thread that owns the schedule: the switchboard, the connections, the history heard.
-struct Owner {
+struct Owner<'r> {
     board: Switchboard,
-    heard: Receiver<Heard>,
-    streams: BTreeMap<Conn, TcpStream>,
-    /// Each client's connection, as the wiring knows it.
-    conn_of: Vec<Option<Conn>>,
+    rig: &'r mut Rig,
     events: Vec<Event>,
     heard_at: Vec<usize>,
     /// Choices taken so far.
     step: usize,
+    /// The clients handed something (a frame, a closed connection) or heard from since the
+    /// clients were last found quiet: the only ones that may still be reacting. A client
+    /// found quiet and given nothing since has nothing to react to, but a timer of its own
+    /// (which the quiet test cannot see in an event loop's poll anyway).
+    stirred: Vec<bool>,
     sessions_said: Vec<bool>,
     done: Vec<bool>,
     ended: Vec<bool>,
     started_ns: u64,
 }
 
-impl Owner {
-    fn new(clients: usize, config: ServerConfig, heard: Receiver<Heard>) -> Self {
+impl<'r> Owner<'r> {
+    fn new(clients: usize, config: ServerConfig, rig: &'r mut Rig) -> Self {
         Owner {
             board: Switchboard::new(clients, config),
-            heard,
-            streams: BTreeMap::new(),
-            conn_of: vec![None; clients],
+            rig,
             events: Vec::new(),
             heard_at: Vec::new(),
             step: 0,
+            stirred: vec![true; clients],
             sessions_said: vec![false; clients],
             done: vec![false; clients],
             ended: vec![false; clients],
             started_ns: monotonic_ns(),
         }
+    }
+
+    /// Every client connects and says its session before any choice is taken; their first
+    /// handshakes are answered as they come (the schedule starts at `go`). Then it says `go`.
+    fn await_sessions(&mut self, setup: &Setup) -> Result<(), String> {
+        let deadline = Instant::now() + setup.connect_within;
+        while self.sessions_said.iter().any(|s| !s) {
+            if Instant::now() > deadline {
+                let missing: Vec<String> =
+                    (0..setup.clients).filter(|c| !self.sessions_said[*c]).map(|c| format!("c{c}")).collect();
+                return Err(format!(
+                    "{} did not connect and say its session within {} s ({}): see docs/your-lock.md for the line \
+                     protocol",
+                    missing.join(", "),
+                    setup.connect_within.as_secs(),
+                    setup.program.name()
+                ));
+            }
+            if let Some(c) = (0..setup.clients).find(|c| self.rig.clients.exited(*c)) {
+                self.hear_for(Duration::from_millis(50));
+                if !self.sessions_said[c] {
+                    return Err(format!(
+                        "client c{c} ({}) exited before it connected and said its session",
+                        setup.program.name()
+                    ));
+                }
+            }
+            self.hear_for(Duration::from_millis(5));
+            for c in 0..setup.clients {
+                if let Some(wires) = self.board.take(Choice::Connect(c)) {
+                    self.wire(wires);
+                }
+            }
+        }
+        self.rig.clients.go();
+        Ok(())
+    }
+
+    /// Takes choices under `strategy` until the clients are done, stuck, or the step bound.
+    fn run(mut self, setup: &Setup, strategy: &mut dyn Strategy) -> RunResult {
+        let pids = self.rig.pids.clone();
+        let mut schedule = Vec::new();
+        let mut steps = Vec::new();
+        let mut restless = 0;
+        // When the last choice was taken: clients that keep acting by themselves (a retry loop
+        // that never gives up) with nothing for the schedule to move end the run undecided.
+        let mut idle_since = Instant::now();
+        let end = loop {
+            // Only a client handed something, or heard from, since the clients were last found
+            // quiet may still be reacting (see `stirred`): a choice that hands nothing to
+            // anyone (the server applying a request, whose reply and events wait here) is
+            // followed by no wait.
+            self.hear_for(Duration::ZERO);
+            if self.stirred.iter().any(|s| *s) && !self.quiet(&pids) {
+                restless += 1;
+            }
+            if self.done.iter().all(|d| *d) {
+                break End::Done;
+            }
+            if let Some(c) = (0..setup.clients).find(|c| self.ended[*c] && !self.done[*c]) {
+                break End::ClientExited { client: c };
+            }
+            if schedule.len() >= setup.max_steps {
+                break End::StepBound;
+            }
+            let enabled = self.board.enabled(setup.faults);
+            let moves = enabled.iter().any(|c| !c.is_fault());
+            let choice = if moves {
+                strategy.pick(schedule.len(), &enabled)
+            } else {
+                // Nothing to move: wait for a client to act by itself (a retry after a back-off);
+                // if none does, the run is stuck, unless the schedule takes a fault here.
+                if self.hear_for(setup.stuck_after) {
+                    if idle_since.elapsed() > BUSY_PATIENCE {
+                        break End::Busy;
+                    }
+                    continue;
+                }
+                match strategy.at_rest(schedule.len(), &enabled) {
+                    Some(choice) => Some(choice),
+                    None => break End::Stuck,
+                }
+            };
+            let Some(choice) = choice else {
+                break match strategy.exhausted(schedule.len()) {
+                    true => End::Cut,
+                    false => End::Diverged {
+                        step: schedule.len(),
+                        wanted: strategy.wanted(schedule.len()),
+                        enabled: enabled.clone(),
+                    },
+                };
+            };
+            let said = describe::choice(&self.board, choice);
+            let Some(wires) = self.board.take(choice) else {
+                break End::Diverged { step: schedule.len(), wanted: Some(choice), enabled };
+            };
+            self.wire(wires);
+            schedule.push(choice);
+            steps.push(said);
+            idle_since = Instant::now();
+            self.step = schedule.len();
+        };
+        // What is left under the lock once every client is done: orphans.
+        let left = (end == End::Done).then(|| self.board.served().server().tree().children(&setup.task.lock_path));
+        let mut events = std::mem::take(&mut self.events);
+        for e in &mut events {
+            e.at_us = e.at_us.saturating_sub(self.started_ns / 1000);
+        }
+        let (mut findings, tally) = history::judge(&events, setup.clients, left.as_deref());
+        if end == End::Stuck {
+            let waiting: Vec<String> = (0..setup.clients).filter(|c| !self.done[*c]).map(|c| format!("c{c}")).collect();
+            findings.push(Finding {
+                property: "eventual_acquire",
+                detail: format!(
+                    "deadlock: nothing in flight and {} waiting, for {} ms",
+                    waiting.join(", "),
+                    setup.stuck_after.as_millis()
+                ),
+            });
+        }
+        let heard_at = std::mem::take(&mut self.heard_at);
+        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless }
     }
 
     /// Handles what is heard until something other than a ping is (and then what else is
@@ -330,12 +394,12 @@ impl Owner {
         let mut active = false;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.heard.recv_timeout(left) {
+            match self.rig.heard.recv_timeout(left) {
                 Ok(heard) => active |= self.handle(heard),
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => return active,
             }
             if active {
-                while let Ok(heard) = self.heard.try_recv() {
+                while let Ok(heard) = self.rig.heard.try_recv() {
                     self.handle(heard);
                 }
                 return true;
@@ -357,6 +421,7 @@ impl Owner {
         let mut calm = 0;
         while calm < quiet::SAMPLES {
             if Instant::now() > give_up {
+                self.stirred.fill(false);
                 return false;
             }
             let active = self.hear_for(quiet::SAMPLE);
@@ -364,17 +429,34 @@ impl Owner {
             // may be open until the run ends), so it is waited for too.
             let away = started.elapsed() < RECONNECT_PATIENCE
                 && (0..self.done.len()).any(|c| !self.ended[c] && !self.board.reached(c));
-            calm = if active || away || pids.iter().any(|p| quiet::running(*p)) { 0 } else { calm + 1 };
+            let running = pids.iter().zip(&self.stirred).any(|(p, stirred)| *stirred && quiet::running(*p));
+            calm = if active || away || running { 0 } else { calm + 1 };
         }
+        self.stirred.fill(false);
         true
     }
 
     /// One thing heard; whether it was activity (anything but a ping).
     fn handle(&mut self, heard: Heard) -> bool {
+        let c = match &heard {
+            Heard::Accepted(c, ..) | Heard::Frame(c, ..) | Heard::Gone(c, _) | Heard::Line(c, _) | Heard::Ended(c) => {
+                *c
+            }
+        };
+        self.stirred[c] = true;
         match heard {
+            // A connection of the run before a reset, closing: not this run's activity.
+            Heard::Frame(_, conn, payload) if self.rig.is_stale(conn) => {
+                self.rig.answer_stale(conn, &payload);
+                false
+            }
+            Heard::Gone(_, conn) if self.rig.is_stale(conn) => {
+                self.rig.drop_stale(conn);
+                false
+            }
             Heard::Accepted(c, conn, stream) => {
-                self.streams.insert(conn, stream);
-                self.conn_of[c] = Some(conn);
+                self.rig.streams.insert(conn, stream);
+                self.rig.conn_of[c] = Some(conn);
                 let wires = self.board.accepted(c, conn);
                 self.wire(wires);
                 true
@@ -387,16 +469,21 @@ impl Owner {
             }
             Heard::Gone(c, conn) => {
                 self.board.gone(c, conn);
-                if let Some(stream) = self.streams.remove(&conn) {
+                if let Some(stream) = self.rig.streams.remove(&conn) {
                     wiring::close(&stream);
                 }
-                if self.conn_of[c] == Some(conn) {
-                    self.conn_of[c] = None;
+                if self.rig.conn_of[c] == Some(conn) {
+                    self.rig.conn_of[c] = None;
                 }
                 true
             }
             Heard::Line(c, line) => {
                 if let Some((stamp_ns, said)) = Said::parse_stamped(&line) {
+                    // After a reset, what a client says before its new session is the last
+                    // words of its life before.
+                    if self.rig.reset && !self.sessions_said[c] && !matches!(said, Said::Session(..)) {
+                        return false;
+                    }
                     match said {
                         Said::Session(..) => self.sessions_said[c] = true,
                         Said::Done => self.done[c] = true,
@@ -420,21 +507,23 @@ impl Owner {
 
     fn wire(&mut self, wires: Vec<Wire>) {
         for w in wires {
+            let (Wire::Write(c, _) | Wire::Close(c, _)) = &w;
+            self.stirred[*c] = true;
             match w {
                 Wire::Write(c, bytes) => {
-                    let Some(conn) = self.conn_of[c] else { continue };
-                    if let Some(stream) = self.streams.get_mut(&conn) {
+                    let Some(conn) = self.rig.conn_of[c] else { continue };
+                    if let Some(stream) = self.rig.streams.get_mut(&conn) {
                         if !wiring::write(stream, &bytes) {
                             self.board.gone(c, conn);
                         }
                     }
                 }
                 Wire::Close(c, conn) => {
-                    if let Some(stream) = self.streams.remove(&conn) {
+                    if let Some(stream) = self.rig.streams.remove(&conn) {
                         wiring::close(&stream);
                     }
-                    if self.conn_of[c] == Some(conn) {
-                        self.conn_of[c] = None;
+                    if self.rig.conn_of[c] == Some(conn) {
+                        self.rig.conn_of[c] = None;
                     }
                 }
             }

@@ -37,7 +37,8 @@ pub fn shrink(
         // A deadlock or an orphan shows only at the end: nothing to cut.
         best = found.clone();
     }
-    let mut s = Shrinker { setup, dir, property, budget, runs: 0, best, progress };
+    let runner = run::Runner::new(setup, dir);
+    let mut s = Shrinker { setup, runner, property, budget, runs: 0, best, progress };
     // Each fault out, the last first.
     let mut i = s.best.schedule.len();
     while i > 0 && s.runs < budget {
@@ -72,7 +73,7 @@ pub fn shrink(
 
 struct Shrinker<'a, P> {
     setup: &'a Setup,
-    dir: &'a Path,
+    runner: run::Runner<'a>,
     property: &'static str,
     budget: usize,
     runs: usize,
@@ -85,7 +86,7 @@ impl<P: FnMut(usize, usize, usize)> Shrinker<'_, P> {
     fn attempt(&mut self, candidate: Vec<Choice>) -> Result<bool, RunError> {
         debug_assert!(self.runs < self.budget);
         self.runs += 1;
-        let r = run::run(self.setup, &mut Guided::new(candidate), self.dir)?;
+        let r = self.runner.run(&mut Guided::new(candidate))?;
         let r = cut(&r, self.setup.clients);
         let kept = breaks(&r, self.property) && smaller(&r, &self.best);
         if kept {

@@ -213,8 +213,9 @@ pub fn explore(
     stop_at_violation: bool,
     mut each: impl FnMut(&RunResult),
 ) -> Result<Explored, RunError> {
+    let mut runner = run::Runner::new(setup, dir);
     let searched = search(bounds, true, |dfs| {
-        let result = run::run(setup, dfs, dir)?;
+        let result = runner.run(dfs)?;
         each(&result);
         let diverged = matches!(result.end, run::End::Diverged { .. });
         let stop = stop_at_violation && !result.findings.is_empty();
