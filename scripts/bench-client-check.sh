@@ -69,7 +69,9 @@ for library in ["kazoo", "curator", "writelock", "go", "node"]:
             print(f"{library:<12} {clients:>2} {faults:<26} {report['schedules']:>9} {report['schedules_per_second']:>6.1f} "
                   f"{report['violations']:>8} {report['undecided']:>9} {peak:>8.1f}")
             bench_record.append("bench/client-check.jsonl", {
-                "library": library, "clients": clients, "faults": faults, "schedules": report["schedules"],
+                "benchmark": "client-check", "source": "scripts/bench-client-check.sh",
+                "config": {"library": library, "clients": clients, "faults": faults, "schedules": int(schedules)},
                 "seconds": report["seconds"], "schedules_per_second": report["schedules_per_second"],
-                "violations": report["violations"], "undecided": report["undecided"], "peak_mib": round(peak, 1)})
+                "violations": report["violations"], "undecided": report["undecided"],
+                "peak_rss_mib": round(peak, 1)})
 PY

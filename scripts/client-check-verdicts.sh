@@ -2,20 +2,22 @@
 # Each built-in lock's verdict under each fault kind alone, at N=2: a random campaign of
 # SCHEDULES schedules (default 40) that stops at the first violation, shrinks it and saves it in
 # traces/client-check/ (docs/your-lock.md, "What it finds", is this table). One row per lock and
-# fault: the property broken and the seed that broke it, or "none in SCHEDULES".
+# fault: the property broken and the seed that broke it, or "none in SCHEDULES". Each violation's
+# schedule is saved as traces/client-check/FAULTS/client-check-LOCK-n2-PROPERTY.json.
 #
-#   scripts/client-check-verdicts.sh [SCHEDULES]
+#   scripts/client-check-verdicts.sh [SCHEDULES [LOCK ...]]     (default: 40, every built-in lock)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 schedules=${1:-40}
+shift || true
+libraries=${*:-kazoo kazoo-listening go node curator writelock}
 case "$schedules" in '' | *[!0-9]* | 0) echo "client-check-verdicts: SCHEDULES must be a positive number" >&2; exit 2 ;; esac
 cargo build --release --quiet --features real-server
-mkdir -p traces/client-check
 printf '%-16s %-18s %s\n' lock faults verdict
-for library in kazoo kazoo-listening go node curator writelock; do
+for library in $libraries; do
   for faults in none loss-before-apply loss-after-apply expire; do
     report=$(./target/release/zklab client-check --library "$library" --clients 2 --faults "$faults" \
-      --schedules "$schedules" --trace-dir traces/client-check --json -q) || true
+      --schedules "$schedules" --trace-dir "traces/client-check/$faults" --json -q) || true
     verdict=$(python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])
@@ -24,7 +26,10 @@ if not bad:
     print("none in %d schedules (%d undecided)" % (r["schedules"], r["undecided"]))
 else:
     run = bad[0]
-    print("%s at seed %s: %s" % (run["findings"][0]["property"], run.get("seed"), r["saved"]))
+    saved = r["saved"]
+    again = "shown again" if saved["shown_again"] else "NOT shown again"
+    print("%s at seed %s: %s (%d choices, %s)" % (run["findings"][0]["property"], run.get("seed"), saved["file"],
+                                                 saved["steps"], again))
 ' "$report")
     printf '%-16s %-18s %s\n' "$library" "$faults" "$verdict"
   done
