@@ -200,3 +200,35 @@ fn the_systematic_search_runs_every_schedule_within_its_bounds_and_finds_the_exp
     assert_eq!(last.findings.first().map(|f| f.property), Some("belief_exclusion"), "{} runs", found.runs.len());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The schedules kept in traces/client-check/ (scripts/client-check-verdicts.sh) load, and each
+/// names the lock, the fault kind and the property its path says.
+#[test]
+fn the_kept_schedules_load_and_say_what_they_break() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/client-check");
+    let mut seen = 0;
+    for faults in std::fs::read_dir(&root).unwrap() {
+        let faults = faults.unwrap().path();
+        let kind = faults.file_name().unwrap().to_str().unwrap().to_string();
+        for file in std::fs::read_dir(&faults).unwrap() {
+            let file = file.unwrap().path();
+            let saved = SavedSchedule::load(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let name = file.file_stem().unwrap().to_str().unwrap();
+            assert!(name.ends_with(saved.property().unwrap()), "{name}");
+            if kind == "none" {
+                assert_eq!(saved.faults(), 0, "{name}");
+            }
+            assert!(
+                saved.schedule.iter().filter(|c| c.is_fault()).all(|c| match kind.as_str() {
+                    "expire" => matches!(c, client_check::Choice::Expire(_)),
+                    "loss-before-apply" => matches!(c, client_check::Choice::LossBeforeApply(_)),
+                    "loss-after-apply" => matches!(c, client_check::Choice::LossAfterApply(_)),
+                    _ => false,
+                }),
+                "{name}: only faults of kind {kind}"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "{seen} kept schedules");
+}
