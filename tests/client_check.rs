@@ -149,7 +149,7 @@ fn zookeepers_writelock_waits_for_ever_when_its_predecessor_goes_before_its_watc
 /// is told `reset` and starts over in a new session against a fresh model, and a schedule run
 /// on the reused processes tells the same history as on new ones.
 #[test]
-fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories() {
+fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories_and_server_states() {
     use client_check::strategy::{Pct, Replay};
     let c = campaign(ClientProgram::Kazoo, 0);
     let dir = dir("reuse");
@@ -165,6 +165,12 @@ fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories()
     assert_eq!(client_check::parting(&first, &again), None, "the replay on reused processes tells the same story");
     let fresh = client_check::replay(&c.setup, &first.schedule, &dir).unwrap();
     assert_eq!(client_check::parting(&first, &fresh), None, "and so does one on new processes");
+    // The server states it covered are the same too, though each run's kazoo names its lock
+    // node with a uuid of its own: they are counted in a form without what is random.
+    assert_eq!(first.server_states, again.server_states);
+    assert_eq!(first.server_states, fresh.server_states);
+    let distinct: std::collections::BTreeSet<_> = first.server_states.iter().collect();
+    assert!(distinct.len() >= 4, "a run moves the server through its states: {distinct:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -212,6 +212,12 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         .count();
     let replayed: usize = tried.iter().map(|t| t.replayed).sum();
     let same: usize = tried.iter().map(|t| t.replayed_same).sum();
+    // The distinct server-side states the schedules covered (canonical: see `server_state`).
+    let server_states = tried
+        .iter()
+        .flat_map(|t| t.result.server_states.iter().copied())
+        .collect::<std::collections::HashSet<u64>>()
+        .len();
     if args.json {
         let runs: Vec<serde_json::Value> = tried
             .iter()
@@ -240,6 +246,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "schedules_per_second": tried.len() as f64 / seconds.max(1e-9),
                 "violations": violated.len(),
                 "undecided": undecided,
+                "server_states": server_states,
                 "replayed": replayed,
                 "replayed_same": same,
                 "explore": args.explore,
@@ -262,7 +269,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         );
     } else {
         say!(
-            "{} schedules of {} with {} clients in {:.1} s ({:.1} a second): {} violated, {} undecided",
+            "{} schedules of {} with {} clients in {:.1} s ({:.1} a second): {} violated, {} undecided; \
+             {server_states} distinct server states",
             tried.len(),
             campaign.setup.program.name(),
             campaign.setup.clients,

@@ -11,6 +11,7 @@
 //! - `rig`: the ports, client processes and connections a campaign's runs share;
 //! - `run`: one run, judged by the history judge `real` uses;
 //! - `describe`: each choice in words;
+//! - `server_state`: the served server's state, canonical, to count the distinct ones covered;
 //! - `systematic`: depth-first over the choices, bounded, with sleep sets;
 //! - `shrink`: a violating schedule made smaller;
 //! - `saved`: a schedule in a file, run again from it;
@@ -23,6 +24,7 @@ pub mod quiet;
 pub mod rig;
 pub mod run;
 pub mod saved;
+pub mod server_state;
 pub mod shrink;
 pub mod strategy;
 pub mod switchboard;

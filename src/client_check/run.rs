@@ -95,6 +95,9 @@ pub struct RunResult {
     pub end: End,
     /// Waits for quiet that gave up (a client that never went quiet within `QUIET_PATIENCE`).
     pub restless: usize,
+    /// The served server's state (`server_state::fingerprint`) before the first choice and
+    /// after each: `server_states[k]` is after `k` choices.
+    pub server_states: Vec<u64>,
 }
 
 impl RunResult {
@@ -141,6 +144,7 @@ impl RunResult {
             tally,
             end: End::Cut,
             restless: self.restless,
+            server_states: self.server_states[..(steps + 1).min(self.server_states.len())].to_vec(),
         }
     }
 
@@ -306,6 +310,7 @@ impl<'r> Owner<'r> {
         let mut schedule = Vec::new();
         let mut steps = Vec::new();
         let mut restless = 0;
+        let mut server_states = vec![super::server_state::fingerprint(&self.board)];
         // When the last choice was taken: clients that keep acting by themselves (a retry loop
         // that never gives up) with nothing for the schedule to move end the run undecided.
         let mut idle_since = Instant::now();
@@ -362,6 +367,7 @@ impl<'r> Owner<'r> {
             self.wire(wires);
             schedule.push(choice);
             steps.push(said);
+            server_states.push(super::server_state::fingerprint(&self.board));
             idle_since = Instant::now();
             self.step = schedule.len();
         };
@@ -384,7 +390,7 @@ impl<'r> Owner<'r> {
             });
         }
         let heard_at = std::mem::take(&mut self.heard_at);
-        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless }
+        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless, server_states }
     }
 
     /// Handles what is heard until something other than a ping is (and then what else is

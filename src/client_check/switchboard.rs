@@ -93,6 +93,8 @@ pub struct Switchboard {
     sessions: Vec<Option<SessionId>>,
     /// Each client's handshake waiting for an answer.
     handshakes: Vec<Option<Vec<u8>>>,
+    /// Every session a handshake opened: the client's, and which of its sessions it is.
+    owners: std::collections::BTreeMap<SessionId, (usize, u32)>,
 }
 
 impl Switchboard {
@@ -105,6 +107,7 @@ impl Switchboard {
             outbound: vec![VecDeque::new(); clients],
             sessions: vec![None; clients],
             handshakes: vec![None; clients],
+            owners: Default::default(),
         }
     }
 
@@ -185,6 +188,12 @@ impl Switchboard {
             || self.current[client].is_some_and(|conn| self.served.session_of(conn).is_some())
     }
 
+    /// The client whose handshake opened `session`, and which of its sessions it is (0 for
+    /// its first).
+    pub fn owner_of(&self, session: SessionId) -> Option<(usize, u32)> {
+        self.owners.get(&session).copied()
+    }
+
     /// Client's oldest request, not yet applied.
     pub fn held_request(&self, client: usize) -> Option<&[u8]> {
         self.inbound.get(client)?.front().map(Vec::as_slice)
@@ -245,6 +254,10 @@ impl Switchboard {
                 let conn = self.current[c]?;
                 let effects = self.served.receive(conn, &payload);
                 if let Some(session) = self.served.session_of(conn) {
+                    if !self.owners.contains_key(&session) {
+                        let k = self.owners.values().filter(|(client, _)| *client == c).count() as u32;
+                        self.owners.insert(session, (c, k));
+                    }
                     self.sessions[c] = Some(session);
                 }
                 Some(self.route(effects, true))
