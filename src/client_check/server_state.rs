@@ -10,11 +10,11 @@
 //!
 //! - a session is named by the client whose handshake opened it and which of that client's
 //!   sessions it is (`c1`, then `c1'1` after an expiry), with its status;
-//! - a sequential node's name keeps its prefix, with every run of eight or more hex digits in
-//!   it (a uuid, a session id) replaced by `*`, and its 10-digit suffix replaced by its rank
-//!   among the sequence numbers the state mentions under that parent (its children and the
-//!   paths watched there), as the checker's renumbering ranks them; its owner by its session's
-//!   name;
+//! - a sequential node's name keeps its prefix, with every run of hex digits and dashes in it
+//!   that holds eight or more hex digits (a uuid, a session id) replaced by `*`, and its
+//!   10-digit suffix replaced by its rank among the sequence numbers the state mentions under
+//!   that parent (its children and the paths watched there), as the checker's renumbering
+//!   ranks them; its owner by its session's name;
 //! - zxids, the parent's sequence counter and a cversion beyond "none or some" are dropped, as
 //!   the checker's renumbering drops or ranks them; data versions and data (hex runs replaced)
 //!   are kept;
@@ -129,20 +129,27 @@ fn suffix(name: &str) -> Option<&str> {
     tail.bytes().all(|b| b.is_ascii_digit()).then_some(tail)
 }
 
-/// `text` with every run of eight or more hex digits replaced by `*`.
+/// `text` with every run of hex digits and dashes that holds eight or more hex digits (a uuid,
+/// with its dashes or without, a session id) replaced by `*`.
 fn scrub(text: &str) -> String {
     let mut out = String::new();
     let mut run = String::new();
+    let flush = |out: &mut String, run: &mut String| {
+        match run.bytes().filter(u8::is_ascii_hexdigit).count() >= 8 {
+            true => out.push('*'),
+            false => out.push_str(run),
+        }
+        run.clear();
+    };
     for ch in text.chars() {
-        if ch.is_ascii_hexdigit() {
+        if ch.is_ascii_hexdigit() || ch == '-' {
             run.push(ch);
             continue;
         }
-        out.push_str(if run.len() >= 8 { "*" } else { &run });
-        run.clear();
+        flush(&mut out, &mut run);
         out.push(ch);
     }
-    out.push_str(if run.len() >= 8 { "*" } else { &run });
+    flush(&mut out, &mut run);
     out
 }
 
@@ -155,7 +162,9 @@ mod tests {
         let ranks: BTreeSet<&str> = ["0000000004", "0000000009"].into_iter().collect();
         let kazoo = "7d1e4b36f0a94e0c9a5b2f1c3d4e5f60__lock__0000000009";
         assert_eq!(component(kazoo, Some(&ranks)), "*__lock__#1");
-        assert_eq!(component("x-72057594037927936-0000000004", Some(&ranks)), "x-*-#0");
+        assert_eq!(component("x-72057594037927936-0000000004", Some(&ranks)), "x*#0");
+        let curator = "_c_3f2b1a9c-1d2e-4f5a-8b6c-0a1b2c3d4e5f-lock-0000000004";
+        assert_eq!(component(curator, Some(&ranks)), "_c_*lock-#0");
         assert_eq!(component("lock", Some(&ranks)), "lock");
         // A name too short to be sequential, and a hex run too short to be random, stay.
         assert_eq!(component("0001", None), "0001");
