@@ -17,7 +17,7 @@ fn campaign(program: ClientProgram, schedules: usize) -> Campaign {
         setup: Setup::new(
             program,
             2,
-            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: 1, hold_ms: -1 },
+            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: 1, hold_ms: -1, lock_made: false },
             Faults { expire: true, ..Faults::default() },
             400,
         ),
@@ -237,4 +237,50 @@ fn the_kept_schedules_load_and_say_what_they_break() {
         }
     }
     assert!(seen >= 10, "{seen} kept schedules");
+}
+
+/// Each schedule real kazoo ran is followed on zklab's model of kazoo's Lock (`kazoo-lock`),
+/// choice by choice: under lost replies and expiries the model does what the library did, every
+/// request and every acquisition, in these schedules.
+#[test]
+fn kazoos_lock_as_it_ran_is_followed_by_its_model_under_lost_replies_and_expiries() {
+    let mut c = campaign(ClientProgram::Kazoo, 12);
+    c.setup.faults = Faults { loss_after_apply: true, expire: true, ..Faults::default() };
+    c.fault_chance = 0.1;
+    let dir = dir("follow");
+    let tried = client_check::explore(&c, &dir, false, |_| {}).unwrap();
+    let mut faulted = 0;
+    for t in &tried {
+        let followed = client_check::divergence::follow(&c.setup, &t.result).expect("kazoo has a model").unwrap();
+        assert_eq!(followed.model, "kazoo-lock");
+        assert_eq!(followed.divergence, None, "seed {:?}", t.seed);
+        // Not vacuous: the model took a step for most of the library's, and the faults too.
+        assert!(followed.steps.len() * 3 >= t.result.schedule.len(), "seed {:?}: {:?}", t.seed, followed.steps);
+        faulted += usize::from(followed.steps.iter().any(|s| matches!(s, zklab_model::Step::Lossy(..) | zklab_model::Step::Expire(_))));
+    }
+    assert!(faulted >= 3, "only {faulted} followed schedules had a fault in the model");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// kazoo 2.8's Lock never forgets it tried to create (`create_tried`): a second `acquire()` on
+/// the same Lock object lists the children to look for its node before it creates one. The
+/// `kazoo-lock` model starts each acquisition afresh and creates at once, and the follower
+/// says so, at the second round's first request.
+#[test]
+fn a_second_round_of_kazoos_lock_lists_before_it_creates_where_its_model_creates_at_once() {
+    let mut c = campaign(ClientProgram::Kazoo, 1);
+    c.setup.faults = Faults::default();
+    c.setup.task.rounds = 2;
+    let dir = dir("second-round");
+    let tried = client_check::explore(&c, &dir, false, |_| {}).unwrap();
+    let run = &tried[0].result;
+    assert_eq!(run.end, End::Done);
+    let followed = client_check::divergence::follow(&c.setup, run).unwrap().unwrap();
+    let d = followed.divergence.expect("the model creates where the library lists");
+    assert!(!d.unplaced);
+    assert!(d.library.contains("getChildren /lock applied"), "{d}");
+    assert!(d.model.contains("would send create -e -s"), "{d}");
+    // It is the second round's: the first acquisition was followed before it.
+    assert!(followed.steps.iter().any(|s| matches!(s, zklab_model::Step::Release(_))), "{:?}", followed.steps);
+    std::fs::remove_dir_all(&dir).ok();
 }

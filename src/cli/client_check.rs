@@ -42,6 +42,11 @@ pub struct Args {
     /// Lock rounds per client.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: u32,
+    /// Make the lock's parent node before the clients start, as the checker's worlds do
+    /// (otherwise the first client to lock makes it). A model of the library that takes the
+    /// parent as given (curator-mutex, zk-write-lock) can follow only such a schedule.
+    #[arg(long)]
+    pub lock_made: bool,
     /// Fault kinds a schedule may use: loss-before-apply, loss-after-apply, expire (or none).
     #[arg(long, default_value = "none")]
     pub faults: String,
@@ -143,7 +148,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         setup: Setup::new(
             program,
             usize::from(args.clients),
-            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: args.rounds, hold_ms: -1 },
+            Task {
+                lock_path: "/lock".into(),
+                session_timeout_ms: 10_000,
+                rounds: args.rounds,
+                hold_ms: -1,
+                lock_made: args.lock_made,
+            },
             faults,
             args.max_steps as usize,
         ),
@@ -212,6 +223,26 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         .count();
     let replayed: usize = tried.iter().map(|t| t.replayed).sum();
     let same: usize = tried.iter().map(|t| t.replayed_same).sum();
+    // Each schedule followed on zklab's model of the library, where it has one.
+    let model = client_check::divergence::model_of(&campaign.setup.program).map(|(name, _)| name);
+    let parted: Vec<(Option<u64>, String, serde_json::Value, bool)> = tried
+        .iter()
+        .filter_map(|t| {
+            let followed = client_check::divergence::follow(&campaign.setup, &t.result)?;
+            let (text, json, unplaced) = match followed {
+                Ok(f) => {
+                    let d = f.divergence?;
+                    let json = serde_json::json!({
+                        "seed": t.seed, "choice": d.choice, "client": d.client, "library": d.library, "model": d.model,
+                        "unplaced": d.unplaced,
+                    });
+                    (d.to_string(), json, d.unplaced)
+                }
+                Err(why) => (format!("not followed: {why}"), serde_json::json!({"seed": t.seed, "error": why}), true),
+            };
+            Some((t.seed, text, json, unplaced))
+        })
+        .collect();
     // The distinct server-side states the schedules covered (canonical: see `server_state`).
     let server_states = tried
         .iter()
@@ -247,6 +278,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "violations": violated.len(),
                 "undecided": undecided,
                 "server_states": server_states,
+                "model": model.map(|name| serde_json::json!({
+                    "name": name,
+                    "followed": tried.len(),
+                    "diverged": parted.iter().filter(|p| !p.3).count(),
+                    "unplaced": parted.iter().filter(|p| p.3).count(),
+                    "divergences": parted.iter().map(|(_, _, json, _)| json.clone()).collect::<Vec<_>>(),
+                })),
                 "replayed": replayed,
                 "replayed_same": same,
                 "explore": args.explore,
@@ -281,6 +319,20 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         );
         if replayed > 0 {
             say!("replayed: {same} of {replayed} replays told the same history as their schedule's first run");
+        }
+        if let Some(name) = model {
+            let unplaced = parted.iter().filter(|p| p.3).count();
+            say!(
+                "followed on zklab's model {name}: {} of {} schedules part from it{}{}",
+                parted.len() - unplaced,
+                tried.len(),
+                if unplaced > 0 { format!(", {unplaced} could not be placed on its steps") } else { String::new() },
+                if parted.is_empty() { "" } else { " (the first three below)" }
+            );
+            for (seed, text, _, _) in parted.iter().take(3) {
+                let which = seed.map_or("systematic".to_string(), |s| format!("seed {s}"));
+                say!("  {which}: {text}");
+            }
         }
         if let Some((complete, diverged, cut)) = complete {
             let bounds = format!("at most {} switches and {max_faults} faults", args.switches);

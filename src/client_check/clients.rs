@@ -241,6 +241,9 @@ pub struct Task {
     pub rounds: u32,
     /// -1: a hold is one round trip to the server (no timer, so a schedule replays).
     pub hold_ms: i64,
+    /// The lock's parent node is made before the clients start, as in the checker's worlds
+    /// (otherwise the first client to lock makes it).
+    pub lock_made: bool,
 }
 
 /// The running client processes.

@@ -36,6 +36,28 @@ pub fn choice(board: &Switchboard, choice: Choice) -> String {
     }
 }
 
+/// What taking `choice` now moves, for following it on a model (`divergence`): the request
+/// an apply or a loss moves, decoded, and the frames a delivery hands or an expiry flushes.
+pub fn moved(board: &Switchboard, choice: Choice) -> super::divergence::Moved {
+    let c = choice.client();
+    let request = match choice {
+        Choice::Apply(_) | Choice::LossBeforeApply(_) | Choice::LossAfterApply(_) | Choice::Expire(_) => {
+            match board.held_request(c).map(codec::decode_request) {
+                Some(Ok(FromClient::Request { request, .. })) => Some(request),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let is_reply = |m: &ToClient| !matches!(m, ToClient::Notification(_));
+    let frames = match choice {
+        Choice::Expire(_) => board.held_frames(c).map(is_reply).collect(),
+        Choice::Deliver(_) => board.held_frame(c).map(is_reply).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    super::divergence::Moved { request, frames }
+}
+
 /// A request as a client sent it.
 fn request(payload: &[u8]) -> String {
     match codec::decode_request(payload) {

@@ -11,6 +11,7 @@
 //! - `rig`: the ports, client processes and connections a campaign's runs share;
 //! - `run`: one run, judged by the history judge `real` uses;
 //! - `describe`: each choice in words;
+//! - `divergence`: a schedule followed on zklab's model of the library, and where they part;
 //! - `server_state`: the served server's state, canonical, to count the distinct ones covered;
 //! - `systematic`: depth-first over the choices, bounded, with sleep sets;
 //! - `shrink`: a violating schedule made smaller;
@@ -19,6 +20,7 @@
 
 pub mod clients;
 pub mod describe;
+pub mod divergence;
 pub mod page;
 pub mod quiet;
 pub mod rig;

@@ -98,6 +98,9 @@ pub struct RunResult {
     /// The served server's state (`server_state::fingerprint`) before the first choice and
     /// after each: `server_states[k]` is after `k` choices.
     pub server_states: Vec<u64>,
+    /// What each choice moved (the request, the frames flushed), for following the schedule
+    /// on a model of the library (`divergence`).
+    pub moved: Vec<super::divergence::Moved>,
 }
 
 impl RunResult {
@@ -145,6 +148,7 @@ impl RunResult {
             end: End::Cut,
             restless: self.restless,
             server_states: self.server_states[..(steps + 1).min(self.server_states.len())].to_vec(),
+            moved: self.moved[..steps.min(self.moved.len())].to_vec(),
         }
     }
 
@@ -198,7 +202,7 @@ impl<'a> Runner<'a> {
     pub fn run(&mut self, strategy: &mut dyn Strategy) -> Result<RunResult, RunError> {
         if let Some(mut rig) = self.rig.take() {
             rig.reset();
-            let mut owner = Owner::new(self.setup.clients, ServerConfig::default(), &mut rig);
+            let mut owner = Owner::new(self.setup, &mut rig);
             match owner.await_sessions(self.setup) {
                 Ok(()) => {
                     self.reused += 1;
@@ -218,7 +222,7 @@ impl<'a> Runner<'a> {
             }
         })?;
         self.started += 1;
-        let mut owner = Owner::new(self.setup.clients, ServerConfig::default(), &mut rig);
+        let mut owner = Owner::new(self.setup, &mut rig);
         owner.await_sessions(self.setup).map_err(RunError::Client)?;
         let result = owner.run(self.setup, strategy);
         self.keep(rig, &result);
@@ -253,9 +257,15 @@ struct Owner<'r> {
 }
 
 impl<'r> Owner<'r> {
-    fn new(clients: usize, config: ServerConfig, rig: &'r mut Rig) -> Self {
+    fn new(setup: &Setup, rig: &'r mut Rig) -> Self {
+        let clients = setup.clients;
+        let mut board = Switchboard::new(clients, ServerConfig::default());
+        if setup.task.lock_made {
+            // A top-level path (the command line's `/lock`; a saved file's is checked as it loads).
+            board.make_node(&setup.task.lock_path).expect("the lock's parent is a top-level path");
+        }
         Owner {
-            board: Switchboard::new(clients, config),
+            board,
             rig,
             events: Vec::new(),
             heard_at: Vec::new(),
@@ -311,6 +321,7 @@ impl<'r> Owner<'r> {
         let mut steps = Vec::new();
         let mut restless = 0;
         let mut server_states = vec![super::server_state::fingerprint(&self.board)];
+        let mut moved = Vec::new();
         // When the last choice was taken: clients that keep acting by themselves (a retry loop
         // that never gives up) with nothing for the schedule to move end the run undecided.
         let mut idle_since = Instant::now();
@@ -361,6 +372,7 @@ impl<'r> Owner<'r> {
                 };
             };
             let said = describe::choice(&self.board, choice);
+            let what = describe::moved(&self.board, choice);
             let Some(wires) = self.board.take(choice) else {
                 break End::Diverged { step: schedule.len(), wanted: Some(choice), enabled };
             };
@@ -368,6 +380,7 @@ impl<'r> Owner<'r> {
             schedule.push(choice);
             steps.push(said);
             server_states.push(super::server_state::fingerprint(&self.board));
+            moved.push(what);
             idle_since = Instant::now();
             self.step = schedule.len();
         };
@@ -390,7 +403,7 @@ impl<'r> Owner<'r> {
             });
         }
         let heard_at = std::mem::take(&mut self.heard_at);
-        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless, server_states }
+        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless, server_states, moved }
     }
 
     /// Handles what is heard until something other than a ping is (and then what else is

@@ -53,6 +53,10 @@ pub struct SavedSchedule {
     pub session_timeout_ms: u32,
     pub rounds: u32,
     pub hold_ms: i64,
+    /// The lock's parent node was made before the clients started (`--lock-made`); written
+    /// only when it was, so a file from before the option reads as it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lock_made: bool,
     pub faults: Faults,
     /// The seed of the random schedule it was found with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,6 +88,7 @@ impl SavedSchedule {
             session_timeout_ms: setup.task.session_timeout_ms,
             rounds: setup.task.rounds,
             hold_ms: setup.task.hold_ms,
+            lock_made: setup.task.lock_made,
             faults: setup.faults,
             seed,
             shrunk,
@@ -161,11 +166,16 @@ impl SavedSchedule {
 
     /// The setup that runs this schedule again.
     pub fn setup(&self) -> Result<Setup, String> {
+        let top_level = self.lock_path.len() > 1 && self.lock_path.rfind('/') == Some(0);
+        if self.lock_made && !top_level {
+            return Err(format!("lock_made needs a top-level lock path, not {:?}", self.lock_path));
+        }
         let task = Task {
             lock_path: self.lock_path.clone(),
             session_timeout_ms: self.session_timeout_ms,
             rounds: self.rounds,
             hold_ms: self.hold_ms,
+            lock_made: self.lock_made,
         };
         Ok(Setup::new(self.program()?, self.clients, task, self.faults, self.schedule.len() + 1))
     }
@@ -201,6 +211,7 @@ mod tests {
             session_timeout_ms: 10_000,
             rounds: 1,
             hold_ms: -1,
+            lock_made: false,
             faults: Faults { expire: true, ..Faults::default() },
             seed: Some(11),
             shrunk: None,

@@ -115,6 +115,11 @@ impl Switchboard {
         &self.served
     }
 
+    /// Makes persistent node `path` before any client connects (see `Served::make_node`).
+    pub fn make_node(&mut self, path: &str) -> Result<(), zklab_model::ZkError> {
+        self.served.make_node(path)
+    }
+
     /// Client opened connection `conn` (on its own port): its earlier one, if any, is over.
     pub fn accepted(&mut self, client: usize, conn: Conn) -> Vec<Wire> {
         let mut wires = Vec::new();

@@ -56,6 +56,16 @@ impl Served {
         &self.server
     }
 
+    /// Makes persistent node `path` (its parent must exist) before any client connects, as an
+    /// administrator would, in a session of its own that is closed at once: the checker's
+    /// worlds start with the lock's parent made so.
+    pub fn make_node(&mut self, path: &str) -> Result<(), zklab_model::ZkError> {
+        let (admin, _) = self.server.open_session(4000);
+        let made = self.server.apply(admin, &zklab_model::Request::create(path, zklab_model::CreateMode::Persistent));
+        self.server.close_session(admin);
+        made.result.map(|_| ())
+    }
+
     pub fn tally(&self) -> &Tally {
         &self.tally
     }
