@@ -256,7 +256,9 @@ fn kazoos_lock_as_it_ran_is_followed_by_its_model_under_lost_replies_and_expirie
         assert_eq!(followed.divergence, None, "seed {:?}", t.seed);
         // Not vacuous: the model took a step for most of the library's, and the faults too.
         assert!(followed.steps.len() * 3 >= t.result.schedule.len(), "seed {:?}: {:?}", t.seed, followed.steps);
-        faulted += usize::from(followed.steps.iter().any(|s| matches!(s, zklab_model::Step::Lossy(..) | zklab_model::Step::Expire(_))));
+        faulted += usize::from(
+            followed.steps.iter().any(|s| matches!(s, zklab_model::Step::Lossy(..) | zklab_model::Step::Expire(_))),
+        );
     }
     assert!(faulted >= 3, "only {faulted} followed schedules had a fault in the model");
     std::fs::remove_dir_all(&dir).ok();

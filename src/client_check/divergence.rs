@@ -82,8 +82,9 @@ pub struct Divergence {
     pub library: String,
     pub model: String,
     /// Whether the model did something else (false), or the follower cannot place the choice
-    /// on the model's coarser steps (true: the model sends what a disconnected client asks on
-    /// reconnecting, at once, so a fault on such a request has no place there).
+    /// on the model's coarser steps (true): the model sends what a disconnected client asks on
+    /// reconnecting at once, and a new session's first request in the step that learns of the
+    /// expiry, so a fault on such a request has no place there.
     pub unplaced: bool,
 }
 
@@ -133,8 +134,10 @@ struct Follower {
 /// How a follower's step went wrong: the client, what the library did, what the model would.
 type Parted = (Option<usize>, String, String);
 
-/// How the model's side of a divergence the follower cannot place begins.
+/// How the model's side of a divergence the follower cannot place begins: the model sent the
+/// request already, or has none a fault can strike here.
 const UNPLACED: &str = "had sent";
+const UNPLACED_FAULT: &str = "has no request here that the fault can strike";
 
 impl Follower {
     fn new(
@@ -190,7 +193,7 @@ impl Follower {
             let parted =
                 self.choice(*choice, &moved, &said).and_then(|()| (0..clients).try_for_each(|c| self.settle(c)));
             if let Err((client, library, model)) = parted {
-                let unplaced = model.starts_with(UNPLACED);
+                let unplaced = model.starts_with(UNPLACED) || model.starts_with(UNPLACED_FAULT);
                 divergence = Some(Divergence { choice: k + 1, client, library, model, unplaced });
                 break;
             }
@@ -217,8 +220,9 @@ impl Follower {
                 self.hand(c, &moved.frames, said)?;
                 // A request sent and not yet applied is lost with the connection the expiry
                 // closes, as a request lost before apply.
-                if moved.request.is_some() {
-                    self.request(c, moved.request.as_ref(), Some(RequestFault::LossBeforeApply), said)?;
+                if let Some(lost) = &moved.request {
+                    let said = format!("{said}, {} in flight", describe_request(lost));
+                    self.request(c, Some(lost), Some(RequestFault::LossBeforeApply), &said)?;
                 }
                 self.replies[c].clear();
                 self.take(c, Step::Fault(ClientFault::Expire, c as u32), said)?;
@@ -361,9 +365,12 @@ impl Follower {
             }
             return self.passed_over(c, fault, said);
         }
-        let model = match would.is_empty() {
-            true => format!("has no request to send (it believes {:?})", self.world.clients[c].belief()),
-            false => format!("would send {}", would.join(" or ")),
+        let model = match (would.is_empty(), fault) {
+            // The model's client has a request to send only in a step a fault cannot strike (a
+            // new session's first, after an expiry), or none.
+            (true, Some(_)) => format!("{UNPLACED_FAULT} (it believes {:?})", self.world.clients[c].belief()),
+            (true, None) => format!("has no request to send (it believes {:?})", self.world.clients[c].belief()),
+            (false, _) => format!("would send {}", would.join(" or ")),
         };
         Err((Some(c), said.to_string(), model))
     }
