@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Each built-in lock's verdict under each fault kind alone, at N=2: a random campaign of
-# SCHEDULES schedules (default 40) that stops at the first violation, shrinks it and saves it in
-# traces/client-check/ (docs/your-lock.md, "What it finds", is this table). One row per lock and
-# fault: the property broken and the seed that broke it, or "none in SCHEDULES". Each violation's
-# schedule is saved as traces/client-check/FAULTS/client-check-LOCK-n2-PROPERTY.json.
+# Each built-in lock's verdict under each fault kind alone, at N=2 (CLIENTS=3 for N=3): a random
+# campaign of SCHEDULES schedules (default 40) that stops at the first violation, shrinks it and
+# saves it in traces/client-check/ (docs/your-lock.md, "What it finds", is this table). One row
+# per lock and fault: the property broken and the seed that broke it, or "none in SCHEDULES".
+# Each violation's schedule is saved as traces/client-check/FAULTS/client-check-LOCK-nN-PROPERTY.json.
 #
-#   scripts/client-check-verdicts.sh [SCHEDULES [LOCK ...]]     (default: 40, every built-in lock)
+#   [CLIENTS=N] scripts/client-check-verdicts.sh [SCHEDULES [LOCK ...]]
+#       (default: 40 schedules, every built-in lock, N=2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 schedules=${1:-40}
 shift || true
 libraries=${*:-kazoo kazoo-listening go node curator writelock}
 case "$schedules" in '' | *[!0-9]* | 0) echo "client-check-verdicts: SCHEDULES must be a positive number" >&2; exit 2 ;; esac
+clients=${CLIENTS:-2}
+case "$clients" in 2 | 3 | 4) ;; *) echo "client-check-verdicts: CLIENTS must be 2, 3 or 4" >&2; exit 2 ;; esac
 cargo build --release --quiet --features real-server
 printf '%-16s %-18s %s\n' lock faults verdict
 for library in $libraries; do
   for faults in none loss-before-apply loss-after-apply expire; do
-    report=$(./target/release/zklab client-check --library "$library" --clients 2 --faults "$faults" \
+    report=$(./target/release/zklab client-check --library "$library" --clients "$clients" --faults "$faults" \
       --schedules "$schedules" --trace-dir "traces/client-check/$faults" --json -q) || true
     verdict=$(python3 -c '
 import json, sys

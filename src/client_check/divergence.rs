@@ -108,7 +108,11 @@ pub struct Followed {
 /// Follows `run`, a run of `setup`, on the library's model; `None` if zklab has no model of it.
 pub fn follow(setup: &Setup, run: &RunResult) -> Option<Result<Followed, String>> {
     let (name, behaviour) = model_of(&setup.program)?;
-    let rounds = u8::try_from(setup.task.rounds).unwrap_or(u8::MAX);
+    // The model counts rounds in a byte, its largest value meaning "for ever".
+    let rounds = match u8::try_from(setup.task.rounds) {
+        Ok(r) if r < zklab_model::UNBOUNDED_ROUNDS => r,
+        _ => return Some(Err(format!("{} rounds are more than the model follows", setup.task.rounds))),
+    };
     let task = &setup.task;
     let follower = Follower::new(name, behaviour, setup.clients, &task.lock_path, task.lock_made, rounds, run);
     Some(follower.map(|f| f.follow(run)))
@@ -302,35 +306,30 @@ impl Follower {
         .collect();
         let mut would = Vec::new();
         for (steps, sending) in candidates {
-            let mut trial = self.world.clone();
-            let mut sent = Vec::new();
+            // The last step is the one that sends: the fault, if any, strikes it.
             let last = steps.len() - 1;
-            let mut ok = true;
-            for (i, step) in steps.iter().enumerate() {
-                let step = match (i == last, fault) {
+            let plan: Vec<Step> = steps
+                .iter()
+                .enumerate()
+                .map(|(i, step)| match (i == last, fault) {
                     (true, Some(f)) => Step::Lossy(f, sending, c as u32),
                     _ => *step,
-                };
+                })
+                .collect();
+            let mut trial = self.world.clone();
+            let mut sent = Vec::new();
+            let taken = plan.iter().all(|step| {
                 let mut notes = Some(Vec::new());
-                if trial.apply_logged(step, &mut notes).is_err() {
-                    ok = false;
-                    break;
-                }
+                let ok = trial.apply_logged(*step, &mut notes).is_ok();
                 sent.extend(requests(notes));
-            }
-            if !ok {
-                continue;
-            }
-            let Some(first) = sent.first() else { continue };
+                ok
+            });
+            let Some(first) = sent.first().filter(|_| taken) else { continue };
             if shape(first) != wanted {
                 would.push(describe_request(first));
                 continue;
             }
-            for (i, step) in steps.iter().enumerate() {
-                let step = match (i == last, fault) {
-                    (true, Some(f)) => Step::Lossy(f, sending, c as u32),
-                    _ => *step,
-                };
+            for step in plan {
                 self.take(c, step, said)?;
             }
             // The one the library sent; the model's others wait for the library's.
