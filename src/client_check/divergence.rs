@@ -135,13 +135,18 @@ struct Follower {
     acquired: Vec<usize>,
 }
 
-/// How a follower's step went wrong: the client, what the library did, what the model would.
-type Parted = (Option<usize>, String, String);
+/// How a follower's step went wrong: a divergence whose choice the caller fills in.
+type Parted = Divergence;
 
-/// How the model's side of a divergence the follower cannot place begins: the model sent the
-/// request already, or has none a fault can strike here.
-const UNPLACED: &str = "had sent";
-const UNPLACED_FAULT: &str = "has no request here that the fault can strike";
+/// Client `c`'s library did `library` where the model did `model`.
+fn parted(c: usize, library: &str, model: String) -> Divergence {
+    Divergence { choice: 0, client: Some(c), library: library.to_string(), model, unplaced: false }
+}
+
+/// Client `c`'s choice cannot be placed on the model's steps (see `Divergence::unplaced`).
+fn unplaced(c: usize, library: &str, model: String) -> Divergence {
+    Divergence { unplaced: true, ..parted(c, library, model) }
+}
 
 impl Follower {
     fn new(
@@ -196,9 +201,8 @@ impl Follower {
             let said = run.steps.get(k).cloned().unwrap_or_default();
             let parted =
                 self.choice(*choice, &moved, &said).and_then(|()| (0..clients).try_for_each(|c| self.settle(c)));
-            if let Err((client, library, model)) = parted {
-                let unplaced = model.starts_with(UNPLACED) || model.starts_with(UNPLACED_FAULT);
-                divergence = Some(Divergence { choice: k + 1, client, library, model, unplaced });
+            if let Err(d) = parted {
+                divergence = Some(Divergence { choice: k + 1, ..d });
                 break;
             }
         }
@@ -234,7 +238,7 @@ impl Follower {
                 // then the server expires the session.
                 while !self.world.enabled(Step::Expire(c as u32)) {
                     if !self.receivable(c) {
-                        return Err((Some(c), said.to_string(), "cannot expire the session here".into()));
+                        return Err(parted(c, said, "cannot expire the session here".into()));
                     }
                     self.take(c, Step::Receive(c as u32), said)?;
                 }
@@ -258,7 +262,7 @@ impl Follower {
         }
         let waiting = self.world.clients[c].inbound.iter().filter(|i| !local(i)).count();
         if waiting < self.handed[c] {
-            return Err((Some(c), format!("was handed a message ({said})"), "has been sent nothing".into()));
+            return Err(parted(c, &format!("was handed a message ({said})"), "has been sent nothing".into()));
         }
         Ok(())
     }
@@ -285,12 +289,12 @@ impl Follower {
         if let Some(sent) = self.ahead[c].pop_front() {
             return match (shape(&sent) == wanted, fault) {
                 (true, None) => Ok(()),
-                (true, Some(_)) => Err((
-                    Some(c),
-                    said.to_string(),
-                    format!("{UNPLACED} {} while disconnected, applied when it reconnected", describe_request(&sent)),
+                (true, Some(_)) => Err(unplaced(
+                    c,
+                    said,
+                    format!("had sent {} while disconnected, applied when it reconnected", describe_request(&sent)),
                 )),
-                (false, _) => Err((Some(c), said.to_string(), format!("sent {} next", describe_request(&sent)))),
+                (false, _) => Err(parted(c, said, format!("sent {} next", describe_request(&sent)))),
             };
         }
         // The steps that could send it, in the order a client's work comes: a message it was
@@ -364,14 +368,16 @@ impl Follower {
             }
             return self.passed_over(c, fault, said);
         }
-        let model = match (would.is_empty(), fault) {
+        let belief = self.world.clients[c].belief();
+        Err(match (would.is_empty(), fault) {
             // The model's client has a request to send only in a step a fault cannot strike (a
             // new session's first, after an expiry), or none.
-            (true, Some(_)) => format!("{UNPLACED_FAULT} (it believes {:?})", self.world.clients[c].belief()),
-            (true, None) => format!("has no request to send (it believes {:?})", self.world.clients[c].belief()),
-            (false, _) => format!("would send {}", would.join(" or ")),
-        };
-        Err((Some(c), said.to_string(), model))
+            (true, Some(_)) => {
+                unplaced(c, said, format!("has no request here that the fault can strike (it believes {belief:?})"))
+            }
+            (true, None) => parted(c, said, format!("has no request to send (it believes {belief:?})")),
+            (false, _) => parted(c, said, format!("would send {}", would.join(" or "))),
+        })
     }
 
     /// A request of client `c` the model has no counterpart of (session traffic, the
@@ -419,9 +425,7 @@ impl Follower {
         let before = self.world.clients[c].belief();
         let held = before.is_holding() || matches!(before, Belief::Suspended { .. });
         let mut notes = Some(Vec::new());
-        self.world
-            .apply_logged(step, &mut notes)
-            .map_err(|e| (Some(c), said.to_string(), format!("cannot follow ({e})")))?;
+        self.world.apply_logged(step, &mut notes).map_err(|e| parted(c, said, format!("cannot follow ({e})")))?;
         if handled_message {
             self.handed[c] = self.handed[c].saturating_sub(1);
         }
@@ -448,7 +452,8 @@ impl Follower {
 
     /// Whether `request` is the lock's business (not `/zookeeper`'s).
     fn lock_business(&self, request: &Request) -> bool {
-        let path = request_path(request);
+        // A multi names no path of its own: it is the lock's business, as before.
+        let path = if matches!(request, Request::Multi { .. }) { "" } else { request.path() };
         !(path == "/zookeeper" || path.starts_with("/zookeeper/")) || self.lock_path.starts_with("/zookeeper")
     }
 
@@ -525,19 +530,6 @@ fn requests(notes: Option<Vec<Note>>) -> Vec<Request> {
         .collect()
 }
 
-fn request_path(request: &Request) -> &str {
-    match request {
-        Request::Create { path, .. }
-        | Request::Delete { path, .. }
-        | Request::Exists { path, .. }
-        | Request::GetData { path, .. }
-        | Request::SetData { path, .. }
-        | Request::GetChildren { path, .. }
-        | Request::Sync { path } => path,
-        Request::Multi { .. } => "",
-    }
-}
-
 /// A request as the comparison sees it: its description with each sequential name known by its
 /// suffix alone and a sequential create's name by nothing (the prefixes are each library's and
 /// each model's own: a uuid, a client number).
@@ -553,13 +545,10 @@ fn shape(request: &Request) -> String {
                 parts
                     .iter()
                     .enumerate()
-                    .map(|(i, part)| {
-                        let tail = part.len().checked_sub(10).and_then(|at| part.get(at..));
-                        match tail.filter(|t| t.bytes().all(|b| b.is_ascii_digit())) {
-                            Some(suffix) => format!("#{suffix}"),
-                            None if i == last && sequential_create => "*".to_string(),
-                            None => part.to_string(),
-                        }
+                    .map(|(i, part)| match super::server_state::suffix(part) {
+                        Some(suffix) => format!("#{suffix}"),
+                        None if i == last && sequential_create => "*".to_string(),
+                        None => part.to_string(),
                     })
                     .collect::<Vec<_>>()
                     .join("/")

@@ -45,22 +45,22 @@ pub fn canonical(board: &Switchboard) -> String {
         Some((client, k)) => format!("c{client}'{k}"),
         None => "?".to_string(),
     };
-    let mut sessions = Vec::new();
-    let mut watched = Vec::new();
-    for (id, info) in server.sessions() {
-        let (data, child) = server.watches_of(*id);
-        sessions.push((session_name(*id), info.status));
-        watched.push((session_name(*id), data, child));
-    }
+    // Each session by its name, with its status and its data and child watches.
+    let mut sessions: Vec<_> = server
+        .sessions()
+        .map(|(id, info)| {
+            let (data, child) = server.watches_of(*id);
+            (session_name(*id), info.status, data, child)
+        })
+        .collect();
     sessions.sort_by(|a, b| a.0.cmp(&b.0));
-    watched.sort_by(|a, b| a.0.cmp(&b.0));
     // The sequence numbers each parent's names mention, for their ranks.
     let mut numbers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     let all_paths: Vec<&str> = server
         .tree()
         .iter()
         .map(|(p, _)| p.as_str())
-        .chain(watched.iter().flat_map(|(_, d, c)| d.iter().chain(c).map(String::as_str)))
+        .chain(sessions.iter().flat_map(|(_, _, d, c)| d.iter().chain(c).map(String::as_str)))
         .collect();
     for p in &all_paths {
         if let Some(suffix) = suffix(path::name(p)) {
@@ -82,7 +82,7 @@ pub fn canonical(board: &Switchboard) -> String {
     for (p, n) in nodes {
         let _ = writeln!(text, "node {p} {n}");
     }
-    for (s, status) in sessions {
+    for (s, status, _, _) in &sessions {
         let status = match status {
             SessionStatus::Open => "open",
             SessionStatus::Closed => "closed",
@@ -90,7 +90,7 @@ pub fn canonical(board: &Switchboard) -> String {
         };
         let _ = writeln!(text, "session {s} {status}");
     }
-    for (s, data, child) in &watched {
+    for (s, _, data, child) in &sessions {
         let mut data: Vec<String> = data.iter().map(|p| name(p)).collect();
         let mut child: Vec<String> = child.iter().map(|p| name(p)).collect();
         data.sort();
@@ -124,7 +124,7 @@ fn component(name: &str, ranks: Option<&BTreeSet<&str>>) -> String {
 }
 
 /// A sequential name's 10-digit suffix (ZooKeeper's `%010d`), if it has one.
-fn suffix(name: &str) -> Option<&str> {
+pub fn suffix(name: &str) -> Option<&str> {
     let tail = name.len().checked_sub(10).and_then(|at| name.get(at..))?;
     tail.bytes().all(|b| b.is_ascii_digit()).then_some(tail)
 }
