@@ -376,13 +376,15 @@ impl<'r> Owner<'r> {
             let Some(wires) = self.board.take(choice) else {
                 break End::Diverged { step: schedule.len(), wanted: Some(choice), enabled };
             };
+            // What a client says in answer to this choice is heard after it (`wire` may wait
+            // for an answer, see there).
+            self.step = schedule.len() + 1;
             self.wire(wires);
             schedule.push(choice);
             steps.push(said);
             server_states.push(super::server_state::fingerprint(&self.board));
             moved.push(what);
             idle_since = Instant::now();
-            self.step = schedule.len();
         };
         // What is left under the lock once every client is done: orphans.
         let left = (end == End::Done).then(|| self.board.served().server().tree().children(&setup.task.lock_path));
@@ -455,6 +457,19 @@ impl<'r> Owner<'r> {
         true
     }
 
+    /// Waits until `client` has finished reacting to what it was just handed (the test of
+    /// `quiet`, for one client whose connection is about to close, so not for a reconnect);
+    /// gives up after `QUIET_PATIENCE`.
+    fn settle(&mut self, client: usize) {
+        let pid = self.rig.pids[client];
+        let give_up = Instant::now() + QUIET_PATIENCE;
+        let mut calm = 0;
+        while calm < quiet::SAMPLES && Instant::now() < give_up {
+            let active = self.hear_for(quiet::SAMPLE);
+            calm = if active || quiet::running(pid) { 0 } else { calm + 1 };
+        }
+    }
+
     /// One thing heard; whether it was activity (anything but a ping).
     fn handle(&mut self, heard: Heard) -> bool {
         let c = match &heard {
@@ -524,12 +539,26 @@ impl<'r> Owner<'r> {
         }
     }
 
+    /// Hands `wires` to the clients. A connection the server closes after frames it sent on it
+    /// (an expiry with replies still held, which reach the client first) is closed only once
+    /// its client has finished reacting to them: the client's answer (say, the next request,
+    /// which the closed session never applies) and the close would otherwise race inside the
+    /// client (is the request already sent when the close is seen?), and a schedule run again
+    /// could end either way. Real servers close after the replies, so both orders are real;
+    /// this one is taken every time.
     fn wire(&mut self, wires: Vec<Wire>) {
+        let mut written = vec![false; self.stirred.len()];
         for w in wires {
             let (Wire::Write(c, _) | Wire::Close(c, _)) = &w;
             self.stirred[*c] = true;
+            if let Wire::Close(c, _) = &w {
+                if written[*c] {
+                    self.settle(*c);
+                }
+            }
             match w {
                 Wire::Write(c, bytes) => {
+                    written[c] = true;
                     let Some(conn) = self.rig.conn_of[c] else { continue };
                     if let Some(stream) = self.rig.streams.get_mut(&conn) {
                         if !wiring::write(stream, &bytes) {
