@@ -5,8 +5,8 @@
 # per lock and fault: the property broken and the seed that broke it, or "none in SCHEDULES".
 # Each violation's schedule is saved as traces/client-check/FAULTS/client-check-LOCK-nN-PROPERTY.json.
 #
-#   [CLIENTS=N] scripts/client-check-verdicts.sh [SCHEDULES [LOCK ...]]
-#       (default: 40 schedules, every built-in lock, N=2)
+#   [CLIENTS=N] [FAULTS='K ...'] scripts/client-check-verdicts.sh [SCHEDULES [LOCK ...]]
+#       (default: 40 schedules, every built-in lock, N=2, every fault kind alone and none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 schedules=${1:-40}
@@ -14,11 +14,17 @@ shift || true
 libraries=${*:-kazoo kazoo-listening go node curator writelock}
 case "$schedules" in '' | *[!0-9]* | 0) echo "client-check-verdicts: SCHEDULES must be a positive number" >&2; exit 2 ;; esac
 clients=${CLIENTS:-2}
+kinds=${FAULTS:-none loss-before-apply loss-after-apply expire disconnect}
+for faults in $kinds; do
+  case "$faults" in none | loss-before-apply | loss-after-apply | expire | disconnect) ;;
+    *) echo "client-check-verdicts: unknown fault kind '$faults' in FAULTS" >&2; exit 2 ;;
+  esac
+done
 case "$clients" in 2 | 3 | 4) ;; *) echo "client-check-verdicts: CLIENTS must be 2, 3 or 4" >&2; exit 2 ;; esac
 cargo build --release --quiet --features real-server
 printf '%-16s %-18s %s\n' lock faults verdict
 for library in $libraries; do
-  for faults in none loss-before-apply loss-after-apply expire; do
+  for faults in $kinds; do
     report=$(./target/release/zklab client-check --library "$library" --clients "$clients" --faults "$faults" \
       --schedules "$schedules" --trace-dir "traces/client-check/$faults" --json -q) || true
     verdict=$(python3 -c '

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the HTML timeline of every trace a page in docs/ shows as a text timeline
-# (`<!-- timeline: traces/X.json -->`) to docs/timelines/X.html; `cargo test --test docs` checks
+# (`<!-- timeline: traces/X.json -->`) to docs/timelines/X.html; `cargo test --test integration docs::` checks
 # that each is a fresh render and that its page links it.
 #
 #   bash scripts/docs-html.sh

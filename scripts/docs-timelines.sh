@@ -2,7 +2,7 @@
 # Rewrites every text timeline a page in docs/ shows (`<!-- timeline: traces/X.json -->` and the
 # ```text block after it) as `zklab replay --show` prints it today, then the HTML pages
 # (scripts/docs-html.sh). Run it after a change to the model, a recipe or a kept trace makes
-# `cargo test --test docs` call a block stale; review the diff like any other.
+# `cargo test --test integration docs::` call a block stale; review the diff like any other.
 #
 #   bash scripts/docs-timelines.sh
 set -euo pipefail

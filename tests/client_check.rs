@@ -286,3 +286,40 @@ fn a_second_round_of_kazoos_lock_lists_before_it_creates_where_its_model_creates
     assert!(followed.steps.iter().any(|s| matches!(s, zklab_model::Step::Release(_))), "{:?}", followed.steps);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A connection dropped at any point, with nothing in flight too (a waiter on its watch, a
+/// holder between two requests): kazoo reconnects in the same session, re-arms its watch with
+/// SetWatches, and its lock takes no harm. The model of it follows each such schedule, but for
+/// a reply lost with the connection, which it cannot place (it loses a reply only as a loss
+/// after apply): at least half of them.
+#[test]
+fn kazoos_lock_survives_a_connection_dropped_with_nothing_in_flight_and_its_model_follows() {
+    // Faults drawn seldom land late too, where a client waits on its watch with nothing sent.
+    let mut c = campaign(ClientProgram::Kazoo, 20);
+    c.setup.faults = Faults { disconnect: true, ..Faults::default() };
+    c.max_faults = 2;
+    let dir = dir("disconnect");
+    let tried = client_check::explore(&c, &dir, false, |_| {}).unwrap();
+    let (mut idle_drops, mut followed_all) = (0, 0);
+    for t in &tried {
+        assert!(t.result.findings.is_empty(), "seed {:?}: {:?}", t.seed, t.result.findings);
+        assert_eq!(t.result.end, End::Done, "seed {:?}", t.seed);
+        assert_eq!(t.result.tally.acquisitions, 2, "seed {:?}", t.seed);
+        let drops: Vec<&String> = t.result.steps.iter().filter(|s| s.contains("connection lost")).collect();
+        assert_eq!(
+            drops.len(),
+            t.result.schedule.iter().filter(|c| matches!(c, client_check::Choice::Disconnect(_))).count()
+        );
+        idle_drops += drops.iter().filter(|s| s.ends_with("nothing in flight")).count();
+        // A reply lost with the connection is a loss after apply the model cannot place
+        // afterwards; any other drop it follows.
+        let followed = client_check::divergence::follow(&c.setup, &t.result).unwrap().unwrap();
+        match &followed.divergence {
+            None => followed_all += 1,
+            Some(d) => assert!(d.unplaced && d.model.contains("reply coming"), "seed {:?}: {d}", t.seed),
+        }
+    }
+    assert!(idle_drops >= 2, "only {idle_drops} connections dropped with nothing in flight");
+    assert!(followed_all * 2 >= tried.len(), "only {followed_all} of {} schedules followed", tried.len());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -29,10 +29,7 @@
 //! A mismatch prints the case (its seed reproduces it) and the run's seed
 //! (`PROPTEST_RNG_SEED=` repeats the run).
 
-#[path = "oracle/mod.rs"]
-mod oracle;
-#[path = "random/mod.rs"]
-mod random;
+use crate::{oracle, random};
 
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestRunner};

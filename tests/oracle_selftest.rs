@@ -2,8 +2,7 @@
 //! every counterexample it gives replayed by its own predicates. Only verdicts compare: the
 //! manifest's state counts are of the production checker's merged states.
 
-#[path = "oracle/mod.rs"]
-mod oracle;
+use crate::oracle;
 
 use serde_json::Value;
 use std::time::Instant;

@@ -3,7 +3,7 @@
 //! equal, and behaving the same on every step, including where a notification is routed by
 //! session to a client that has changed sessions since the shell was first met.
 
-mod common;
+use crate::common;
 use common::reachable;
 use zklab::scenario::Scenario;
 use zklab_model::{FaultBudget, FaultKind, World, WorldConfig};

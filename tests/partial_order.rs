@@ -4,8 +4,7 @@
 //! sampled reachable states of every kind of setup and of random recipes, then check that the
 //! checker's verdicts and counterexamples are the same with and without it.
 
-mod common;
-mod random;
+use crate::{common, random};
 use common::reachable;
 use random::{Program, RandomRecipe};
 use std::collections::HashSet;

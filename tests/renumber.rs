@@ -4,7 +4,7 @@
 //! long random runs whose numbers have moved far on), then check that runs with renumbering give
 //! the verdicts and counterexamples of runs without it, and where it must stay off.
 
-mod common;
+use crate::common;
 use common::reachable;
 use zklab::check::{self, Options};
 use zklab::scenario::Scenario;

@@ -3,7 +3,7 @@
 //! on real states of the standard lock under faults, then check that reduced runs give the same
 //! verdicts and equally short, replayable counterexamples.
 
-mod common;
+use crate::common;
 use common::reachable;
 use zklab::check::properties::herd;
 use zklab::check::{self, Options, Status};

@@ -83,8 +83,16 @@ public class CuratorMutex {
     static String life(String[] args, BufferedReader in) throws Exception {
         String hosts = args[0], path = args[1];
         int timeout = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]), hold = Integer.parseInt(args[4]);
-        CuratorFramework client =
-                CuratorFrameworkFactory.newClient(hosts, timeout, Math.max(timeout, 5000), new RetryForever(50));
+        // Without the ensemble tracker, which watches /zookeeper/config for dynamic
+        // reconfiguration (nothing a lock reads): its thread's requests would race the lock's
+        // on the one connection, and their order is not the schedule's to choose.
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(hosts)
+                .sessionTimeoutMs(timeout)
+                .connectionTimeoutMs(Math.max(timeout, 5000))
+                .retryPolicy(new RetryForever(50))
+                .ensembleTracker(false)
+                .build();
         // As Curator's documentation asks of a lock's user: SUSPENDED means the lock may be
         // lost (stop using it), LOST that it is; after RECONNECTED to the same session it is
         // still held. The driver reads `suspended` as the end of the holder's belief, and a
@@ -93,8 +101,12 @@ public class CuratorMutex {
             if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
                 say("suspended");
             }
+            // CONNECTED is the first session, which the main thread says too: said once, by
+            // whichever comes first (two lines, or one, as the threads happened to run, would
+            // make one schedule tell two histories). RECONNECTED is said always.
             if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
-                new Thread(() -> session(c, true)).start();
+                boolean always = state == ConnectionState.RECONNECTED;
+                new Thread(() -> session(c, always)).start();
             }
         });
         client.start();

@@ -47,7 +47,7 @@ pub struct Args {
     /// parent as given (curator-mutex, zk-write-lock) can follow only such a schedule.
     #[arg(long)]
     pub lock_made: bool,
-    /// Fault kinds a schedule may use: loss-before-apply, loss-after-apply, expire (or none).
+    /// Fault kinds a schedule may use: loss-before-apply, loss-after-apply, expire, disconnect (or none).
     #[arg(long, default_value = "none")]
     pub faults: String,
     /// The most faults in one schedule.
@@ -99,10 +99,12 @@ fn faults(text: &str) -> Result<Faults, CliError> {
             "loss-before-apply" => faults.loss_before_apply = true,
             "loss-after-apply" => faults.loss_after_apply = true,
             "expire" => faults.expire = true,
+            "disconnect" => faults.disconnect = true,
             other => {
                 return Err(CliError::BadInput(format!(
-                    "unknown fault `{other}` for client-check: loss-before-apply, loss-after-apply, expire, or none"
-                )))
+                "unknown fault `{other}` for client-check: loss-before-apply, loss-after-apply, expire, disconnect, \
+                     or none"
+            )))
             }
         }
     }

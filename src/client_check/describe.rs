@@ -29,6 +29,19 @@ pub fn choice(board: &Switchboard, choice: Choice) -> String {
                 ),
             }
         }
+        Choice::Disconnect(_) => {
+            // Whatever was held either way is lost with the connection.
+            let lost: Vec<String> = board
+                .held_request(c)
+                .map(|_| format!("{} unapplied", request()))
+                .into_iter()
+                .chain(board.held_frames(c).map(|m| format!("{} unheard", frame(m))))
+                .collect();
+            match lost.is_empty() {
+                true => format!("c{c}: connection lost, nothing in flight"),
+                false => format!("c{c}: connection lost with {}", lost.join(", ")),
+            }
+        }
         Choice::Connect(_) => format!("c{c}: handshake answered"),
         Choice::Deliver(_) => {
             format!("c{c} hears {}", board.held_frame(c).map_or_else(|| "nothing".to_string(), frame))
@@ -41,12 +54,14 @@ pub fn choice(board: &Switchboard, choice: Choice) -> String {
 pub fn moved(board: &Switchboard, choice: Choice) -> super::divergence::Moved {
     let c = choice.client();
     let request = match choice {
-        Choice::Apply(_) | Choice::LossBeforeApply(_) | Choice::LossAfterApply(_) | Choice::Expire(_) => {
-            match board.held_request(c).map(codec::decode_request) {
-                Some(Ok(FromClient::Request { request, .. })) => Some(request),
-                _ => None,
-            }
-        }
+        Choice::Apply(_)
+        | Choice::LossBeforeApply(_)
+        | Choice::LossAfterApply(_)
+        | Choice::Expire(_)
+        | Choice::Disconnect(_) => match board.held_request(c).map(codec::decode_request) {
+            Some(Ok(FromClient::Request { request, .. })) => Some(request),
+            _ => None,
+        },
         _ => None,
     };
     let is_reply = |m: &ToClient| !matches!(m, ToClient::Notification(_));

@@ -33,6 +33,10 @@
 //! - **a session expired**: the model's client is cut off past its session timeout, notices,
 //!   and the server expires the session; the frames the server flushed first are handed, and
 //!   a request sent and not yet applied is lost with the connection (as before apply).
+//! - **a connection dropped** (`Disconnect`): the model's client is disconnected where it
+//!   stands; what was held is lost, not handed, and a request sent and not yet applied is lost
+//!   as before apply. A reply lost with it cannot be placed: the model's client receives the
+//!   reply to every request it applied, unless the request was struck by a loss after apply.
 //! - **a handshake answered** (`Connect`): the model's client reconnects, if its connection is
 //!   down (kazoo's second handshake, with a new session after an expiry, has no step of its
 //!   own in the model).
@@ -243,6 +247,29 @@ impl Follower {
                     self.take(c, Step::Receive(c as u32), said)?;
                 }
                 self.take(c, Step::Expire(c as u32), said)
+            }
+            Choice::Disconnect(_) => {
+                // What was held is lost, not handed. The model's client receives the reply to
+                // every request it applied (only a loss after apply, struck as it sends, loses
+                // one), so a reply the model has coming cannot be lost here.
+                if self.replies[c].iter().any(|counted| *counted) {
+                    return Err(unplaced(
+                        c,
+                        said,
+                        "has the reply coming to a request it applied; it loses one only as a loss after apply".into(),
+                    ));
+                }
+                // A request sent and not yet applied goes as a request lost before apply (which
+                // drops the model's connection too).
+                let lost = match &moved.request {
+                    Some(lost) => {
+                        let said = format!("{said}, {} in flight", describe_request(lost));
+                        self.request(c, Some(lost), Some(RequestFault::LossBeforeApply), &said)
+                    }
+                    None => self.take(c, Step::Fault(ClientFault::Disconnect, c as u32), said),
+                };
+                self.replies[c].clear();
+                lost
             }
             Choice::Connect(_) => match self.world.clients[c].link {
                 Link::Down => self.take(c, Step::Reconnect(c as u32), said),

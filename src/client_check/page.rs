@@ -72,6 +72,7 @@ pub fn render(saved: &SavedSchedule, file: &str) -> String {
         (saved.faults.loss_before_apply, "loss-before-apply"),
         (saved.faults.loss_after_apply, "loss-after-apply"),
         (saved.faults.expire, "expire"),
+        (saved.faults.disconnect, "disconnect"),
     ]
     .iter()
     .filter(|(on, _)| *on)

@@ -170,8 +170,11 @@ const QUIET_PATIENCE: Duration = Duration::from_secs(5);
 /// The longest the clients may keep acting by themselves with nothing for the schedule to move.
 const BUSY_PATIENCE: Duration = Duration::from_secs(30);
 
-/// The longest wait for a client that lost its connection to connect again.
-const RECONNECT_PATIENCE: Duration = Duration::from_secs(2);
+/// The longest wait for a client that lost its connection to connect again. ZooKeeper's Java
+/// client sleeps up to a second at random before it reconnects, and Curator's reconnect after
+/// an expiry was measured at 1.7 s: a wait that ends first lets the schedule move on before the
+/// handshake is in, and a replay could then find it in.
+const RECONNECT_PATIENCE: Duration = Duration::from_secs(5);
 
 /// Runs the clients under `strategy` until they are done, stuck, or the step bound, on
 /// processes of their own.

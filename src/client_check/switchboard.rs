@@ -29,6 +29,11 @@ pub enum Choice {
     LossAfterApply(usize),
     /// The server expires client's session.
     Expire(usize),
+    /// Client's connection drops, its session living on: what it had sent and not had applied,
+    /// and what it had not been handed, is lost with it. Enabled whenever its connection is
+    /// established, with something in flight or not (a waiter on its watch, a holder between
+    /// two requests); it reconnects in the same session and re-arms its watches.
+    Disconnect(usize),
     /// The server answers client's connection handshake (a new session, a resumed one, or the
     /// news that it is gone). A client reconnects after a back-off of its own; the handshake
     /// waits here, so that what the others do meanwhile is the schedule's choice.
@@ -43,6 +48,7 @@ impl Choice {
             | Choice::LossBeforeApply(c)
             | Choice::LossAfterApply(c)
             | Choice::Expire(c)
+            | Choice::Disconnect(c)
             | Choice::Connect(c) => c,
         }
     }
@@ -58,6 +64,7 @@ impl Choice {
             Choice::LossBeforeApply(_) => faults.loss_before_apply,
             Choice::LossAfterApply(_) => faults.loss_after_apply,
             Choice::Expire(_) => faults.expire,
+            Choice::Disconnect(_) => faults.disconnect,
         }
     }
 }
@@ -68,6 +75,10 @@ pub struct Faults {
     pub loss_before_apply: bool,
     pub loss_after_apply: bool,
     pub expire: bool,
+    /// Written only when allowed, so a schedule saved before the kind existed reads and writes
+    /// as it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disconnect: bool,
 }
 
 /// What the wiring must do to a client's connection now.
@@ -182,6 +193,9 @@ impl Switchboard {
             if faults.expire && self.sessions[c].is_some_and(|s| self.served.server().is_alive(s)) {
                 out.push(Choice::Expire(c));
             }
+            if faults.disconnect && self.established(c) {
+                out.push(Choice::Disconnect(c));
+            }
         }
         out
     }
@@ -191,6 +205,13 @@ impl Switchboard {
     pub fn reached(&self, client: usize) -> bool {
         self.handshakes[client].is_some()
             || self.current[client].is_some_and(|conn| self.served.session_of(conn).is_some())
+    }
+
+    /// Whether client's current connection carries a live session (its handshake answered).
+    fn established(&self, client: usize) -> bool {
+        self.current[client]
+            .and_then(|conn| self.served.session_of(conn))
+            .is_some_and(|s| self.served.server().is_alive(s))
     }
 
     /// The client whose handshake opened `session`, and which of its sessions it is (0 for
@@ -253,6 +274,13 @@ impl Switchboard {
                 let session = self.sessions[c].filter(|s| self.served.server().is_alive(*s))?;
                 let effects = self.served.expire(session);
                 Some(self.route(effects, false))
+            }
+            Choice::Disconnect(_) => {
+                if !self.established(c) {
+                    return None;
+                }
+                let conn = self.current[c]?;
+                Some(self.cut(c, conn))
             }
             Choice::Connect(_) => {
                 let payload = self.handshakes[c].take()?;
@@ -357,7 +385,7 @@ mod tests {
 
     #[test]
     fn a_loss_before_apply_changes_nothing_and_one_after_apply_loses_only_the_reply() {
-        let all = Faults { loss_before_apply: true, loss_after_apply: true, expire: true };
+        let all = Faults { loss_before_apply: true, loss_after_apply: true, expire: true, disconnect: false };
         let mut b = board(1);
         send(&mut b, 0, 1, &Request::create("/a", CreateMode::Persistent));
         assert_eq!(
@@ -391,6 +419,25 @@ mod tests {
             "client 1's NodeDeleted waits to be handed over"
         );
         assert!(b.take(Choice::Expire(0)).is_none(), "an expired session cannot expire again");
+    }
+
+    #[test]
+    fn a_disconnect_drops_the_connection_and_what_it_held_but_not_the_session() {
+        let disconnect = Faults { disconnect: true, ..Faults::default() };
+        let mut b = board(2);
+        assert_eq!(b.enabled(disconnect), vec![Choice::Disconnect(0), Choice::Disconnect(1)], "nothing in flight");
+        assert!(b.enabled(Faults::default()).is_empty(), "not unless allowed");
+        send(&mut b, 0, 1, &Request::create("/e", CreateMode::Ephemeral));
+        b.take(Choice::Apply(0)).unwrap();
+        send(&mut b, 0, 2, &Request::create("/f", CreateMode::Persistent));
+        let session = b.served().session_of(1).unwrap();
+        assert_eq!(b.take(Choice::Disconnect(0)).unwrap(), vec![Wire::Close(0, 1)]);
+        assert!(!b.in_flight(), "the held reply and the held request are lost with it");
+        assert!(b.served().server().tree().get("/f").is_none(), "the held request was never applied");
+        assert!(b.served().server().is_alive(session), "the session lives on");
+        assert!(b.served().server().tree().get("/e").is_some(), "and so does its ephemeral node");
+        assert!(!b.reached(0) && b.take(Choice::Disconnect(0)).is_none(), "no connection left to drop");
+        assert_eq!(b.enabled(disconnect), vec![Choice::Disconnect(1)]);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! - `properties.rs`: the state, step and path predicates.
 //! - `liveness.rs`: `eventual_acquire`'s weakly fair cycles, by strongly connected components.
 //!
-//! Include it with `#[path = "oracle/mod.rs"] mod oracle;` (or `mod oracle;` from `tests/`).
+//! A module of the integration tests' binary (`tests/integration.rs`), used as `crate::oracle`.
 #![allow(dead_code, unused_imports)]
 
 mod graph;
