@@ -73,7 +73,9 @@ public class ZkWriteLock {
 
                 public void lockReleased() {}
             });
-            lock.setRetryDelay(50);
+            // Retried at once: a retry's timer (a JVM sleep, which looks quiet to zklab's
+            // scheduler) would race the next choice.
+            lock.setRetryDelay(0);
         }
 
         void close() {
@@ -135,7 +137,6 @@ public class ZkWriteLock {
                     s.expired = true;
                 } catch (Exception e) {
                     say("error " + e.getClass().getSimpleName());
-                    Thread.sleep(50);
                 }
             }
             String node = s.lock.getId();

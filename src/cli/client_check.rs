@@ -101,10 +101,8 @@ fn faults(text: &str) -> Result<Faults, CliError> {
             "expire" => faults.expire = true,
             "disconnect" => faults.disconnect = true,
             other => {
-                return Err(CliError::BadInput(format!(
-                "unknown fault `{other}` for client-check: loss-before-apply, loss-after-apply, expire, disconnect, \
-                     or none"
-            )))
+                let kinds = "loss-before-apply, loss-after-apply, expire, disconnect, or none";
+                return Err(CliError::BadInput(format!("unknown fault `{other}` for client-check: {kinds}")));
             }
         }
     }
