@@ -441,36 +441,37 @@ impl<'r> Owner<'r> {
     /// for `RECONNECT_PATIENCE` (a library that gives up after an expiry).
     fn quiet(&mut self, pids: &[u32]) -> bool {
         let started = Instant::now();
-        let give_up = started + QUIET_PATIENCE;
-        let mut calm = 0;
-        while calm < quiet::SAMPLES {
-            if Instant::now() > give_up {
-                self.stirred.fill(false);
-                return false;
-            }
-            let active = self.hear_for(quiet::SAMPLE);
+        let calm = self.calm(|owner| {
             // A client that is done still reconnects when its connection is cut (its session
             // may be open until the run ends), so it is waited for too.
             let away = started.elapsed() < RECONNECT_PATIENCE
-                && (0..self.done.len()).any(|c| !self.ended[c] && !self.board.reached(c));
-            let running = pids.iter().zip(&self.stirred).any(|(p, stirred)| *stirred && quiet::running(*p));
-            calm = if active || away || running { 0 } else { calm + 1 };
-        }
+                && (0..owner.done.len()).any(|c| !owner.ended[c] && !owner.board.reached(c));
+            away || pids.iter().zip(&owner.stirred).any(|(p, stirred)| *stirred && quiet::running(*p))
+        });
         self.stirred.fill(false);
-        true
+        calm
     }
 
     /// Waits until `client` has finished reacting to what it was just handed (the test of
-    /// `quiet`, for one client whose connection is about to close, so not for a reconnect);
-    /// gives up after `QUIET_PATIENCE`.
+    /// `quiet`, for one client whose connection is about to close, so not for a reconnect).
     fn settle(&mut self, client: usize) {
         let pid = self.rig.pids[client];
+        self.calm(|_| quiet::running(pid));
+    }
+
+    /// The sampling both waits share: nothing heard and `busy` false for `quiet::SAMPLES`
+    /// samples in a row; false if that never came within `QUIET_PATIENCE`.
+    fn calm(&mut self, busy: impl Fn(&Self) -> bool) -> bool {
         let give_up = Instant::now() + QUIET_PATIENCE;
         let mut calm = 0;
-        while calm < quiet::SAMPLES && Instant::now() < give_up {
+        while calm < quiet::SAMPLES {
+            if Instant::now() > give_up {
+                return false;
+            }
             let active = self.hear_for(quiet::SAMPLE);
-            calm = if active || quiet::running(pid) { 0 } else { calm + 1 };
+            calm = if active || busy(self) { 0 } else { calm + 1 };
         }
+        true
     }
 
     /// One thing heard; whether it was activity (anything but a ping).
