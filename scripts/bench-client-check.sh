@@ -23,7 +23,7 @@ libraries=${2:-kazoo,curator,writelock,go,node}
 for library in ${libraries//,/ }; do
   case "$library" in kazoo | curator | writelock | go | node) ;; *) echo "bench-client-check: unknown library '$library' (kazoo, curator, writelock, go, node)" >&2; exit 2 ;; esac
 done
-cargo build --release --quiet --features real-server
+cargo build --release --quiet
 source scripts/bench-record.sh
 BENCH_BUILD=release
 export BENCH_BUILD

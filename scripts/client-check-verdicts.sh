@@ -21,7 +21,7 @@ for faults in $kinds; do
   esac
 done
 case "$clients" in 2 | 3 | 4) ;; *) echo "client-check-verdicts: CLIENTS must be 2, 3 or 4" >&2; exit 2 ;; esac
-cargo build --release --quiet --features real-server
+cargo build --release --quiet
 printf '%-16s %-18s %s\n' lock faults verdict
 for library in $libraries; do
   for faults in $kinds; do

@@ -27,7 +27,7 @@ for library in ${libraries//,/ }; do
     *) echo "replay-rates: unknown library '$library' (kazoo, kazoo-listening, curator, writelock, go, node)" >&2; exit 2 ;;
   esac
 done
-cargo build --release --quiet --features real-server
+cargo build --release --quiet
 source scripts/bench-record.sh
 BENCH_BUILD=release
 export BENCH_BUILD

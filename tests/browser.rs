@@ -6,6 +6,7 @@
 
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -56,8 +57,7 @@ async fn browser() -> (Running, Client) {
     capabilities.insert("goog:chromeOptions".to_string(), options);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let connected = ClientBuilder::rustls()
-            .unwrap()
+        let connected = ClientBuilder::new(HttpConnector::new())
             .capabilities(capabilities.clone())
             .connect(&format!("http://127.0.0.1:{port}"))
             .await;

@@ -6,9 +6,8 @@
 //! Curator's mutex heeding Curator's. Needs Debian's python3-kazoo, golang-go,
 //! golang-github-samuel-go-zookeeper-dev, libzookeeper-java, libcurator-recipes-java, a JDK
 //! and nodejs with npm's node-zookeeper-client:
-//! `cargo test --release --features real-server --test client_check` (CI's real-examples stage
-//! installs them and runs it).
-#![cfg(feature = "real-server")]
+//! `cargo test --release --test real client_check` (CI's client-check-smoke and real-examples
+//! stages install them and run it).
 
 use zklab::client_check::{self, Campaign, ClientProgram, End, Faults, SavedSchedule, Setup, Task};
 
