@@ -2,7 +2,7 @@
 //! through chromedriver): the pages load with nothing from the network, the keyboard and the
 //! mouse step through a known trace, and the page shows what the trace says (the waiting
 //! client, the holder, the violation). A screenshot of each is kept in the test's output
-//! directory. Run with `cargo test --release --features browser --test browser`.
+//! directory. Run with `cargo test --release --test browser`.
 
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
