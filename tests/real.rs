@@ -2,10 +2,14 @@
 //! with Curator and ZooKeeper's WriteLock, Go with go-zookeeper, Node with node-zookeeper-client.
 //! `cargo test` leaves them out (`test = false` in Cargo.toml), since a fresh machine has none of
 //! them; they run by name, `cargo test --release --test real` (`.ci/run` installs what they need
-//! and runs them). They share every build with `cargo test`: no feature switches them on.
+//! and runs them). They share every build with `cargo test`: no feature switches them on. A
+//! client-check campaign runs alone, never beside another or beside a test that starts a real
+//! ZooKeeper (`support/gate.rs` says why).
 
 #[path = "support/commands.rs"]
 mod commands;
+#[path = "support/gate.rs"]
+mod gate;
 #[path = "support/stopping.rs"]
 mod stopping;
 

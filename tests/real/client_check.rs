@@ -37,6 +37,7 @@ fn dir(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn kazoos_holder_that_never_learns_of_its_expiry_is_found_at_its_exact_point_and_replays() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     let c = campaign(ClientProgram::Kazoo, 40);
     let dir = dir("kazoo");
     let tried = client_check::explore(&c, &dir, true, |_| {}).unwrap();
@@ -88,6 +89,7 @@ fn passes_every_schedule(c: &Campaign, name: &str, faulted: usize) {
 
 #[test]
 fn the_lock_heeding_kazoos_connection_states_passes_the_same_schedules() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     passes_every_schedule(&campaign(ClientProgram::KazooListening, 20), "listening", 5);
 }
 
@@ -109,16 +111,19 @@ fn finds_the_expired_holder(program: ClientProgram, name: &str) {
 
 #[test]
 fn go_zookeepers_lock_keeps_believing_after_its_session_expired() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     finds_the_expired_holder(ClientProgram::Go, "go");
 }
 
 #[test]
 fn the_recipes_page_lock_on_node_zookeeper_client_keeps_believing_after_its_session_expired() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     finds_the_expired_holder(ClientProgram::Node, "node");
 }
 
 #[test]
 fn zookeepers_own_writelock_recipe_keeps_believing_after_its_session_expired() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     finds_the_expired_holder(ClientProgram::WriteLock, "writelock");
 }
 
@@ -127,6 +132,7 @@ fn zookeepers_own_writelock_recipe_keeps_believing_after_its_session_expired() {
 /// comes, and the recipe returns without asking again. The waiter waits for ever.
 #[test]
 fn zookeepers_writelock_waits_for_ever_when_its_predecessor_goes_before_its_watch_is_set() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     let mut c = campaign(ClientProgram::WriteLock, 80);
     c.setup.faults = Faults::default();
     c.setup.program.available().unwrap_or_else(|why| panic!("writelock: {why}"));
@@ -149,6 +155,7 @@ fn zookeepers_writelock_waits_for_ever_when_its_predecessor_goes_before_its_watc
 /// on the reused processes tells the same history as on new ones.
 #[test]
 fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories_and_server_states() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     use client_check::strategy::{Pct, Replay};
     let c = campaign(ClientProgram::Kazoo, 0);
     let dir = dir("reuse");
@@ -178,6 +185,7 @@ fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories_a
 /// expired and replies lost in them (non-vacuous).
 #[test]
 fn curators_mutex_heeding_its_connection_states_passes_schedules_with_expiries_and_lost_replies() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     let mut c = campaign(ClientProgram::Curator, 12);
     c.setup.faults = Faults { expire: true, loss_after_apply: true, ..Faults::default() };
     passes_every_schedule(&c, "curator", 6);
@@ -185,6 +193,7 @@ fn curators_mutex_heeding_its_connection_states_passes_schedules_with_expiries_a
 
 #[test]
 fn the_systematic_search_runs_every_schedule_within_its_bounds_and_finds_the_expired_holder() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     use client_check::systematic::{explore, Bounds};
     let mut c = campaign(ClientProgram::Kazoo, 0);
     let dir = dir("systematic");
@@ -210,6 +219,7 @@ fn the_systematic_search_runs_every_schedule_within_its_bounds_and_finds_the_exp
 /// names the lock, the fault kind and the property its path says.
 #[test]
 fn the_kept_schedules_load_and_say_what_they_break() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/client-check");
     let mut seen = 0;
     for faults in std::fs::read_dir(&root).unwrap() {
@@ -243,6 +253,7 @@ fn the_kept_schedules_load_and_say_what_they_break() {
 /// request and every acquisition, in these schedules.
 #[test]
 fn kazoos_lock_as_it_ran_is_followed_by_its_model_under_lost_replies_and_expiries() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     let mut c = campaign(ClientProgram::Kazoo, 12);
     c.setup.faults = Faults { loss_after_apply: true, expire: true, ..Faults::default() };
     c.fault_chance = 0.1;
@@ -269,6 +280,7 @@ fn kazoos_lock_as_it_ran_is_followed_by_its_model_under_lost_replies_and_expirie
 /// says so, at the second round's first request.
 #[test]
 fn a_second_round_of_kazoos_lock_lists_before_it_creates_where_its_model_creates_at_once() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     let mut c = campaign(ClientProgram::Kazoo, 1);
     c.setup.faults = Faults::default();
     c.setup.task.rounds = 2;
@@ -293,6 +305,7 @@ fn a_second_round_of_kazoos_lock_lists_before_it_creates_where_its_model_creates
 /// only as a loss after apply).
 #[test]
 fn kazoos_lock_survives_a_connection_dropped_with_nothing_in_flight_and_its_model_follows() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
     // Faults drawn seldom land late too, where a client waits on its watch with nothing sent.
     let mut c = campaign(ClientProgram::Kazoo, 20);
     c.setup.faults = Faults { disconnect: true, ..Faults::default() };

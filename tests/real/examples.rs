@@ -6,6 +6,7 @@ use crate::commands::{examples, needs_a_server, readme_commands, runs_as_written
 
 #[test]
 fn every_subcommand_s_example_that_needs_a_server_works_as_written() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Servers);
     let sandbox = Sandbox::new("help-real");
     let real: Vec<_> = examples().into_iter().filter(|(_, l)| needs_a_server(l)).collect();
     assert!(real.len() >= 3, "the examples that start something real were found: {real:?}");
@@ -16,6 +17,7 @@ fn every_subcommand_s_example_that_needs_a_server_works_as_written() {
 
 #[test]
 fn every_readme_command_that_needs_a_server_does_what_its_text_says() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Servers);
     let sandbox = Sandbox::new("readme-real");
     let real: Vec<_> = readme_commands().into_iter().filter(|(l, _)| needs_a_server(l)).collect();
     assert!(real.len() >= 3, "the README's commands that start something real were found: {real:?}");

@@ -11,6 +11,7 @@ use crate::stopping::{stop, BIN};
 /// Needs Debian's ZooKeeper: `zk-fuzz` starts one for its run.
 #[test]
 fn fuzzing_stopped_by_sigterm_says_how_many_scripts_it_compared() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Servers);
     let stopped = stop("fuzz", &["zk-fuzz", "--scripts", "1000000"], "scripts compared", "TERM");
     stopped.assert(3, "of 1000000 scripts (seed 1) compared; the model answered each like the server");
 }
@@ -18,6 +19,7 @@ fn fuzzing_stopped_by_sigterm_says_how_many_scripts_it_compared() {
 /// Needs Debian's ZooKeeper: `real` starts one for its runs.
 #[test]
 fn a_real_campaign_stopped_by_ctrl_c_says_how_many_seeds_ran() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Servers);
     let stopped =
         stop("real", &["real", "--recipe", "standard", "--clients", "3", "--seeds", "1000"], "serving after", "INT");
     stopped.assert(3, "of 1000 seeds ran");
@@ -43,6 +45,7 @@ fn processes_mentioning(needle: &str) -> Vec<String> {
 /// gone once the command has exited.
 #[test]
 fn no_server_or_directory_outlives_its_command_whatever_signal_ends_it() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Servers);
     let real = ["real", "--recipe", "standard", "--clients", "3", "--seeds", "1000"];
     let cases: [(&[&str], &str, &[&str]); 5] = [
         (&[&real[..], &["--servers", "1"]].concat(), "serving after", &["INT", "INT"]),
@@ -94,6 +97,7 @@ fn no_server_or_directory_outlives_its_command_whatever_signal_ends_it() {
 /// servers nor touches the other's files, and both are judged to their end.
 #[test]
 fn two_real_runs_at_once_pass_side_by_side() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Servers);
     let run = |trace_dir: &str| {
         Command::new(BIN)
             .args(["real", "--recipe", "standard", "--clients", "3", "--seeds", "3", "-q", "--trace-dir", trace_dir])
