@@ -238,6 +238,7 @@ fn the_kept_schedules_load_and_say_what_they_break() {
                     "expire" => matches!(c, client_check::Choice::Expire(_)),
                     "loss-before-apply" => matches!(c, client_check::Choice::LossBeforeApply(_)),
                     "loss-after-apply" => matches!(c, client_check::Choice::LossAfterApply(_)),
+                    "disconnect" => matches!(c, client_check::Choice::Disconnect(_)),
                     _ => false,
                 }),
                 "{name}: only faults of kind {kind}"
