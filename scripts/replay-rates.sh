@@ -31,7 +31,7 @@ cargo build --release --quiet
 source scripts/bench-record.sh
 BENCH_BUILD=release
 export BENCH_BUILD
-ZKLAB=./target/release/zklab SCHEDULES=$schedules LIBRARIES=$libraries REPLAYS=$replays python3 - <<'PY'
+ZKLAB=./target/release/zklab SCHEDULES=$schedules LIBRARIES=$libraries REPLAYS=$replays exec python3 - <<'PY'
 import json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, "scripts")
@@ -67,5 +67,5 @@ for library in os.environ["LIBRARIES"].split(","):
         "config": {"library": library, "clients": 2, "faults": FAULTS, "max_faults": 2,
                    "schedules": int(schedules), "replays_each": int(replays)},
         "seconds": report["seconds"], "replayed": report["replayed"], "replayed_same": report["replayed_same"],
-        "did_not_replay": parted, "violations": report["violations"], "undecided": report["undecided"]})
+        "did_not_replay": parted, "replay_waited": report.get("replay_waited", 0), "violations": report["violations"], "undecided": report["undecided"]})
 PY

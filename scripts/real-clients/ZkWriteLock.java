@@ -18,8 +18,10 @@
 // - A ZooKeeper handle whose session expired is dead for good: the driver opens a new one (a
 //   new session) and a new WriteLock on it, and asks again.
 // - The recipe retries a request lost with its connection itself (ProtocolSupport: ten tries,
-//   each waiting retryDelay times its number). The driver sets retryDelay to 50 ms rather than
-//   the default 500 so that a run does not wait seconds of real time.
+//   each waiting retryDelay times its number). The driver sets retryDelay to 0 rather than the
+//   default 500 ms, so that no timer races zklab's scheduler.
+// - After its own request is lost with the connection (a hold's exists), the driver waits for
+//   the handle to connect again, or to learn its session is gone, before its next request.
 // It does not listen to the connection's state while it holds: WriteLock's documentation does
 // not ask it to, so a holder whose session expires believes it holds until its release fails.
 
@@ -61,6 +63,7 @@ public class ZkWriteLock {
                     expired = true;
                     turn.release();
                 }
+                seen(event.getState());
             });
             connected.await();
             StringBuilder hex = new StringBuilder();
@@ -78,6 +81,30 @@ public class ZkWriteLock {
             lock.setRetryDelay(0);
         }
 
+        /** Disconnections seen, and the count at the last (re)connection. */
+        private long lost = 0, back = 0;
+
+        synchronized void seen(KeeperState state) {
+            if (state == KeeperState.Disconnected) {
+                lost++;
+            } else if (state == KeeperState.SyncConnected) {
+                back = lost;
+            }
+            notifyAll();
+        }
+
+        synchronized long lost() {
+            return lost;
+        }
+
+        /** Waits until a disconnection after `before` was seen and the handle is connected
+         *  again, or its session is gone. */
+        synchronized void awaitReconnect(long before) throws InterruptedException {
+            while (!expired && !(lost > before && back == lost)) {
+                wait();
+            }
+        }
+
         void close() {
             try {
                 zk.close();
@@ -92,8 +119,16 @@ public class ZkWriteLock {
             Thread.sleep(hold / 2);
             return;
         }
+        long before = s.lost();
         try {
             s.zk.exists(s.lock.getId(), false);
+        } catch (KeeperException.ConnectionLossException e) {
+            say("error " + e.getClass().getSimpleName());
+            // The next request waits for the connection to come back. Sent at once, it would
+            // race the ZooKeeper client's own clean-up of the lost connection (failing at once,
+            // or waiting for the reconnect, as the client's threads happened to run), and one
+            // schedule would tell two histories.
+            s.awaitReconnect(before);
         } catch (Exception e) {
             say("error " + e.getClass().getSimpleName());
         }

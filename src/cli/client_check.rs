@@ -194,7 +194,14 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                     complete = Some((e.complete, e.diverged, e.cut));
                     e.runs
                         .into_iter()
-                        .map(|result| Tried { seed: None, result, replayed_same: 0, replayed: 0, parted: None })
+                        .map(|result| Tried {
+                            seed: None,
+                            result,
+                            replayed_same: 0,
+                            replayed: 0,
+                            parted: None,
+                            late: 0,
+                        })
                         .collect()
                 })
             }
@@ -223,6 +230,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         .count();
     let replayed: usize = tried.iter().map(|t| t.replayed).sum();
     let same: usize = tried.iter().map(|t| t.replayed_same).sum();
+    let late: usize = tried.iter().map(|t| t.late).sum();
     // Each schedule followed on zklab's model of the library, where it has one.
     let model = client_check::divergence::model_of(&campaign.setup.program).map(|(name, _)| name);
     let parted: Vec<(Option<u64>, String, serde_json::Value, bool)> = tried
@@ -264,6 +272,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                     "history": t.result.story().iter().map(|(step, c, said)| format!("{step} c{c} {said}")).collect::<Vec<_>>(),
                     "replayed": t.replayed,
                     "replayed_same": t.replayed_same,
+                    "replay_waited": t.late,
                 })
             })
             .collect();
@@ -287,6 +296,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 })),
                 "replayed": replayed,
                 "replayed_same": same,
+                "replay_waited": late,
                 "explore": args.explore,
                 "systematic": complete.map(|(complete, diverged, cut)| serde_json::json!({
                     "switches": args.switches,
@@ -319,6 +329,12 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         );
         if replayed > 0 {
             say!("replayed: {same} of {replayed} replays told the same history as their schedule's first run");
+            if late > 0 {
+                say!(
+                    "  the replays waited for {late} recorded choice(s): a client's request that came after the quiet \
+                     test had called its reaction done"
+                );
+            }
         }
         if let Some(name) = model {
             let unplaced = parted.iter().filter(|p| p.3).count();

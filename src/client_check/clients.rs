@@ -106,15 +106,11 @@ impl ClientProgram {
         }
     }
 
-    /// The command that starts one client, what it needs written (or built) into `dir` once.
+    /// The command that starts one client, what it needs written (or built) into `dir` once:
+    /// again whenever what is there is not this build's driver (a trace directory kept across
+    /// an upgrade of zklab).
     fn command(&self, dir: &std::path::Path, args: &[String]) -> Result<Command, String> {
-        let write = |name: &str, text: &str| {
-            let path = dir.join(name);
-            if !path.is_file() {
-                std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            }
-            Ok::<_, String>(path)
-        };
+        let write = |name: &str, text: &str| written(&dir.join(name), text).map(|(path, _)| path);
         Ok(match self {
             ClientProgram::Kazoo | ClientProgram::KazooListening => {
                 let mut c = Command::new(PYTHON);
@@ -126,8 +122,8 @@ impl ClientProgram {
             }
             ClientProgram::Go => {
                 let binary = dir.join("go_lock");
-                if !binary.is_file() {
-                    let source = write("go_lock.go", GO_CLIENT)?;
+                let (source, changed) = written(&dir.join("go_lock.go"), GO_CLIENT)?;
+                if changed || !binary.is_file() {
                     let built = Command::new("go")
                         .arg("build")
                         .arg("-o")
@@ -178,6 +174,15 @@ const WRITE_LOCK_CLIENT: &str = include_str!("../../scripts/real-clients/ZkWrite
 /// ZooKeeper's lock recipe, as Debian installs it.
 const WRITE_LOCK_JAR: &str = "/usr/share/java/zookeeper-recipes-lock.jar";
 
+/// Writes `text` to `path` unless it already holds it; the path, and whether it was written.
+fn written(path: &std::path::Path, text: &str) -> Result<(std::path::PathBuf, bool), String> {
+    if std::fs::read_to_string(path).is_ok_and(|was| was == text) {
+        return Ok((path.to_path_buf(), false));
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok((path.to_path_buf(), true))
+}
+
 fn javac_available() -> Result<(), String> {
     let javac = Command::new("javac").arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status();
     match javac.is_ok_and(|s| s.success()) {
@@ -188,12 +193,12 @@ fn javac_available() -> Result<(), String> {
 
 /// A Java driver `class` (its source `text`), compiled into `dir` once a campaign, and the
 /// command that runs it: a JVM that starts fast and compiles little, as the JIT's compiler
-/// threads are work the quiet test has to wait out.
+/// threads are work the quiet test has to wait out. The classes are compiled again whenever
+/// the source beside them is not this build's (a trace directory kept across an upgrade).
 fn java(dir: &std::path::Path, class: &str, text: &str, classpath: &str, args: &[String]) -> Result<Command, String> {
     let classes = dir.join(format!("{class}-classes"));
-    if !classes.join(format!("{class}.class")).is_file() {
-        let source = dir.join(format!("{class}.java"));
-        std::fs::write(&source, text).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    let (source, changed) = written(&dir.join(format!("{class}.java")), text)?;
+    if changed || !classes.join(format!("{class}.class")).is_file() {
         let built = Command::new("javac")
             .args(["-nowarn", "-cp", classpath, "-d"])
             .arg(&classes)

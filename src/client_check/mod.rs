@@ -65,6 +65,8 @@ pub struct Tried {
     pub replayed: usize,
     /// Where the first replay that told another history parted from the first run.
     pub parted: Option<String>,
+    /// Recorded choices the replays waited for (`RunResult::late`).
+    pub late: usize,
 }
 
 /// Where `again`, a replay of `first`'s schedule, tells another history; `None` if it does not.
@@ -110,15 +112,17 @@ pub fn explore(
         let result = runner.run(&mut pct)?;
         let mut same = 0;
         let mut parted = None;
+        let mut late = 0;
         for _ in 0..campaign.replays {
             let again = runner.run(&mut Replay::new(result.schedule.clone()))?;
+            late += again.late;
             match parting(&result, &again) {
                 None => same += 1,
                 Some(how) => parted = parted.or(Some(how)),
             }
         }
         let violated = !result.findings.is_empty();
-        let one = Tried { seed: Some(seed), result, replayed_same: same, replayed: campaign.replays, parted };
+        let one = Tried { seed: Some(seed), result, replayed_same: same, replayed: campaign.replays, parted, late };
         each(&one);
         tried.push(one);
         if violated && stop_at_violation {

@@ -12,8 +12,10 @@
 //! runnable while it works, so a sample that sees none running after a frame was handed over is
 //! one the reaction has finished by; several in a row guard against sampling between two
 //! bursts. Time-driven work that waits in an event loop's poll with a timeout (Node's timers,
-//! Go's runtime timers, a library's ping loop) looks quiet while it waits: that is the source of
-//! a schedule not replaying, measured by `zklab client-check --replay-check`.
+//! Go's runtime timers, a library's ping loop, a JVM thread parked with a timeout) looks quiet
+//! while it waits: that is the source of a schedule not replaying, measured by `zklab
+//! client-check --replay-check`. A replay makes up for part of it: a recorded choice whose
+//! request has not come in yet is waited for (`run::LATE_PATIENCE`).
 
 use std::time::Duration;
 

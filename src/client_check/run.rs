@@ -95,6 +95,9 @@ pub struct RunResult {
     pub end: End,
     /// Waits for quiet that gave up (a client that never went quiet within `QUIET_PATIENCE`).
     pub restless: usize,
+    /// Recorded choices a replay waited for, the client's request coming after the quiet test
+    /// had called it done (see `LATE_PATIENCE`).
+    pub late: usize,
     /// The served server's state (`server_state::fingerprint`) before the first choice and
     /// after each: `server_states[k]` is after `k` choices.
     pub server_states: Vec<u64>,
@@ -147,6 +150,7 @@ impl RunResult {
             tally,
             end: End::Cut,
             restless: self.restless,
+            late: self.late,
             server_states: self.server_states[..(steps + 1).min(self.server_states.len())].to_vec(),
             moved: self.moved[..steps.min(self.moved.len())].to_vec(),
         }
@@ -167,6 +171,10 @@ impl RunResult {
 /// The longest wait for the clients to go quiet before the next choice is taken anyway.
 const QUIET_PATIENCE: Duration = Duration::from_secs(5);
 
+/// The longest a replay waits for its recorded choice to be enabled (a client's request that
+/// comes after a timed wait the quiet test cannot see) before it calls the run diverged.
+const LATE_PATIENCE: Duration = Duration::from_secs(2);
+
 /// The longest the clients may keep acting by themselves with nothing for the schedule to move.
 const BUSY_PATIENCE: Duration = Duration::from_secs(30);
 
@@ -175,6 +183,16 @@ const BUSY_PATIENCE: Duration = Duration::from_secs(30);
 /// an expiry was measured at 1.7 s: a wait that ends first lets the schedule move on before the
 /// handshake is in, and a replay could then find it in.
 const RECONNECT_PATIENCE: Duration = Duration::from_secs(5);
+
+/// The served server: ZooKeeper's default tickTime (2000 ms, as `zklab serve` has it), so a
+/// client gets the session timeout it asks for (the drivers ask 10 s) rather than the model's
+/// 100 ms tick clamping it to 2 s. A session expires where the schedule says, but a client
+/// keeps its own clock too: Curator calls a session lost once it has been disconnected for its
+/// negotiated timeout, so a 2 s timeout let the wall clock, not the schedule, decide when
+/// Curator gave up on a reconnecting session.
+fn served_config() -> ServerConfig {
+    ServerConfig { tick_ms: 2000, ..ServerConfig::default() }
+}
 
 /// Runs the clients under `strategy` until they are done, stuck, or the step bound, on
 /// processes of their own.
@@ -262,7 +280,7 @@ struct Owner<'r> {
 impl<'r> Owner<'r> {
     fn new(setup: &Setup, rig: &'r mut Rig) -> Self {
         let clients = setup.clients;
-        let mut board = Switchboard::new(clients, ServerConfig::default());
+        let mut board = Switchboard::new(clients, served_config());
         if setup.task.lock_made {
             // A top-level path (the command line's `/lock`; a saved file's is checked as it loads).
             board.make_node(&setup.task.lock_path).expect("the lock's parent is a top-level path");
@@ -323,6 +341,7 @@ impl<'r> Owner<'r> {
         let mut schedule = Vec::new();
         let mut steps = Vec::new();
         let mut restless = 0;
+        let mut late = 0;
         let mut server_states = vec![super::server_state::fingerprint(&self.board)];
         let mut moved = Vec::new();
         // When the last choice was taken: clients that keep acting by themselves (a retry loop
@@ -346,7 +365,24 @@ impl<'r> Owner<'r> {
             if schedule.len() >= setup.max_steps {
                 break End::StepBound;
             }
-            let enabled = self.board.enabled(setup.faults);
+            let mut enabled = self.board.enabled(setup.faults);
+            // A recorded choice that is not enabled yet may be a request its client has not
+            // sent: the quiet test took a timed wait inside the client (a JVM's park, an event
+            // loop's timer) for the end of its reaction. It is waited for, up to
+            // `LATE_PATIENCE`, rather than called a divergence: the choices stay the
+            // schedule's, and what the clients say is compared as ever.
+            if let Some(wanted) = strategy.wanted(schedule.len()) {
+                if !enabled.contains(&wanted) {
+                    let give_up = Instant::now() + LATE_PATIENCE;
+                    while !enabled.contains(&wanted) && Instant::now() < give_up {
+                        self.hear_for(quiet::SAMPLE);
+                        enabled = self.board.enabled(setup.faults);
+                    }
+                    if enabled.contains(&wanted) {
+                        late += 1;
+                    }
+                }
+            }
             let moves = enabled.iter().any(|c| !c.is_fault());
             let choice = if moves {
                 strategy.pick(schedule.len(), &enabled)
@@ -408,7 +444,7 @@ impl<'r> Owner<'r> {
             });
         }
         let heard_at = std::mem::take(&mut self.heard_at);
-        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless, server_states, moved }
+        RunResult { schedule, steps, events, heard_at, findings, tally, end, restless, late, server_states, moved }
     }
 
     /// Handles what is heard until something other than a ping is (and then what else is
