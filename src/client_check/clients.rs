@@ -107,8 +107,8 @@ impl ClientProgram {
     }
 
     /// The command that starts one client, what it needs written (or built) into `dir` once:
-    /// again whenever what is there is not this build's driver (a trace directory kept across
-    /// an upgrade of zklab).
+    /// again whenever what is there is not this build's driver (a directory a caller reuses
+    /// across an upgrade of zklab).
     fn command(&self, dir: &std::path::Path, args: &[String]) -> Result<Command, String> {
         let write = |name: &str, text: &str| written(&dir.join(name), text).map(|(path, _)| path);
         Ok(match self {
@@ -194,7 +194,7 @@ fn javac_available() -> Result<(), String> {
 /// A Java driver `class` (its source `text`), compiled into `dir` once a campaign, and the
 /// command that runs it: a JVM that starts fast and compiles little, as the JIT's compiler
 /// threads are work the quiet test has to wait out. The classes are compiled again whenever
-/// the source beside them is not this build's (a trace directory kept across an upgrade).
+/// the source beside them is not this build's (a directory reused across an upgrade).
 fn java(dir: &std::path::Path, class: &str, text: &str, classpath: &str, args: &[String]) -> Result<Command, String> {
     let classes = dir.join(format!("{class}-classes"));
     let (source, changed) = written(&dir.join(format!("{class}.java")), text)?;
@@ -323,5 +323,23 @@ impl Drop for Clients {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_is_written_again_only_when_what_is_there_is_another() {
+        let dir = std::env::temp_dir().join(format!("zklab-written-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("driver.py");
+        assert!(written(&path, "new").unwrap().1, "nothing there: written");
+        assert!(!written(&path, "new").unwrap().1, "the same driver: left alone");
+        std::fs::write(&path, "an older zklab's driver").unwrap();
+        assert!(written(&path, "new").unwrap().1, "another driver: written again");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
