@@ -110,7 +110,10 @@ impl ClientProgram {
     /// again whenever what is there is not this build's driver (a directory a caller reuses
     /// across an upgrade of zklab).
     fn command(&self, dir: &std::path::Path, args: &[String]) -> Result<Command, String> {
-        let write = |name: &str, text: &str| written(&dir.join(name), text).map(|(path, _)| path);
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            written(&path, text).map(|_| path)
+        };
         Ok(match self {
             ClientProgram::Kazoo | ClientProgram::KazooListening => {
                 let mut c = Command::new(PYTHON);
@@ -122,8 +125,8 @@ impl ClientProgram {
             }
             ClientProgram::Go => {
                 let binary = dir.join("go_lock");
-                let (source, changed) = written(&dir.join("go_lock.go"), GO_CLIENT)?;
-                if changed || !binary.is_file() {
+                let source = dir.join("go_lock.go");
+                if written(&source, GO_CLIENT)? || !binary.is_file() {
                     let built = Command::new("go")
                         .arg("build")
                         .arg("-o")
@@ -174,13 +177,13 @@ const WRITE_LOCK_CLIENT: &str = include_str!("../../scripts/real-clients/ZkWrite
 /// ZooKeeper's lock recipe, as Debian installs it.
 const WRITE_LOCK_JAR: &str = "/usr/share/java/zookeeper-recipes-lock.jar";
 
-/// Writes `text` to `path` unless it already holds it; the path, and whether it was written.
-fn written(path: &std::path::Path, text: &str) -> Result<(std::path::PathBuf, bool), String> {
+/// Writes `text` to `path` unless it already holds it; whether it was written.
+fn written(path: &std::path::Path, text: &str) -> Result<bool, String> {
     if std::fs::read_to_string(path).is_ok_and(|was| was == text) {
-        return Ok((path.to_path_buf(), false));
+        return Ok(false);
     }
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok((path.to_path_buf(), true))
+    Ok(true)
 }
 
 fn javac_available() -> Result<(), String> {
@@ -197,8 +200,8 @@ fn javac_available() -> Result<(), String> {
 /// the source beside them is not this build's (a directory reused across an upgrade).
 fn java(dir: &std::path::Path, class: &str, text: &str, classpath: &str, args: &[String]) -> Result<Command, String> {
     let classes = dir.join(format!("{class}-classes"));
-    let (source, changed) = written(&dir.join(format!("{class}.java")), text)?;
-    if changed || !classes.join(format!("{class}.class")).is_file() {
+    let source = dir.join(format!("{class}.java"));
+    if written(&source, text)? || !classes.join(format!("{class}.class")).is_file() {
         let built = Command::new("javac")
             .args(["-nowarn", "-cp", classpath, "-d"])
             .arg(&classes)
@@ -335,10 +338,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("zklab-written-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("driver.py");
-        assert!(written(&path, "new").unwrap().1, "nothing there: written");
-        assert!(!written(&path, "new").unwrap().1, "the same driver: left alone");
+        assert!(written(&path, "new").unwrap(), "nothing there: written");
+        assert!(!written(&path, "new").unwrap(), "the same driver: left alone");
         std::fs::write(&path, "an older zklab's driver").unwrap();
-        assert!(written(&path, "new").unwrap().1, "another driver: written again");
+        assert!(written(&path, "new").unwrap(), "another driver: written again");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         std::fs::remove_dir_all(&dir).ok();
     }

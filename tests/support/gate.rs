@@ -8,7 +8,7 @@
 //! every run alone. So a campaign runs alone; the tests that start real servers run side by
 //! side with each other, never beside a campaign.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// What a real test does to the machine.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -19,31 +19,20 @@ pub enum Kind {
     Servers,
 }
 
-/// The kind running now and how many tests of it.
-static RUNNING: Mutex<(Option<Kind>, usize)> = Mutex::new((None, 0));
-static CHANGED: Condvar = Condvar::new();
+/// Campaigns take it to write (alone), server tests to read (side by side).
+static GATE: RwLock<()> = RwLock::new(());
 
 /// Held for a test's length: while any is held, only tests of its kind start, and no other
-/// campaign.
-pub struct Pass;
+/// campaign. A test that failed holding it (a poisoned lock) does not stop the next.
+pub struct Pass {
+    _alone: Option<RwLockWriteGuard<'static, ()>>,
+    _shared: Option<RwLockReadGuard<'static, ()>>,
+}
 
 /// Waits until this test may run, and holds the gate for it.
 pub fn enter(kind: Kind) -> Pass {
-    let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
-    while running.0.is_some_and(|k| k != kind || k == Kind::Scheduled) {
-        running = CHANGED.wait(running).unwrap_or_else(|e| e.into_inner());
-    }
-    *running = (Some(kind), running.1 + 1);
-    Pass
-}
-
-impl Drop for Pass {
-    fn drop(&mut self) {
-        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
-        running.1 -= 1;
-        if running.1 == 0 {
-            running.0 = None;
-            CHANGED.notify_all();
-        }
+    match kind {
+        Kind::Scheduled => Pass { _alone: Some(GATE.write().unwrap_or_else(PoisonError::into_inner)), _shared: None },
+        Kind::Servers => Pass { _alone: None, _shared: Some(GATE.read().unwrap_or_else(PoisonError::into_inner)) },
     }
 }
