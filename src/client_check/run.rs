@@ -271,6 +271,9 @@ struct Owner<'r> {
     /// found quiet and given nothing since has nothing to react to, but a timer of its own
     /// (which the quiet test cannot see in an event loop's poll anyway).
     stirred: Vec<bool>,
+    /// Clients that stayed away a whole `RECONNECT_PATIENCE` (a handle closed for good by an
+    /// expiry, as ZooKeeper's Java client is): not waited for again until they connect.
+    gone_for_good: Vec<bool>,
     sessions_said: Vec<bool>,
     done: Vec<bool>,
     ended: Vec<bool>,
@@ -292,6 +295,7 @@ impl<'r> Owner<'r> {
             heard_at: Vec::new(),
             step: 0,
             stirred: vec![true; clients],
+            gone_for_good: vec![false; clients],
             sessions_said: vec![false; clients],
             done: vec![false; clients],
             ended: vec![false; clients],
@@ -480,12 +484,26 @@ impl<'r> Owner<'r> {
         let calm = self.calm(|owner| {
             // A client that is done still reconnects when its connection is cut (its session
             // may be open until the run ends), so it is waited for too.
-            let away = started.elapsed() < RECONNECT_PATIENCE
-                && (0..owner.done.len()).any(|c| !owner.ended[c] && !owner.board.reached(c));
+            let away = started.elapsed() < RECONNECT_PATIENCE && (0..owner.done.len()).any(|c| owner.away(c));
             away || pids.iter().zip(&owner.stirred).any(|(p, stirred)| *stirred && quiet::running(*p))
         });
+        // A client still away after the whole patience is not coming back by itself: waiting
+        // for it again at every later choice would cost the patience each time and tell
+        // nothing new (measured: WriteLock's runs spent most of their time so).
+        let waited_out = started.elapsed() >= RECONNECT_PATIENCE;
+        for c in 0..self.done.len() {
+            if waited_out && self.away(c) {
+                self.gone_for_good[c] = true;
+            }
+        }
         self.stirred.fill(false);
         calm
+    }
+
+    /// Whether `client` is away: it lost its connection and has not reached the server again,
+    /// and has not already stayed away a whole `RECONNECT_PATIENCE`.
+    fn away(&self, client: usize) -> bool {
+        !self.ended[client] && !self.gone_for_good[client] && !self.board.reached(client)
     }
 
     /// Waits until `client` has finished reacting to what it was just handed (the test of
@@ -529,6 +547,7 @@ impl<'r> Owner<'r> {
                 false
             }
             Heard::Accepted(c, conn, stream) => {
+                self.gone_for_good[c] = false;
                 self.rig.streams.insert(conn, stream);
                 self.rig.conn_of[c] = Some(conn);
                 let wires = self.board.accepted(c, conn);

@@ -180,6 +180,50 @@ fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories_a
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A replay waits for a recorded request that comes late. This client waits 300 ms on a
+/// timer the quiet test cannot see (a futex with a timeout, as a JVM's timed park is) before
+/// its hold's request, so the scheduler takes it for done and moves on. The schedule runs c0's
+/// whole round, then c1's: when c0's late request is next, c1's first request is already there
+/// to be picked. A replay that took the clients' quiet as final would find its recorded
+/// choice not enabled and call the run diverged; it waits for it instead, and counts the wait.
+#[test]
+fn a_replay_waits_for_a_request_that_comes_after_a_timer_the_quiet_test_cannot_see() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
+    use client_check::strategy::Pct;
+    use client_check::Choice;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real/late_lock.py");
+    let program = ClientProgram::Command(format!("/usr/bin/python3 {}", script.display()));
+    let task = |clients| {
+        Setup::new(
+            program.clone(),
+            clients,
+            // The lock's node is there, so both clients ask the same requests alone.
+            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: 1, hold_ms: 300, lock_made: true },
+            Faults::default(),
+            400,
+        )
+    };
+    let dir = dir("late");
+    // c0's round alone, as the server sees it; then the same round for c1.
+    let alone = client_check::Runner::new(&task(1), &dir).run(&mut Pct::new(1, 1, 1, 30, 0, 0.0)).unwrap();
+    assert_eq!(alone.end, End::Done, "{:?}", alone.steps);
+    let as_c1 = |choice: &Choice| match *choice {
+        Choice::Apply(0) => Choice::Apply(1),
+        Choice::Deliver(0) => Choice::Deliver(1),
+        other => panic!("a round alone without faults applies and delivers: {other:?}"),
+    };
+    let mut schedule = alone.schedule.clone();
+    schedule.extend(alone.schedule.iter().map(as_c1));
+
+    let run = client_check::replay(&task(2), &schedule, &dir).unwrap();
+    assert_eq!(run.end, End::Done, "{:?}", run.steps);
+    assert_eq!(run.schedule, schedule, "every recorded choice was taken");
+    assert!(run.late >= 1, "c0's hold request came after the clients looked quiet, and was waited for");
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    assert_eq!(run.tally.acquisitions, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Curator's mutex, its parents made as containers, with its driver heeding Curator's
 /// connection states as Curator's docs ask: no schedule of these breaks it, and sessions were
 /// expired and replies lost in them (non-vacuous).
