@@ -57,6 +57,13 @@ public class CuratorMutex {
         }
     }
 
+    /** A new life's sessions are its own: the served model of each run numbers its sessions
+     *  from the start again, so a new life's first session may have the id the last life's
+     *  had, and must be said all the same. */
+    static synchronized void forgetSessions() {
+        seen = 0;
+    }
+
     static synchronized void session(CuratorFramework client, boolean always) {
         try {
             org.apache.zookeeper.ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
@@ -81,6 +88,7 @@ public class CuratorMutex {
 
     /** One session's rounds; the line that came after `done`. */
     static String life(String[] args, BufferedReader in) throws Exception {
+        forgetSessions();
         String hosts = args[0], path = args[1];
         int timeout = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]), hold = Integer.parseInt(args[4]);
         // Without the ensemble tracker, which watches /zookeeper/config for dynamic

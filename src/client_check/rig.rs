@@ -36,6 +36,8 @@ pub struct Rig {
     /// Whether the clients are in a life after a reset (their first lines may be the last words
     /// of the one before).
     pub reset: bool,
+    /// Connections whose handshake the run that just ended left unanswered (see `reset`).
+    pub handshaking: Vec<Conn>,
 }
 
 impl Rig {
@@ -55,13 +57,21 @@ impl Rig {
             conn_of: vec![None; clients],
             stale: BTreeSet::new(),
             reset: false,
+            handshaking: Vec::new(),
         })
     }
 
     /// Makes every connection stale and tells every client to start over in a new session.
+    /// A connection whose handshake the run before left unanswered (a client reconnecting
+    /// after the run's last choice, a done client's session expired, say) is closed: nothing
+    /// would ever answer it, and its client's close would wait for it until its own connect
+    /// timeout (kazoo's `stop()` waited 10 s so, in about one faulted run in ten).
     pub fn reset(&mut self) {
         self.stale.extend(self.conn_of.iter_mut().filter_map(Option::take));
         self.clients.say("reset");
+        for conn in std::mem::take(&mut self.handshaking) {
+            self.drop_stale(conn);
+        }
         self.reset = true;
     }
 

@@ -431,6 +431,8 @@ impl<'r> Owner<'r> {
         };
         // What is left under the lock once every client is done: orphans.
         let left = (end == End::Done).then(|| self.board.served().server().tree().children(&setup.task.lock_path));
+        self.rig.handshaking =
+            (0..setup.clients).filter(|c| self.board.handshaking(*c)).filter_map(|c| self.rig.conn_of[c]).collect();
         let mut events = std::mem::take(&mut self.events);
         for e in &mut events {
             e.at_us = e.at_us.saturating_sub(self.started_ns / 1000);

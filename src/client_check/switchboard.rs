@@ -207,6 +207,11 @@ impl Switchboard {
             || self.current[client].is_some_and(|conn| self.served.session_of(conn).is_some())
     }
 
+    /// Whether client's handshake waits for an answer.
+    pub fn handshaking(&self, client: usize) -> bool {
+        self.handshakes[client].is_some()
+    }
+
     /// Whether client's current connection carries a live session (its handshake answered).
     fn established(&self, client: usize) -> bool {
         self.current[client]

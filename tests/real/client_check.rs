@@ -180,6 +180,33 @@ fn runs_after_the_first_reuse_the_client_processes_and_tell_the_same_histories_a
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Every built-in driver starts over in a new session on `reset`, and says it, even though
+/// the fresh model of the next run gives it the id its last session had: one client alone is
+/// always given the model's first session id. (Curator's driver said a session only when its
+/// id was new to it, so after a reset it said nothing, and the campaign waited for it and
+/// then started new JVMs for every run.)
+#[test]
+fn every_driver_says_its_new_session_after_a_reset_though_its_id_is_the_last_ones() {
+    let _gate = crate::gate::enter(crate::gate::Kind::Scheduled);
+    use client_check::strategy::Pct;
+    let dir = dir("reset-ids");
+    for program in
+        [ClientProgram::Kazoo, ClientProgram::Curator, ClientProgram::WriteLock, ClientProgram::Go, ClientProgram::Node]
+    {
+        program.available().unwrap_or_else(|why| panic!("{}: {why}", program.name()));
+        let task =
+            Task { lock_path: "/lock".into(), session_timeout_ms: 10_000, rounds: 1, hold_ms: -1, lock_made: false };
+        let setup = Setup::new(program.clone(), 1, task, Faults::default(), 400);
+        let mut runner = client_check::Runner::new(&setup, &dir);
+        let runs: Vec<_> = (0..3).map(|seed| runner.run(&mut Pct::new(seed, 1, 1, 20, 0, 0.0)).unwrap()).collect();
+        for run in &runs {
+            assert_eq!(run.end, End::Done, "{}: {:?}", program.name(), run.steps);
+        }
+        assert_eq!((runner.started, runner.reused), (1, 2), "{}: one start, then two resets", program.name());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A replay waits for a recorded request that comes late. This client waits 300 ms on a
 /// timer the quiet test cannot see (a futex with a timeout, as a JVM's timed park is) before
 /// its hold's request, so the scheduler takes it for done and moves on. The schedule runs c0's
