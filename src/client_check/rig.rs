@@ -7,6 +7,7 @@
 //! serves a fresh model. The connections of the run before are *stale*: the fresh model never
 //! sees them. A stale connection's ping is answered (so nothing times out while it closes),
 //! its closeSession is acknowledged and the connection closed, and anything else closes it.
+//! One whose handshake the run before left unanswered is closed at the reset.
 //! A client that ends instead of opening a new session (a program that reads any line after
 //! `done` as "exit", as the protocol's first version said) makes the campaign start fresh
 //! processes for every run after it.
@@ -65,7 +66,7 @@ impl Rig {
     /// A connection whose handshake the run before left unanswered (a client reconnecting
     /// after the run's last choice, a done client's session expired, say) is closed: nothing
     /// would ever answer it, and its client's close would wait for it until its own connect
-    /// timeout (kazoo's `stop()` waited 10 s so, in about one faulted run in ten).
+    /// timeout (kazoo's `stop()` waits 10 s so).
     pub fn reset(&mut self) {
         self.stale.extend(self.conn_of.iter_mut().filter_map(Option::take));
         self.clients.say("reset");

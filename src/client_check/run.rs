@@ -480,7 +480,8 @@ impl<'r> Owner<'r> {
     /// `QUIET_PATIENCE`. A client that lost its connection is not quiet until its handshake
     /// has come in again (its back-off is a timer, which the next choice would otherwise race;
     /// the answer is a choice of its own, so the others may move first), unless it stays away
-    /// for `RECONNECT_PATIENCE` (a library that gives up after an expiry).
+    /// for `RECONNECT_PATIENCE` (a library that gives up after an expiry): then it is not
+    /// waited for again until it connects.
     fn quiet(&mut self, pids: &[u32]) -> bool {
         let started = Instant::now();
         let calm = self.calm(|owner| {
