@@ -12,7 +12,7 @@ pub struct Args {
     #[arg(long, default_value_t = 2181)]
     pub port: u16,
     /// The server's tick: session timeouts are negotiated into [2, 20] ticks, as on ZooKeeper.
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=600_000))]
+    #[arg(long, default_value_t = crate::serve::ZOOKEEPER_TICK_MS, value_parser = clap::value_parser!(u32).range(1..=600_000))]
     pub tick_ms: u32,
     /// ZooKeeper's minSessionTimeout [default: 2 ticks].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=86_400_000))]

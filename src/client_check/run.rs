@@ -184,14 +184,14 @@ const BUSY_PATIENCE: Duration = Duration::from_secs(30);
 /// handshake is in, and a replay could then find it in.
 const RECONNECT_PATIENCE: Duration = Duration::from_secs(5);
 
-/// The served server: ZooKeeper's default tickTime (2000 ms, as `zklab serve` has it), so a
-/// client gets the session timeout it asks for (the drivers ask 10 s) rather than the model's
-/// 100 ms tick clamping it to 2 s. A session expires where the schedule says, but a client
+/// The served server: ZooKeeper's default tickTime, as `zklab serve` has it, so a client gets
+/// the session timeout it asks for (the drivers ask 10 s) rather than the model's 100 ms tick
+/// clamping it to 2 s. A session expires where the schedule says, but a client
 /// keeps its own clock too: Curator calls a session lost once it has been disconnected for its
 /// negotiated timeout, so a 2 s timeout let the wall clock, not the schedule, decide when
 /// Curator gave up on a reconnecting session.
 fn served_config() -> ServerConfig {
-    ServerConfig { tick_ms: 2000, ..ServerConfig::default() }
+    ServerConfig { tick_ms: crate::serve::ZOOKEEPER_TICK_MS, ..ServerConfig::default() }
 }
 
 /// Runs the clients under `strategy` until they are done, stuck, or the step bound, on

@@ -14,3 +14,8 @@ pub mod served;
 
 pub use listener::{start, Running};
 pub use served::{Conn, Effect, Served, Tally};
+
+/// ZooKeeper's default tickTime (zoo.cfg's 2000 ms), the tick a served model has unless asked
+/// otherwise: a client then gets the session timeout it asks for as it would from ZooKeeper
+/// (the model's own 100 ms tick would clamp a 10 s timeout to 2 s).
+pub const ZOOKEEPER_TICK_MS: u32 = 2000;

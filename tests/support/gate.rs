@@ -24,15 +24,15 @@ static GATE: RwLock<()> = RwLock::new(());
 
 /// Held for a test's length: while any is held, only tests of its kind start, and no other
 /// campaign. A test that failed holding it (a poisoned lock) does not stop the next.
-pub struct Pass {
-    _alone: Option<RwLockWriteGuard<'static, ()>>,
-    _shared: Option<RwLockReadGuard<'static, ()>>,
+pub enum Pass {
+    Alone { _guard: RwLockWriteGuard<'static, ()> },
+    Shared { _guard: RwLockReadGuard<'static, ()> },
 }
 
 /// Waits until this test may run, and holds the gate for it.
 pub fn enter(kind: Kind) -> Pass {
     match kind {
-        Kind::Scheduled => Pass { _alone: Some(GATE.write().unwrap_or_else(PoisonError::into_inner)), _shared: None },
-        Kind::Servers => Pass { _alone: None, _shared: Some(GATE.read().unwrap_or_else(PoisonError::into_inner)) },
+        Kind::Scheduled => Pass::Alone { _guard: GATE.write().unwrap_or_else(PoisonError::into_inner) },
+        Kind::Servers => Pass::Shared { _guard: GATE.read().unwrap_or_else(PoisonError::into_inner) },
     }
 }
